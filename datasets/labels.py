@@ -1,0 +1,119 @@
+"""The labelled-image data model shared by every dataset format, and the mapping of class names.
+
+A dataset on disk in this project's own layout is a YOLO folder: ``images/``, ``labels/`` and
+``data.yaml`` whose ``names:`` are ``vision.detections.DETECTOR_CLASSES`` (m1..s9, back, honour).
+Readers of other formats map their class names through ``class_id_for_name``: suited tiles by any
+usual spelling (``m1``, ``1m``, ``1万``, ``5筒``), face-down tiles to ``back``, and tiles that are not
+Sichuan tiles (winds, dragons, flowers, seasons) to ``honour``: a class of its own, so they are never
+learned as background.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scoring.tiles import TileParseError, parse_tile
+from vision.detections import BACK, DETECTOR_CLASSES, HONOUR
+
+
+class DatasetError(ValueError):
+    """A dataset could not be read or written; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Box:
+    """One labelled box, normalised YOLO style: centre x, centre y, width, height in 0..1."""
+
+    class_id: int
+    xc: float
+    yc: float
+    w: float
+    h: float
+
+    def xyxy(self, width: int, height: int) -> tuple[float, float, float, float]:
+        return (
+            (self.xc - self.w / 2) * width,
+            (self.yc - self.h / 2) * height,
+            (self.xc + self.w / 2) * width,
+            (self.yc + self.h / 2) * height,
+        )
+
+    @classmethod
+    def from_xyxy(cls, class_id: int, box: tuple[float, float, float, float], width: int, height: int) -> Box:
+        x1, y1, x2, y2 = box
+        return cls(class_id, (x1 + x2) / 2 / width, (y1 + y2) / 2 / height, (x2 - x1) / width, (y2 - y1) / height)
+
+    @property
+    def name(self) -> str:
+        return DETECTOR_CLASSES[self.class_id]
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    image: Path  # absolute path of the image file
+    boxes: tuple[Box, ...]
+    width: int
+    height: int
+    source: str = ""  # the source photo this image was made from (augmented copies share it)
+    split: str = ""  # train / val / test, or "" when not assigned
+    meta: dict[str, str] = field(default_factory=dict, compare=False)
+
+    @property
+    def stem(self) -> str:
+        return self.image.stem
+
+
+_HONOUR_PATTERNS = [
+    r"h[a-z]{2}",  # hwe, hdr... (winds/dragons in the Roboflow set)
+    r"b[fs]\d",  # bonus flowers / seasons
+    r"f\d",
+    r"(east|south|west|north)(\s*wind)?",
+    r"(red|green|white)(\s*dragon)?",
+    r"(wind|dragon|flower|season|honou?r|joker|blank)s?.*",
+    r"[东南西北中发發白]",
+    r"(dong|nan|xi|bei|zhong|fa|bai)",
+    r"(plum|orchid|chrysanthemum|bamboo flower|spring|summer|autumn|winter)",
+]
+_HONOUR_RE = re.compile("|".join(f"(?:{p})" for p in _HONOUR_PATTERNS))
+_BACK_NAMES = {"back", "backs", "facedown", "face_down", "face-down", "hidden", "tile_back", "背"}
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+_SUIT_WORDS = {
+    "m": "m", "man": "m", "wan": "m", "character": "m", "characters": "m", "crak": "m", "craks": "m",
+    "p": "p", "pin": "p", "tong": "p", "dot": "p", "dots": "p", "circle": "p", "circles": "p",
+    "s": "s", "sou": "s", "suo": "s", "tiao": "s", "bamboo": "s", "bam": "s", "bams": "s",
+}
+
+
+def class_id_for_name(name: str, mapping: dict[str, str] | None = None) -> int:
+    """This project's class id for a class name of another dataset; raises ``DatasetError`` if unknown.
+
+    ``mapping`` (from ``--map NAME=CLASS``) wins over the built-in spellings.
+    """
+    raw = name.strip()
+    if mapping and raw in mapping:
+        return class_id_for_name(mapping[raw])
+    if raw in DETECTOR_CLASSES:
+        return DETECTOR_CLASSES.index(raw)
+    lowered = raw.lower()
+    if lowered in _BACK_NAMES:
+        return BACK
+    try:
+        return parse_tile(raw)
+    except TileParseError:
+        pass
+    words = re.split(r"[\s_\-.]+", lowered)
+    if len(words) == 2:
+        first, second = words
+        for rank_word, suit_word in ((first, second), (second, first)):
+            rank = _NUMBER_WORDS.get(rank_word) or (int(rank_word) if rank_word.isdigit() else None)
+            suit = _SUIT_WORDS.get(suit_word.rstrip("s")) or _SUIT_WORDS.get(suit_word)
+            if rank and suit and 1 <= rank <= 9:
+                return parse_tile(f"{rank}{suit}")
+    if _HONOUR_RE.fullmatch(lowered):
+        return HONOUR
+    raise DatasetError(
+        f"unknown class name {name!r}: not a suited tile (m1..s9, 1m, 1万), a back or an honour; "
+        f"map it with --map {name}=CLASS"
+    )

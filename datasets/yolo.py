@@ -1,0 +1,214 @@
+"""Read and write YOLO-format datasets.
+
+Reads the usual layouts: ``SRC/images`` + ``SRC/labels`` (flat or with split sub-folders), and
+Roboflow's ``SRC/{train,valid,test}/{images,labels}``. Class names come from ``data.yaml`` (``names:``
+as a list or a dict) or ``classes.txt``. Two extras of the shared real photo set are understood too:
+an ``ignore/`` folder of ``name xc yc w h`` lines (tiles that are not Sichuan tiles) and ``meta.csv``
+(the source photo of each image).
+
+Writes this project's layout: ``images/<split>/``, ``labels/<split>/``, ``data.yaml`` with the 29
+detector classes, and ``sources.csv`` (image, source, split).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import shutil
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import yaml
+from PIL import Image
+
+from datasets.labels import Box, DatasetError, LabelledImage, class_id_for_name
+from vision.detections import DETECTOR_CLASSES
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
+SPLIT_ALIASES = {"train": "train", "valid": "val", "val": "val", "validation": "val", "test": "test"}
+_ROBOFLOW_COPY = re.compile(r"^(?P<root>.+?)(?:_(?:jpg|jpeg|png))?\.rf\.[0-9a-f]{16,}$")
+_AUGMENTED_COPY = re.compile(r"^(?P<root>.+?)__(?:aug|crop|copy)\w*$")
+
+
+def source_of(stem: str) -> str:
+    """The source photo an image file was made from: Roboflow copies and our own crops share it."""
+    for pattern in (_ROBOFLOW_COPY, _AUGMENTED_COPY):
+        match = pattern.match(stem)
+        if match:
+            return match.group("root")
+    return stem
+
+
+def read_class_names(src: Path) -> list[str]:
+    for candidate in (src / "data.yaml", src / "dataset.yaml", src.parent / "data.yaml"):
+        if candidate.is_file():
+            try:
+                data = yaml.safe_load(candidate.read_text(encoding="utf-8")) or {}
+            except yaml.YAMLError as error:
+                raise DatasetError(f"{candidate}: not valid YAML: {error}") from None
+            names = data.get("names") if isinstance(data, dict) else None
+            if isinstance(names, dict):
+                return [str(names[k]) for k in sorted(names, key=int)]
+            if isinstance(names, list):
+                return [str(n) for n in names]
+            raise DatasetError(f"{candidate}: has no 'names:' list")
+    classes_txt = src / "classes.txt"
+    if classes_txt.is_file():
+        return [line.strip() for line in classes_txt.read_text(encoding="utf-8").splitlines() if line.strip()]
+    raise DatasetError(f"{src}: no data.yaml or classes.txt to name the classes")
+
+
+def _split_dirs(src: Path) -> list[tuple[str, Path, Path]]:
+    """(split, images dir, labels dir) for every layout we understand."""
+    found: list[tuple[str, Path, Path]] = []
+    for name, split in SPLIT_ALIASES.items():
+        if (src / name / "images").is_dir():
+            found.append((split, src / name / "images", src / name / "labels"))
+    if found:
+        return found
+    images = src / "images"
+    if not images.is_dir():
+        raise DatasetError(f"{src}: no images/ folder (nor train/images, valid/images)")
+    subdirs = [d for d in sorted(images.iterdir()) if d.is_dir() and d.name in SPLIT_ALIASES]
+    if subdirs:
+        return [(SPLIT_ALIASES[d.name], d, src / "labels" / d.name) for d in subdirs]
+    return [("", images, src / "labels")]
+
+
+def read_yolo(src: Path | str, mapping: dict[str, str] | None = None) -> list[LabelledImage]:
+    """Every image of a YOLO dataset with its boxes mapped to this project's classes."""
+    src = Path(src).resolve()
+    if not src.is_dir():
+        raise DatasetError(f"{src}: no such folder")
+    names = read_class_names(src)
+    class_map = [class_id_for_name(name, mapping) for name in names]
+    meta = _read_meta(src / "meta.csv")
+    images: list[LabelledImage] = []
+    for split, image_dir, label_dir in _split_dirs(src):
+        for image_path in sorted(p for p in image_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
+            width, height = _image_size(image_path)
+            boxes = _read_label_file(label_dir / f"{image_path.stem}.txt", class_map, names)
+            boxes += _read_ignore_file(src / "ignore" / f"{image_path.stem}.txt", mapping)
+            row = meta.get(image_path.name, {})
+            images.append(
+                LabelledImage(
+                    image=image_path,
+                    boxes=tuple(boxes),
+                    width=width,
+                    height=height,
+                    source=row.get("orig_root") or source_of(image_path.stem),
+                    split=split or SPLIT_ALIASES.get(row.get("split", ""), ""),
+                    meta={k: v for k, v in row.items() if k not in ("image", "orig_root", "split")},
+                )
+            )
+    if not images:
+        raise DatasetError(f"{src}: no images found")
+    return images
+
+
+def _read_meta(path: Path) -> dict[str, dict[str, str]]:
+    if not path.is_file():
+        return {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        return {row["image"]: row for row in csv.DictReader(handle) if row.get("image")}
+
+
+def _image_size(path: Path) -> tuple[int, int]:
+    try:
+        with Image.open(path) as image:
+            return image.size
+    except (OSError, SyntaxError) as error:
+        raise DatasetError(f"{path}: not a readable image ({error})") from None
+
+
+def _parse_numbers(path: Path, number: int, fields: Sequence[str]) -> tuple[float, float, float, float]:
+    try:
+        xc, yc, w, h = (float(v) for v in fields)
+    except ValueError:
+        raise DatasetError(f"{path}:{number}: expected 4 numbers after the class, got {' '.join(fields)!r}") from None
+    return xc, yc, w, h
+
+
+def _read_label_file(path: Path, class_map: list[int], names: list[str]) -> list[Box]:
+    if not path.is_file():
+        return []
+    boxes: list[Box] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 5:
+            raise DatasetError(f"{path}:{number}: expected 'class xc yc w h', got {line!r}")
+        try:
+            index = int(fields[0])
+        except ValueError:
+            raise DatasetError(f"{path}:{number}: class {fields[0]!r} is not an integer") from None
+        if not 0 <= index < len(class_map):
+            raise DatasetError(f"{path}:{number}: class {index} is outside 0..{len(names) - 1}")
+        boxes.append(Box(class_map[index], *_parse_numbers(path, number, fields[1:])))
+    return boxes
+
+
+def _read_ignore_file(path: Path, mapping: dict[str, str] | None) -> list[Box]:
+    if not path.is_file():
+        return []
+    boxes: list[Box] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        fields = line.split()
+        if len(fields) != 5:
+            continue
+        boxes.append(Box(class_id_for_name(fields[0], mapping), *_parse_numbers(path, number, fields[1:])))
+    return boxes
+
+
+def write_yolo(images: Iterable[LabelledImage], out: Path | str, *, link: bool = True) -> Path:
+    """Write images (hard-linked or copied) and labels in this project's layout; returns data.yaml."""
+    out = Path(out).resolve()
+    rows: list[tuple[str, str, str]] = []
+    splits: set[str] = set()
+    for item in images:
+        split = item.split or "train"
+        splits.add(split)
+        image_dir, label_dir = out / "images" / split, out / "labels" / split
+        image_dir.mkdir(parents=True, exist_ok=True)
+        label_dir.mkdir(parents=True, exist_ok=True)
+        target = image_dir / item.image.name
+        if target.resolve() != item.image.resolve():
+            _place(item.image, target, link)
+        (label_dir / f"{item.stem}.txt").write_text(format_label_lines(item.boxes), encoding="utf-8")
+        rows.append((f"images/{split}/{item.image.name}", item.source or source_of(item.stem), split))
+    with (out / "sources.csv").open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["image", "source", "split"])
+        writer.writerows(sorted(rows))
+    return write_data_yaml(out, sorted(splits))
+
+
+def format_label_lines(boxes: Iterable[Box]) -> str:
+    return "".join(f"{b.class_id} {b.xc:.6f} {b.yc:.6f} {b.w:.6f} {b.h:.6f}\n" for b in boxes)
+
+
+def write_data_yaml(root: Path, splits: Sequence[str]) -> Path:
+    data: dict[str, object] = {"path": str(root)}
+    for split in ("train", "val", "test"):
+        if split in splits:
+            data[split] = f"images/{split}"
+    if "val" not in data and "train" in data:
+        data["val"] = data["train"]
+    data["names"] = dict(enumerate(DETECTOR_CLASSES))
+    path = root / "data.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def _place(src: Path, dst: Path, link: bool) -> None:
+    if dst.exists():
+        dst.unlink()
+    if link:
+        try:
+            os.link(src, dst)
+            return
+        except OSError:
+            pass
+    shutil.copy2(src, dst)

@@ -1,0 +1,127 @@
+"""The hand a player won with, and the circumstances of the win.
+
+``Hand`` and ``WinContext`` are plain frozen values: building one never validates the rules of
+mahjong (that is ``scoring.validate``'s job, which answers with a reason code), it only refuses
+values that are not tiles at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from scoring.tiles import SUITS, Tile, TileParseError, format_tiles, parse_tile, parse_tiles, tile_name
+
+
+class MeldKind(str, Enum):
+    PONG = "pong"  # 碰
+    KONG_EXPOSED = "kong_exposed"  # 直杠 / 明杠 on a discard
+    KONG_ADDED = "kong_added"  # 面下杠 / 加杠
+    KONG_CONCEALED = "kong_concealed"  # 暗杠
+
+    @property
+    def is_kong(self) -> bool:
+        return self is not MeldKind.PONG
+
+    @property
+    def size(self) -> int:
+        return 3 if self is MeldKind.PONG else 4
+
+
+@dataclass(frozen=True)
+class Meld:
+    kind: MeldKind
+    tile: Tile
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", MeldKind(self.kind))
+        tile_name(self.tile)  # raises TileParseError for a non-tile
+
+    @property
+    def tiles(self) -> tuple[Tile, ...]:
+        return (self.tile,) * self.kind.size
+
+    def to_json(self) -> dict[str, str]:
+        return {"type": self.kind.value, "tile": tile_name(self.tile)}
+
+
+@dataclass(frozen=True)
+class Hand:
+    """Concealed tiles (the winning tile included), revealed melds, and the winning tile."""
+
+    concealed: tuple[Tile, ...]
+    melds: tuple[Meld, ...] = ()
+    win_tile: Tile | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "concealed", tuple(self.concealed))
+        object.__setattr__(self, "melds", tuple(self.melds))
+        for tile in self.concealed:
+            tile_name(tile)
+        if self.win_tile is not None:
+            tile_name(self.win_tile)
+
+    @classmethod
+    def parse(
+        cls,
+        concealed: str,
+        *,
+        pongs: tuple[str, ...] = (),
+        kongs: tuple[str, ...] = (),
+        added_kongs: tuple[str, ...] = (),
+        concealed_kongs: tuple[str, ...] = (),
+        win: str | None = None,
+    ) -> Hand:
+        """Build a hand from text; the winning tile defaults to the last concealed tile."""
+        tiles = parse_tiles(concealed)
+        melds = tuple(
+            Meld(kind, parse_tile(text))
+            for kind, texts in (
+                (MeldKind.PONG, pongs),
+                (MeldKind.KONG_EXPOSED, kongs),
+                (MeldKind.KONG_ADDED, added_kongs),
+                (MeldKind.KONG_CONCEALED, concealed_kongs),
+            )
+            for text in texts
+        )
+        if win is not None:
+            win_tile: Tile | None = parse_tile(win)
+        elif tiles:
+            win_tile = tiles[-1]
+        else:
+            raise TileParseError("an empty hand has no winning tile")
+        return cls(tiles, melds, win_tile)
+
+    @property
+    def all_tiles(self) -> tuple[Tile, ...]:
+        return self.concealed + tuple(t for meld in self.melds for t in meld.tiles)
+
+    @property
+    def kong_count(self) -> int:
+        return sum(1 for meld in self.melds if meld.kind.is_kong)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "concealed": format_tiles(self.concealed),
+            "win_tile": tile_name(self.win_tile) if self.win_tile is not None else None,
+            "melds": [meld.to_json() for meld in self.melds],
+        }
+
+
+@dataclass(frozen=True)
+class WinContext:
+    """How the hand was won. All flags default to a plain win on a discard."""
+
+    self_drawn: bool = False  # 自摸
+    gang_shang_hua: bool = False  # 杠上花: self-drawn on the replacement tile after a kong
+    gang_shang_pao: bool = False  # 杠上炮: won on the discard made right after a kong
+    qiang_gang: bool = False  # 抢杠胡: won on a tile another player added to a pong
+    hai_di: bool = False  # 海底: won on the last tile of the wall
+    tian_hu: bool = False  # 天胡
+    di_hu: bool = False  # 地胡
+    void_suit: str | None = None  # 定缺: 'm', 'p' or 's'
+    dealer: bool = False
+
+    def __post_init__(self) -> None:
+        if self.void_suit is not None and self.void_suit not in SUITS:
+            raise TileParseError(f"void suit must be one of m, p, s; got {self.void_suit!r}")

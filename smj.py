@@ -1,0 +1,79 @@
+"""``smj``: the one command-line entry point of the project.
+
+Each package owns its commands in its own ``cli`` module; this file only wires them together and
+imports the heavy ones (vision, api, datasets) when their command runs, so ``smj score --hand`` stays
+instant.
+
+Exit codes: 0 done, 1 the input was read but is not a win / not readable as a hand, 2 malformed input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+os.environ.setdefault("YOLO_OFFLINE", "1")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from scoring import cli as scoring_cli
+
+    parser = argparse.ArgumentParser(prog="smj", description="Score Sichuan mahjong hands, from text or a photo.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    score = commands.add_parser(
+        "score",
+        help="score a hand given as text (--hand) or as a photo",
+        description="Score a winning hand. Give the tiles with --hand, or a photo of the hand.",
+    )
+    score.add_argument("photo", nargs="?", help="a photo of the winning hand (instead of --hand)")
+    score.add_argument("--annotate", metavar="OUT", help="with a photo: write it with boxes and groups drawn")
+    score.add_argument("--weights", help="with a photo: detector weights (default: the shipped model)")
+    score.add_argument("--conf", type=float, default=None, help="with a photo: detection confidence threshold")
+    scoring_cli.add_hand_arguments(score, hand_required=False)
+    scoring_cli.add_context_arguments(score)
+    score.set_defaults(func=_run_score)
+
+    scoring_cli.register(commands)
+    _register_optional(commands, "vision.cli")
+    _register_optional(commands, "datasets.cli")
+    _register_optional(commands, "api.cli")
+    return parser
+
+
+def _register_optional(commands: argparse._SubParsersAction, module_name: str) -> None:
+    """Register a package's commands; its module must import only light things at top level."""
+    import importlib
+
+    module = importlib.import_module(module_name)
+    module.register(commands)
+
+
+def _run_score(args: argparse.Namespace) -> int:
+    from scoring import cli as scoring_cli
+
+    if args.photo is None:
+        return scoring_cli.run_score(args)
+    if args.hand:
+        print("smj score: give either --hand or a photo, not both", file=sys.stderr)
+        return 2
+    from vision import cli as vision_cli
+
+    return vision_cli.run_score_photo(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

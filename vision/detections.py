@@ -1,0 +1,124 @@
+"""``Detections``: what the detector found in one image, carried unchanged through every later stage.
+
+Boxes are ``x1, y1, x2, y2`` in pixels of the original image (after EXIF orientation), class ids index
+``DETECTOR_CLASSES``: 0..26 are the suited tiles of ``scoring.tiles`` (same ids), then ``back`` (a
+face-down tile) and ``honour`` (a wind, dragon, flower or blank tile: not a Sichuan tile).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from scoring.tiles import CLASS_NAMES
+
+BACK = 27
+HONOUR = 28
+DETECTOR_CLASSES: tuple[str, ...] = (*CLASS_NAMES, "back", "honour")
+# The classes the shipped detector is trained on (see models/manifest.json for the weights actually loaded).
+CLASS_IDS = {name: index for index, name in enumerate(DETECTOR_CLASSES)}
+
+
+def class_id(name: str) -> int:
+    try:
+        return CLASS_IDS[name]
+    except KeyError:
+        raise ValueError(f"unknown detector class {name!r}; expected one of {', '.join(DETECTOR_CLASSES)}") from None
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One box, for code that wants to iterate rather than vectorise."""
+
+    box: tuple[float, float, float, float]
+    class_id: int
+    confidence: float
+
+    @property
+    def name(self) -> str:
+        return DETECTOR_CLASSES[self.class_id]
+
+    @property
+    def is_suited(self) -> bool:
+        return self.class_id < 27
+
+
+@dataclass(frozen=True, eq=False)
+class Detections:
+    boxes: np.ndarray  # (N, 4) float32, xyxy in original-image pixels
+    class_ids: np.ndarray  # (N,) int64
+    confidences: np.ndarray  # (N,) float32
+    image_size: tuple[int, int]  # (width, height) of the oriented image
+
+    def __post_init__(self) -> None:
+        boxes = np.asarray(self.boxes, dtype=np.float32).reshape(-1, 4) if len(self.boxes) else np.zeros(
+            (0, 4), np.float32
+        )
+        class_ids = np.asarray(self.class_ids, dtype=np.int64).reshape(-1)
+        confidences = np.asarray(self.confidences, dtype=np.float32).reshape(-1)
+        n = boxes.shape[0]
+        if class_ids.shape != (n,) or confidences.shape != (n,):
+            raise ValueError(
+                f"Detections: expected {n} class ids and confidences for {n} boxes, "
+                f"got shapes {class_ids.shape} and {confidences.shape}"
+            )
+        if n and (class_ids.min() < 0 or class_ids.max() >= len(DETECTOR_CLASSES)):
+            raise ValueError(f"Detections: class ids must be in 0..{len(DETECTOR_CLASSES) - 1}")
+        if n and not np.all(np.isfinite(boxes)):
+            raise ValueError("Detections: boxes must be finite")
+        if n and np.any(boxes[:, 2:] < boxes[:, :2]):
+            raise ValueError("Detections: boxes must be x1 <= x2 and y1 <= y2")
+        if n and ((confidences < 0) | (confidences > 1)).any():
+            raise ValueError("Detections: confidences must be in [0, 1]")
+        width, height = self.image_size
+        if width <= 0 or height <= 0:
+            raise ValueError(f"Detections: image size must be positive, got {self.image_size}")
+        for array in (boxes, class_ids, confidences):
+            array.setflags(write=False)
+        object.__setattr__(self, "boxes", boxes)
+        object.__setattr__(self, "class_ids", class_ids)
+        object.__setattr__(self, "confidences", confidences)
+        object.__setattr__(self, "image_size", (int(width), int(height)))
+
+    @classmethod
+    def empty(cls, image_size: tuple[int, int]) -> Detections:
+        return cls(np.zeros((0, 4), np.float32), np.zeros(0, np.int64), np.zeros(0, np.float32), image_size)
+
+    @classmethod
+    def from_items(cls, items: Iterable[Detection], image_size: tuple[int, int]) -> Detections:
+        items = list(items)
+        if not items:
+            return cls.empty(image_size)
+        return cls(
+            np.array([d.box for d in items], np.float32),
+            np.array([d.class_id for d in items], np.int64),
+            np.array([d.confidence for d in items], np.float32),
+            image_size,
+        )
+
+    def __len__(self) -> int:
+        return int(self.boxes.shape[0])
+
+    def __iter__(self) -> Iterator[Detection]:
+        for box, cid, conf in zip(self.boxes, self.class_ids, self.confidences, strict=True):
+            yield Detection(tuple(float(v) for v in box), int(cid), float(conf))  # type: ignore[arg-type]
+
+    def __getitem__(self, index: np.ndarray | slice | list[int]) -> Detections:
+        """A subset, by boolean mask, index array or slice."""
+        return Detections(self.boxes[index], self.class_ids[index], self.confidences[index], self.image_size)
+
+    @property
+    def names(self) -> list[str]:
+        return [DETECTOR_CLASSES[c] for c in self.class_ids]
+
+    def as_json(self) -> list[dict[str, object]]:
+        return [
+            {
+                "tile": DETECTOR_CLASSES[int(c)],
+                "confidence": round(float(p), 4),
+                "box": [round(float(v), 1) for v in b],
+            }
+            for b, c, p in zip(self.boxes, self.class_ids, self.confidences, strict=True)
+        ]

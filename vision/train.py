@@ -1,0 +1,109 @@
+"""Training the tile detector with ultralytics, offline and CPU-friendly.
+
+Every dataset given is a folder in this project's YOLO layout (``smj dataset import`` / ``synth``
+write it). Their train and val parts are combined into one ``data.yaml`` under the run folder.
+The model is built from a config (``yolo26n.yaml`` by default) or fine-tuned from weights of our own,
+never downloaded. Horizontal and vertical flips are off: mirrored tiles don't exist.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import yaml
+
+from vision.detections import DETECTOR_CLASSES
+
+os.environ.setdefault("YOLO_OFFLINE", "1")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """The knobs of a training run; written into the run folder and the shipped manifest."""
+
+    model: str = "yolo26n.yaml"  # a config (from scratch) or a .pt of our own (fine-tune)
+    epochs: int = 60
+    imgsz: int = 640
+    batch: int = 16
+    optimizer: str = "SGD"
+    lr0: float = 0.01
+    lrf: float = 0.05
+    momentum: float = 0.937
+    weight_decay: float = 0.0005
+    warmup_epochs: float = 2.0
+    cos_lr: bool = True
+    close_mosaic: int = 5
+    mosaic: float = 1.0
+    degrees: float = 10.0
+    scale: float = 0.5
+    translate: float = 0.1
+    fliplr: float = 0.0
+    flipud: float = 0.0
+    hsv_h: float = 0.015
+    hsv_s: float = 0.5
+    hsv_v: float = 0.4
+    patience: int = 100
+    workers: int = 2
+    seed: int = 0
+    fraction: float = 1.0
+
+
+def combined_data_yaml(data_dirs: Sequence[Path | str], out: Path) -> Path:
+    """One data.yaml naming the train and val image folders of every dataset given."""
+    train: list[str] = []
+    val: list[str] = []
+    for data_dir in (Path(d).resolve() for d in data_dirs):
+        config_path = data_dir / "data.yaml"
+        if not config_path.is_file():
+            raise FileNotFoundError(f"{data_dir}: no data.yaml (build it with 'smj dataset import' or 'synth')")
+        config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+        names = config.get("names")
+        names = [names[k] for k in sorted(names)] if isinstance(names, dict) else list(names or [])
+        if list(names) != list(DETECTOR_CLASSES):
+            raise ValueError(f"{config_path}: classes differ from the detector's {len(DETECTOR_CLASSES)} classes")
+        root = Path(config.get("path") or data_dir)
+        root = root if root.is_absolute() else data_dir / root
+        for split, bucket in (("train", train), ("val", val)):
+            entry = config.get(split)
+            if entry and (split == "train" or entry != config.get("train")):
+                bucket.append(str(root / entry))
+    if not train:
+        raise ValueError("no training images in the datasets given")
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "data.yaml"
+    data = {"train": train, "val": val or train[:1], "names": dict(enumerate(DETECTOR_CLASSES))}
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def train(data_dirs: Sequence[Path | str], out: Path | str, recipe: Recipe, *, resume: bool = False) -> Path:
+    """Train (or resume) a run in ``out``; returns the path of the best weights."""
+    from ultralytics import YOLO
+
+    out = Path(out).resolve()
+    last = out / "weights" / "last.pt"
+    if resume:
+        if not last.is_file():
+            raise FileNotFoundError(f"{last}: nothing to resume")
+        YOLO(str(last)).train(resume=True)
+        return out / "weights" / "best.pt"
+    data_yaml = combined_data_yaml(data_dirs, out)
+    (out / "recipe.yaml").write_text(yaml.safe_dump(asdict(recipe), sort_keys=False), encoding="utf-8")
+    model = YOLO(recipe.model)
+    settings = asdict(recipe)
+    settings.pop("model")
+    model.train(
+        data=str(data_yaml),
+        project=str(out.parent),
+        name=out.name,
+        exist_ok=True,
+        plots=False,
+        amp=False,
+        device="cpu",
+        verbose=True,
+        **settings,
+    )
+    return out / "weights" / "best.pt"
