@@ -43,7 +43,9 @@ class Box:
     @classmethod
     def from_xyxy(cls, class_id: int, box: tuple[float, float, float, float], width: int, height: int) -> Box:
         x1, y1, x2, y2 = box
-        return cls(class_id, (x1 + x2) / 2 / width, (y1 + y2) / 2 / height, (x2 - x1) / width, (y2 - y1) / height)
+        return cls(
+            class_id, (x1 + x2) / 2 / width, (y1 + y2) / 2 / height, (x2 - x1) / width, (y2 - y1) / height
+        )
 
     @property
     def name(self) -> str:
@@ -78,7 +80,10 @@ _HONOUR_PATTERNS = [
 ]
 _HONOUR_RE = re.compile("|".join(f"(?:{p})" for p in _HONOUR_PATTERNS))
 _BACK_NAMES = {"back", "backs", "facedown", "face_down", "face-down", "hidden", "tile_back", "背"}
-_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+_NUMBER_WORDS = {
+    word: rank
+    for rank, word in enumerate(("one", "two", "three", "four", "five", "six", "seven", "eight", "nine"), 1)
+}
 _SUIT_WORDS = {
     "m": "m", "man": "m", "wan": "m", "character": "m", "characters": "m", "crak": "m", "craks": "m",
     "p": "p", "pin": "p", "tong": "p", "dot": "p", "dots": "p", "circle": "p", "circles": "p",
@@ -115,5 +120,16 @@ def class_id_for_name(name: str, mapping: dict[str, str] | None = None) -> int:
         return HONOUR
     raise DatasetError(
         f"unknown class name {name!r}: not a suited tile (m1..s9, 1m, 1万), a back or an honour; "
-        f"map it with --map {name}=CLASS"
+        f"map it with --map {name}=CLASS (or --map {name}=drop to leave those boxes out)"
     )
+
+
+DROP_CLASSES = frozenset({"drop", "skip"})
+
+
+def mapped_class_id(name: str, mapping: dict[str, str] | None = None) -> int | None:
+    """``class_id_for_name``, or ``None`` when ``--map NAME=drop`` says to leave that class's boxes out."""
+    raw = name.strip()
+    if mapping and raw in mapping and mapping[raw].strip().lower() in DROP_CLASSES:
+        return None
+    return class_id_for_name(raw, mapping)

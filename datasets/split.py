@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from datasets.labels import DatasetError, LabelledImage
 
@@ -49,3 +50,93 @@ def assign_splits(images: Sequence[LabelledImage], ratios: Sequence[float]) -> l
                 part_of[source] = name
             start = end
     return [replace(item, split=part_of[item.source]) for item in images]
+
+
+@dataclass(frozen=True)
+class SplitCounts:
+    images: int
+    sources: int
+    boxes: int
+
+
+def split_counts(images: Sequence[LabelledImage]) -> dict[str, SplitCounts]:
+    """Images, source photos and boxes per part, in train / val / test order."""
+    parts: dict[str, list[LabelledImage]] = defaultdict(list)
+    for item in images:
+        parts[item.split or "train"].append(item)
+    order = {name: i for i, name in enumerate(SPLIT_NAMES)}
+    return {
+        name: SplitCounts(len(items), len({i.source for i in items}), sum(len(i.boxes) for i in items))
+        for name, items in sorted(parts.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))
+    }
+
+
+def resplit(root: Path | str, ratios: Sequence[float], out: Path | str | None = None) -> list[LabelledImage]:
+    """Split a YOLO dataset by source photo, keeping each source (and its augmented copies) in one part.
+
+    With ``out``: a new dataset in this project's layout (images hard-linked). Without: in place, by
+    moving image and label files between ``images/<split>/`` and ``labels/<split>/`` (labels are moved,
+    not rewritten) and rewriting ``sources.csv`` and ``data.yaml``.
+    """
+    from datasets.yolo import read_yolo, write_yolo
+
+    root = Path(root).resolve()
+    assigned = assign_splits(read_yolo(root), ratios)
+    if out is not None:
+        write_yolo(assigned, out)
+    else:
+        _move_in_place(root, assigned)
+    return assigned
+
+
+def _move_in_place(root: Path, assigned: Sequence[LabelledImage]) -> None:
+    from datasets.yolo import split_dirs, write_data_yaml, write_sources_csv
+
+    label_dir_of = {image_dir: label_dir for _, image_dir, label_dir in split_dirs(root)}
+    images_root = root / "images"
+    moves: list[tuple[Path, Path]] = []
+    targets: dict[Path, Path] = {}
+    rows: list[dict[str, str]] = []
+    for item in assigned:
+        folder = item.image.parent
+        if folder != images_root and folder.parent != images_root:
+            raise DatasetError(
+                f"{root}: splitting in place needs the images/<split>/ layout; write a copy with --out"
+            )
+        image_target = images_root / item.split / item.image.name
+        label_target = root / "labels" / item.split / f"{item.stem}.txt"
+        earlier = targets.setdefault(label_target, item.image)
+        if earlier != item.image:
+            raise DatasetError(f"{item.image}: same name as {earlier}; rename one of them before splitting")
+        moves.append((item.image, image_target))
+        label = label_dir_of[folder] / f"{item.stem}.txt"
+        if label.is_file():  # a missing label file stays missing, for `smj dataset check` to report
+            moves.append((label, label_target))
+        rows.append(
+            {
+                **item.meta,
+                "image": f"images/{item.split}/{item.image.name}",
+                "source": item.source,
+                "split": item.split,
+            }
+        )
+    # Two steps, so swapping two same-named files between splits never overwrites one of them.
+    staging = root / ".resplit"
+    staged: list[tuple[Path, Path]] = []
+    for number, (source, target) in enumerate(moves):
+        if source != target:
+            staging.mkdir(exist_ok=True)
+            parked = staging / f"{number}{source.suffix}"
+            source.rename(parked)
+            staged.append((parked, target))
+    for parked, target in staged:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        parked.rename(target)
+    if staging.is_dir():
+        staging.rmdir()
+    for parent in (images_root, root / "labels"):
+        for folder in parent.iterdir() if parent.is_dir() else ():
+            if folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+    write_sources_csv(root, rows)
+    write_data_yaml(root, sorted({item.split for item in assigned}))

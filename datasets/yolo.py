@@ -4,7 +4,8 @@ Reads the usual layouts: ``SRC/images`` + ``SRC/labels`` (flat or with split sub
 Roboflow's ``SRC/{train,valid,test}/{images,labels}``. Class names come from ``data.yaml`` (``names:``
 as a list or a dict) or ``classes.txt``. Two extras of the shared real photo set are understood too:
 an ``ignore/`` folder of ``name xc yc w h`` lines (tiles that are not Sichuan tiles) and ``meta.csv``
-(the source photo of each image).
+(the source photo of each image). In this project's own layout ``sources.csv`` names the
+source photo of each image.
 
 Writes this project's layout: ``images/<split>/``, ``labels/<split>/``, ``data.yaml`` with the 29
 detector classes, and ``sources.csv`` (image, source, split).
@@ -22,7 +23,7 @@ from pathlib import Path
 import yaml
 from PIL import Image
 
-from datasets.labels import Box, DatasetError, LabelledImage, class_id_for_name
+from datasets.labels import Box, DatasetError, LabelledImage, mapped_class_id
 from vision.detections import DETECTOR_CLASSES
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
@@ -59,7 +60,7 @@ def read_class_names(src: Path) -> list[str]:
     raise DatasetError(f"{src}: no data.yaml or classes.txt to name the classes")
 
 
-def _split_dirs(src: Path) -> list[tuple[str, Path, Path]]:
+def split_dirs(src: Path) -> list[tuple[str, Path, Path]]:
     """(split, images dir, labels dir) for every layout we understand."""
     found: list[tuple[str, Path, Path]] = []
     for name, split in SPLIT_ALIASES.items():
@@ -82,24 +83,30 @@ def read_yolo(src: Path | str, mapping: dict[str, str] | None = None) -> list[La
     if not src.is_dir():
         raise DatasetError(f"{src}: no such folder")
     names = read_class_names(src)
-    class_map = [class_id_for_name(name, mapping) for name in names]
+    class_map = [mapped_class_id(name, mapping) for name in names]
     meta = _read_meta(src / "meta.csv")
+    sources = read_sources(src / "sources.csv")
     images: list[LabelledImage] = []
-    for split, image_dir, label_dir in _split_dirs(src):
+    for split, image_dir, label_dir in split_dirs(src):
         for image_path in sorted(p for p in image_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
-            width, height = _image_size(image_path)
+            width, height = image_size(image_path)
             boxes = _read_label_file(label_dir / f"{image_path.stem}.txt", class_map, names)
             boxes += _read_ignore_file(src / "ignore" / f"{image_path.stem}.txt", mapping)
             row = meta.get(image_path.name, {})
+            listed = sources.get(image_path.relative_to(src).as_posix(), {})
             images.append(
                 LabelledImage(
                     image=image_path,
                     boxes=tuple(boxes),
                     width=width,
                     height=height,
-                    source=row.get("orig_root") or source_of(image_path.stem),
+                    source=row.get("orig_root") or listed.get("source") or source_of(image_path.stem),
                     split=split or SPLIT_ALIASES.get(row.get("split", ""), ""),
-                    meta={k: v for k, v in row.items() if k not in ("image", "orig_root", "split")},
+                    meta={
+                        k: v
+                        for k, v in (listed | row).items()
+                        if k not in ("image", "orig_root", "source", "split") and v is not None
+                    },
                 )
             )
     if not images:
@@ -114,10 +121,21 @@ def _read_meta(path: Path) -> dict[str, dict[str, str]]:
         return {row["image"]: row for row in csv.DictReader(handle) if row.get("image")}
 
 
-def _image_size(path: Path) -> tuple[int, int]:
+def read_sources(path: Path) -> dict[str, dict[str, str]]:
+    """This project's ``sources.csv``: image path (relative to the dataset) -> its row."""
+    if not path.is_file():
+        return {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        return {row["image"]: row for row in csv.DictReader(handle) if row.get("image")}
+
+
+def image_size(path: Path) -> tuple[int, int]:
+    """(width, height) of the image as a person sees it: EXIF rotations by 90 degrees swap the two."""
     try:
         with Image.open(path) as image:
-            return image.size
+            width, height = image.size
+            orientation = image.getexif().get(0x0112, 1)
+            return (height, width) if orientation in (5, 6, 7, 8) else (width, height)
     except (OSError, SyntaxError) as error:
         raise DatasetError(f"{path}: not a readable image ({error})") from None
 
@@ -126,11 +144,13 @@ def _parse_numbers(path: Path, number: int, fields: Sequence[str]) -> tuple[floa
     try:
         xc, yc, w, h = (float(v) for v in fields)
     except ValueError:
-        raise DatasetError(f"{path}:{number}: expected 4 numbers after the class, got {' '.join(fields)!r}") from None
+        raise DatasetError(
+            f"{path}:{number}: expected 4 numbers after the class, got {' '.join(fields)!r}"
+        ) from None
     return xc, yc, w, h
 
 
-def _read_label_file(path: Path, class_map: list[int], names: list[str]) -> list[Box]:
+def _read_label_file(path: Path, class_map: list[int | None], names: list[str]) -> list[Box]:
     if not path.is_file():
         return []
     boxes: list[Box] = []
@@ -146,7 +166,10 @@ def _read_label_file(path: Path, class_map: list[int], names: list[str]) -> list
             raise DatasetError(f"{path}:{number}: class {fields[0]!r} is not an integer") from None
         if not 0 <= index < len(class_map):
             raise DatasetError(f"{path}:{number}: class {index} is outside 0..{len(names) - 1}")
-        boxes.append(Box(class_map[index], *_parse_numbers(path, number, fields[1:])))
+        numbers = _parse_numbers(path, number, fields[1:])
+        class_id = class_map[index]
+        if class_id is not None:
+            boxes.append(Box(class_id, *numbers))
     return boxes
 
 
@@ -158,31 +181,52 @@ def _read_ignore_file(path: Path, mapping: dict[str, str] | None) -> list[Box]:
         fields = line.split()
         if len(fields) != 5:
             continue
-        boxes.append(Box(class_id_for_name(fields[0], mapping), *_parse_numbers(path, number, fields[1:])))
+        numbers = _parse_numbers(path, number, fields[1:])
+        class_id = mapped_class_id(fields[0], mapping)
+        if class_id is not None:
+            boxes.append(Box(class_id, *numbers))
     return boxes
 
 
 def write_yolo(images: Iterable[LabelledImage], out: Path | str, *, link: bool = True) -> Path:
-    """Write images (hard-linked or copied) and labels in this project's layout; returns data.yaml."""
+    """Write images (hard-linked or copied) and labels in this project's layout; returns data.yaml.
+
+    Images without a split go to ``train``. Two images that would land on the same label file (same
+    stem in one split) raise ``DatasetError`` rather than overwrite each other.
+    """
     out = Path(out).resolve()
-    rows: list[tuple[str, str, str]] = []
+    rows: list[dict[str, str]] = []
     splits: set[str] = set()
+    written: dict[tuple[str, str], Path] = {}
     for item in images:
         split = item.split or "train"
         splits.add(split)
+        earlier = written.setdefault((split, item.stem), item.image)
+        if earlier != item.image:
+            raise DatasetError(f"{item.image}: same name as {earlier} in split {split!r}; rename one of them")
         image_dir, label_dir = out / "images" / split, out / "labels" / split
         image_dir.mkdir(parents=True, exist_ok=True)
         label_dir.mkdir(parents=True, exist_ok=True)
         target = image_dir / item.image.name
         if target.resolve() != item.image.resolve():
-            _place(item.image, target, link)
+            place_file(item.image, target, link)
         (label_dir / f"{item.stem}.txt").write_text(format_label_lines(item.boxes), encoding="utf-8")
-        rows.append((f"images/{split}/{item.image.name}", item.source or source_of(item.stem), split))
-    with (out / "sources.csv").open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["image", "source", "split"])
-        writer.writerows(sorted(rows))
+        image, source = f"images/{split}/{item.image.name}", item.source or source_of(item.stem)
+        rows.append({**item.meta, "image": image, "source": source, "split": split})
+    write_sources_csv(out, rows)
     return write_data_yaml(out, sorted(splits))
+
+
+def write_sources_csv(root: Path, rows: Iterable[dict[str, str]]) -> Path:
+    """``sources.csv``: image (relative path), source, split, then any other columns the images carry."""
+    rows = sorted(rows, key=lambda row: row["image"])
+    extra = sorted({key for row in rows for key in row} - {"image", "source", "split"})
+    path = root / "sources.csv"
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, ["image", "source", "split", *extra], restval="")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
 
 
 def format_label_lines(boxes: Iterable[Box]) -> str:
@@ -202,7 +246,8 @@ def write_data_yaml(root: Path, splits: Sequence[str]) -> Path:
     return path
 
 
-def _place(src: Path, dst: Path, link: bool) -> None:
+def place_file(src: Path, dst: Path, link: bool = True) -> None:
+    """Hard-link ``src`` to ``dst`` (a copy where links are not possible); never moves ``src``."""
     if dst.exists():
         dst.unlink()
     if link:

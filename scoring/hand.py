@@ -8,12 +8,12 @@ values that are not tiles at all.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from scoring.tiles import SUITS, Tile, TileParseError, format_tiles, parse_tile, parse_tiles, tile_name
 
 
-class MeldKind(str, Enum):
+class MeldKind(StrEnum):
     PONG = "pong"  # 碰
     KONG_EXPOSED = "kong_exposed"  # 直杠 / 明杠 on a discard
     KONG_ADDED = "kong_added"  # 面下杠 / 加杠
@@ -57,7 +57,8 @@ class Hand:
         object.__setattr__(self, "concealed", tuple(self.concealed))
         object.__setattr__(self, "melds", tuple(self.melds))
         for tile in self.concealed:
-            tile_name(tile)
+            if type(tile) is not int or not 0 <= tile < 27:  # fast path; tile_name raises the real error
+                tile_name(tile)
         if self.win_tile is not None:
             tile_name(self.win_tile)
 

@@ -109,6 +109,14 @@ class Detections:
         """A subset, by boolean mask, index array or slice."""
         return Detections(self.boxes[index], self.class_ids[index], self.confidences[index], self.image_size)
 
+    def scaled(self, factor: float) -> Detections:
+        """The same detections in an image resized by ``factor`` (e.g. a reduced decode of the photo)."""
+        if factor == 1:
+            return self
+        width, height = self.image_size
+        size = (max(1, round(width * factor)), max(1, round(height * factor)))
+        return Detections(self.boxes * factor, self.class_ids, self.confidences, size)
+
     @property
     def names(self) -> list[str]:
         return [DETECTOR_CLASSES[c] for c in self.class_ids]

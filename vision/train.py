@@ -79,7 +79,9 @@ def combined_data_yaml(data_dirs: Sequence[Path | str], out: Path) -> Path:
     return path
 
 
-def train(data_dirs: Sequence[Path | str], out: Path | str, recipe: Recipe, *, resume: bool = False) -> Path:
+def train(
+    data_dirs: Sequence[Path | str], out: Path | str, recipe: Recipe, *, resume: bool = False, device: str = "cpu"
+) -> Path:
     """Train (or resume) a run in ``out``; returns the path of the best weights."""
     from ultralytics import YOLO
 
@@ -102,7 +104,7 @@ def train(data_dirs: Sequence[Path | str], out: Path | str, recipe: Recipe, *, r
         exist_ok=True,
         plots=False,
         amp=False,
-        device="cpu",
+        device=device,
         verbose=True,
         **settings,
     )

@@ -1,0 +1,100 @@
+"""The look of one scene's tile set: size, body and back colours, and where the face artwork comes from.
+
+Procedural face styles are a fixed pool (``PROCEDURAL_STYLES``) so their faces render once per process;
+the per-scene body colour, rounding and a small ink colour shift are applied when a face is first used
+in a scene.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from datasets.synth import art
+from datasets.synth.faces import FaceKey, FaceStyle, random_face_style, render_face
+from datasets.synth.ink import Colour
+from datasets.synth.layout import TileDims
+from datasets.synth.tile_body import Texture, face_texture
+
+TEX_W, TEX_H = 100, 138
+PROCEDURAL_STYLES = 64
+
+_BODIES: tuple[Colour, ...] = ((246, 243, 232), (250, 249, 244), (240, 233, 210), (236, 238, 228), (244, 238, 222))
+_BACKS: tuple[Colour, ...] = (
+    (30, 140, 70), (20, 100, 55), (60, 170, 90), (40, 95, 190), (80, 150, 225), (25, 50, 120),
+    (235, 190, 40), (235, 120, 30), (205, 40, 140), (120, 60, 170), (185, 35, 40), (40, 150, 150),
+)
+
+
+@functools.cache
+def procedural_style(style_id: int) -> FaceStyle:
+    return random_face_style(np.random.default_rng([0x7A11E5, style_id]))
+
+
+@functools.lru_cache(maxsize=4096)
+def procedural_ink(style_id: int, key: FaceKey) -> np.ndarray:
+    ink = render_face(procedural_style(style_id), key, TEX_W, TEX_H)
+    ink.setflags(write=False)
+    return ink
+
+
+@dataclass
+class TileLook:
+    dims: TileDims
+    body: Colour
+    back: Colour
+    split: float  # fraction of the thickness that is ivory (the rest is the back colour)
+    corner: float
+    bevel: float
+    ink_gain: np.ndarray
+    source: str
+    style_id: int  # procedural style (honours of art sets, or everything)
+    art_set: art.ArtSet | None = None
+    _textures: dict[FaceKey, Texture] = field(default_factory=dict)
+
+    def ink(self, key: FaceKey) -> np.ndarray:
+        if self.art_set is not None and key in self.art_set.faces:
+            return self.art_set.faces[key]
+        return procedural_ink(self.style_id, key)
+
+    def texture(self, key: FaceKey) -> Texture:
+        texture = self._textures.get(key)
+        if texture is None:
+            texture = face_texture(self.ink(key), self.body, self.corner, self.bevel, self.ink_gain)
+            self._textures[key] = texture
+        return texture
+
+
+def random_look(rng: np.random.Generator, art_sources: tuple[art.ArtSource, ...], art_p: float) -> TileLook:
+    width = float(rng.uniform(23, 30))
+    dims = TileDims(width, width * float(rng.uniform(1.3, 1.42)), width * float(rng.uniform(0.62, 0.8)))
+    body = _jitter(rng, _BODIES[int(rng.integers(len(_BODIES)))], 6)
+    back = _jitter(rng, _BACKS[int(rng.integers(len(_BACKS)))], 18)
+    style_id = int(rng.integers(PROCEDURAL_STYLES))
+    art_set = None
+    source = f"procedural-{style_id}"
+    use_art = bool(art_sources) and rng.random() < art_p
+    art_index = int(rng.integers(len(art_sources))) if art_sources else 0
+    if use_art:
+        art_set = art.load(art_sources[art_index], TEX_W, TEX_H)
+        source = art_set.name
+        body = art_set.body or body
+        back = art_set.back if art_set.back is not None and rng.random() < 0.5 else back
+    return TileLook(
+        dims=dims,
+        body=body,
+        back=back,
+        split=float(rng.uniform(0.42, 0.66)),
+        corner=float(rng.uniform(0.08, 0.16)),
+        bevel=float(rng.uniform(0.05, 0.16)),
+        ink_gain=rng.uniform(0.88, 1.12, 3).astype(np.float32),
+        source=source,
+        style_id=style_id,
+        art_set=art_set,
+    )
+
+
+def _jitter(rng: np.random.Generator, colour: Colour, amount: int) -> Colour:
+    return tuple(int(np.clip(c + rng.integers(-amount, amount + 1), 0, 255)) for c in colour)  # type: ignore[return-value]

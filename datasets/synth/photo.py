@@ -1,0 +1,136 @@
+"""What a phone camera does to a scene: uneven light, colour cast, glare, blur, noise and JPEG artefacts.
+
+None of these moves a pixel (no warps, no flips), so the labels computed before stay exact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+@dataclass(frozen=True)
+class PhotoParams:
+    gains: tuple[float, float, float]  # white balance
+    exposure: float
+    gradient: tuple[float, float, float]  # a, b, c of 1 + a*x + b*y (x, y in -1..1), plus vignette c
+    glare: tuple[float, float, float, float] | None  # x, y (0..1), radius (fraction), strength
+    blur_sigma: float
+    motion: tuple[float, float] | None  # length px, angle degrees
+    resample: float  # < 1: downscale then upscale
+    noise_sigma: float
+    chroma_noise: float
+    precompress: int | None  # JPEG quality of an earlier compression
+    gamma: float
+    saturation: float
+    jpeg_quality: int  # for the written file
+
+
+def random_photo_params(rng: np.random.Generator) -> PhotoParams:
+    warm = rng.normal(0, 0.05)
+    glare = None
+    if rng.random() < 0.25:
+        glare = (float(rng.uniform(0, 1)), float(rng.uniform(0, 1)), float(rng.uniform(0.1, 0.35)),
+                 float(rng.uniform(0.1, 0.45)))
+    motion = None
+    if rng.random() < 0.15:
+        motion = (float(rng.uniform(2, 7)), float(rng.uniform(0, 180)))
+    return PhotoParams(
+        gains=(float(1 + warm + rng.normal(0, 0.02)), float(1 + rng.normal(0, 0.02)), float(1 - warm + rng.normal(0, 0.02))),
+        exposure=float(np.exp(rng.normal(0, 0.18))),
+        gradient=(float(rng.normal(0, 0.12)), float(rng.normal(0, 0.12)), float(rng.uniform(0, 0.35))),
+        glare=glare,
+        blur_sigma=float(rng.choice([0.0, rng.uniform(0.3, 0.9), rng.uniform(0.9, 1.8)], p=(0.3, 0.5, 0.2))),
+        motion=motion,
+        resample=float(rng.uniform(0.45, 0.85)) if rng.random() < 0.2 else 1.0,
+        noise_sigma=float(rng.uniform(1.0, 7.0)),
+        chroma_noise=float(rng.uniform(0.0, 3.0)),
+        precompress=int(rng.integers(35, 85)) if rng.random() < 0.3 else None,
+        gamma=float(rng.uniform(0.85, 1.15)),
+        saturation=float(rng.uniform(0.75, 1.25)),
+        jpeg_quality=int(rng.integers(68, 96)),
+    )
+
+
+def plain_photo_params() -> PhotoParams:
+    """No effects at all (tests, debugging)."""
+    return PhotoParams((1.0, 1.0, 1.0), 1.0, (0.0, 0.0, 0.0), None, 0.0, None, 1.0, 0.0, 0.0, None, 1.0, 1.0, 95)
+
+
+def photograph(image: np.ndarray, params: PhotoParams, rng: np.random.Generator) -> np.ndarray:
+    """Apply the camera's effects to an RGB uint8 image; returns a new RGB uint8 image."""
+    height, width = image.shape[:2]
+    out = image.astype(np.float32)
+    field = _light_field(width, height, params)
+    out *= field[..., None]
+    out *= np.asarray(params.gains, np.float32) * params.exposure
+    if params.glare is not None:
+        gx, gy, radius, strength = params.glare
+        blob = _blob(width, height, gx, gy, radius)
+        out += (255 * strength) * blob[..., None]
+    if params.saturation != 1.0:
+        grey = out.mean(axis=2, keepdims=True)
+        out = grey + (out - grey) * params.saturation
+    np.clip(out, 0, 255, out=out)
+    if params.gamma != 1.0:
+        lut = (255 * (np.arange(256) / 255.0) ** params.gamma).astype(np.uint8)
+        result = cv2.LUT(out.astype(np.uint8), lut)
+    else:
+        result = out.astype(np.uint8)
+    result = _blur(result, params)
+    if params.resample < 1.0:
+        small = cv2.resize(result, (max(1, int(width * params.resample)), max(1, int(height * params.resample))),
+                           interpolation=cv2.INTER_AREA)
+        result = cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR)
+    result = _noise(result, params, rng)
+    if params.precompress is not None:
+        ok, data = cv2.imencode(".jpg", result, [cv2.IMWRITE_JPEG_QUALITY, params.precompress])
+        if ok:
+            result = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+    return result
+
+
+def _light_field(width: int, height: int, params: PhotoParams) -> np.ndarray:
+    a, b, vignette = params.gradient
+    xs = np.linspace(-1, 1, 32, dtype=np.float32)
+    ys = np.linspace(-1, 1, 24, dtype=np.float32)
+    gx, gy = np.meshgrid(xs, ys)
+    small = (1 + a * gx + b * gy) * (1 - vignette * 0.5 * (gx * gx + gy * gy))
+    return cv2.resize(np.clip(small, 0.3, 1.6), (width, height), interpolation=cv2.INTER_LINEAR)
+
+
+def _blob(width: int, height: int, x: float, y: float, radius: float) -> np.ndarray:
+    xs = np.linspace(0, 1, 64, dtype=np.float32)
+    ys = np.linspace(0, 1, 48, dtype=np.float32)
+    gx, gy = np.meshgrid(xs, ys)
+    aspect = width / height
+    small = np.exp(-(((gx - x) * aspect) ** 2 + (gy - y) ** 2) / (2 * radius * radius))
+    return cv2.resize(small.astype(np.float32), (width, height), interpolation=cv2.INTER_LINEAR)
+
+
+def _blur(image: np.ndarray, params: PhotoParams) -> np.ndarray:
+    if params.motion is not None:
+        length, angle = params.motion
+        size = int(np.ceil(length)) | 1
+        kernel = np.zeros((size, size), np.float32)
+        kernel[size // 2, :] = 1
+        rotation = cv2.getRotationMatrix2D((size / 2 - 0.5, size / 2 - 0.5), angle, 1.0)
+        kernel = cv2.warpAffine(kernel, rotation, (size, size))
+        kernel /= max(kernel.sum(), 1e-6)
+        image = cv2.filter2D(image, -1, kernel)
+    if params.blur_sigma > 0.05:
+        image = cv2.GaussianBlur(image, (0, 0), params.blur_sigma)
+    return image
+
+
+def _noise(image: np.ndarray, params: PhotoParams, rng: np.random.Generator) -> np.ndarray:
+    if params.noise_sigma <= 0 and params.chroma_noise <= 0:
+        return image
+    height, width = image.shape[:2]
+    luma = rng.standard_normal((height, width), dtype=np.float32) * params.noise_sigma
+    small = rng.standard_normal((height // 2, width // 2, 3), dtype=np.float32) * params.chroma_noise
+    chroma = cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR)
+    noisy = image.astype(np.float32) + luma[..., None] + chroma
+    return np.clip(noisy, 0, 255).astype(np.uint8)

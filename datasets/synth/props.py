@@ -1,0 +1,166 @@
+"""Distractors on the table (never labelled): coins, chips, playing cards, phones, dice, cups, boxes."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from datasets.synth.camera import Camera
+from datasets.synth.ink import Colour, Ink
+from datasets.synth.layout import rectangle
+from datasets.synth.tile_body import Body, Canvas, Light, Texture, flat_axes, make_texture
+
+
+@dataclass
+class Disc:
+    """An upright cylinder: coins, chips, cups."""
+
+    x: float
+    y: float
+    radius: float
+    height: float
+    top: Colour
+    side: Colour
+    inner: Colour
+    inner_radius: float  # fraction of the radius
+    hole: bool = False  # a square hole, like an old Chinese coin
+
+    def corners(self) -> np.ndarray:
+        return np.vstack([self._ring(0.0, self.radius, 8), self._ring(self.height, self.radius, 8)])
+
+    def _ring(self, z: float, radius: float, n: int) -> np.ndarray:
+        angles = np.linspace(0, 2 * np.pi, n, endpoint=False)
+        return np.column_stack([self.x + radius * np.cos(angles), self.y + radius * np.sin(angles), np.full(n, z)])
+
+    def centre(self) -> np.ndarray:
+        return np.array([self.x, self.y, self.height / 2])
+
+    def footprint(self) -> np.ndarray:
+        return self._ring(0.0, self.radius, 12)[:, :2]
+
+
+def draw_disc(canvas: Canvas, camera: Camera, disc: Disc, light: Light) -> None:
+    rim = np.vstack([disc._ring(0.0, disc.radius, 32), disc._ring(disc.height, disc.radius, 32)])
+    hull = cv2.convexHull(camera.project(rim).astype(np.float32))[:, 0, :].astype(np.float64)
+    side_shade = light.shade(np.array([0.0, -1.0, 0.0])) * 0.9
+    canvas.fill(hull, tuple(c * side_shade for c in disc.side), 0)  # type: ignore[arg-type]
+    canvas.fill(camera.project(disc._ring(disc.height, disc.radius, 32)), tuple(map(float, disc.top)), 0)  # type: ignore[arg-type]
+    canvas.fill(camera.project(disc._ring(disc.height, disc.radius * disc.inner_radius, 32)),
+                tuple(map(float, disc.inner)), 0)  # type: ignore[arg-type]
+    if disc.hole:
+        s = disc.radius * 0.22
+        square = np.array([[disc.x - s, disc.y - s], [disc.x + s, disc.y - s], [disc.x + s, disc.y + s],
+                           [disc.x - s, disc.y + s]])
+        canvas.fill(camera.project(np.column_stack([square, np.zeros(4)])), tuple(c * 0.6 for c in disc.side), 0)  # type: ignore[arg-type]
+
+
+Prop = Body | Disc
+
+
+def random_prop(rng: np.random.Generator) -> Prop:
+    kind = ("coin", "chip", "card", "phone", "dice", "cup", "box")[
+        int(rng.choice(7, p=(0.22, 0.12, 0.18, 0.18, 0.14, 0.06, 0.10)))
+    ]
+    yaw = float(rng.uniform(0, 2 * math.pi))
+    if kind == "coin":
+        metal = ((205, 170, 80), (190, 190, 195), (180, 110, 60))[int(rng.integers(3))]
+        return Disc(0, 0, float(rng.uniform(10, 14)), 1.8, metal, _scale(metal, 0.8), _scale(metal, 1.08), 0.72,
+                    hole=bool(rng.random() < 0.3))
+    if kind == "chip":
+        colour = ((200, 40, 40), (40, 60, 170), (30, 30, 30), (40, 140, 60))[int(rng.integers(4))]
+        return Disc(0, 0, float(rng.uniform(17, 20)), 3.3, colour, colour, (240, 240, 235), 0.6)
+    if kind == "cup":
+        body = ((240, 240, 235), (180, 40, 40), (40, 40, 45), (200, 190, 170))[int(rng.integers(4))]
+        liquid = ((90, 55, 30), (150, 120, 50), (30, 20, 15))[int(rng.integers(3))]
+        return Disc(0, 0, float(rng.uniform(33, 45)), float(rng.uniform(70, 100)), body, body, liquid, 0.88)
+    if kind == "card":
+        return _box(rng, 57, 87, 0.5, yaw, _card_texture(rng), (240, 240, 240))
+    if kind == "phone":
+        return _box(rng, 71, 146, 8, yaw, _phone_texture(rng), ((60, 60, 65), (200, 200, 205))[int(rng.integers(2))])
+    if kind == "dice":
+        s = float(rng.uniform(13, 17))
+        return _box(rng, s, s, s, yaw, _dice_texture(rng), (245, 245, 240))
+    colour = tuple(int(v) for v in rng.integers(30, 230, 3))
+    return _box(rng, float(rng.uniform(50, 60)), float(rng.uniform(85, 95)), float(rng.uniform(18, 24)), yaw,
+                _label_texture(rng, colour), colour)  # type: ignore[arg-type]
+
+
+def _scale(colour: Colour, k: float) -> Colour:
+    return tuple(int(min(255, c * k)) for c in colour)  # type: ignore[return-value]
+
+
+def _box(
+    rng: np.random.Generator, w: float, h: float, d: float, yaw: float, top: Texture, side: Colour
+) -> Body:
+    axes = flat_axes(yaw, face_up=True)
+    origin = -axes[0] * w / 2 - axes[1] * h / 2 + np.array([0, 0, d])
+    return Body(origin, axes, (w, h, d), top, _scale(side, 0.9), side, side, 1.0)
+
+
+def place_prop(prop: Prop, x: float, y: float) -> Prop:
+    if isinstance(prop, Disc):
+        return Disc(x, y, prop.radius, prop.height, prop.top, prop.side, prop.inner, prop.inner_radius, prop.hole)
+    w, h, _ = prop.size
+    origin = np.array([x, y, prop.origin[2]]) - prop.axes[0] * w / 2 - prop.axes[1] * h / 2
+    return Body(origin, prop.axes, prop.size, prop.front, prop.back, prop.side_front, prop.side_back, prop.split)
+
+
+def prop_footprint(prop: Prop) -> tuple[np.ndarray, float]:
+    """The prop's outline on the table (around its own centre) and its height."""
+    if isinstance(prop, Disc):
+        return prop.footprint() - [prop.x, prop.y], prop.height
+    w, h, d = prop.size
+    yaw = math.atan2(prop.axes[0][1], prop.axes[0][0])
+    return rectangle(0, 0, w, h, yaw), d
+
+
+def _card_texture(rng: np.random.Generator) -> Texture:
+    ink = Ink(60, 90)
+    colour = ((200, 30, 40), (20, 20, 25))[int(rng.integers(2))]
+    ink.rect(0, 0, 60, 90, (245, 245, 240))
+    ink.rect(4, 4, 56, 86, colour, 1)
+    for _ in range(int(rng.integers(1, 6))):
+        x, y = rng.uniform(12, 48), rng.uniform(15, 75)
+        ink.circle(float(x), float(y), float(rng.uniform(3, 7)), colour)
+    return _texture(ink)
+
+
+def _phone_texture(rng: np.random.Generator) -> Texture:
+    ink = Ink(70, 140)
+    ink.rect(0, 0, 70, 140, (15, 15, 20))
+    if rng.random() < 0.5:
+        for _ in range(int(rng.integers(3, 10))):
+            x, y = rng.uniform(4, 60), rng.uniform(8, 125)
+            colour = tuple(int(v) for v in rng.integers(40, 255, 3))
+            ink.rect(float(x), float(y), float(x + rng.uniform(6, 25)), float(y + rng.uniform(6, 20)), colour)  # type: ignore[arg-type]
+    else:
+        ink.poly([(0, 0), (35, 0), (0, 60)], (45, 45, 55))
+    return _texture(ink)
+
+
+def _dice_texture(rng: np.random.Generator) -> Texture:
+    ink = Ink(40, 40)
+    ink.rect(0, 0, 40, 40, (245, 245, 240))
+    pips = {1: [(20, 20)], 2: [(10, 10), (30, 30)], 3: [(10, 10), (20, 20), (30, 30)],
+            4: [(10, 10), (30, 10), (10, 30), (30, 30)], 5: [(10, 10), (30, 10), (20, 20), (10, 30), (30, 30)],
+            6: [(10, 9), (30, 9), (10, 20), (30, 20), (10, 31), (30, 31)]}
+    n = int(rng.integers(1, 7))
+    for x, y in pips[n]:
+        ink.circle(x, y, 4.5 if n == 1 else 3.5, (200, 30, 30) if n in (1, 4) else (20, 20, 20))
+    return _texture(ink)
+
+
+def _label_texture(rng: np.random.Generator, colour: tuple[int, ...]) -> Texture:
+    ink = Ink(56, 90)
+    ink.rect(0, 0, 56, 90, colour)  # type: ignore[arg-type]
+    ink.rect(6, 30, 50, 60, tuple(int(v) for v in rng.integers(0, 255, 3)))  # type: ignore[arg-type]
+    return _texture(ink)
+
+
+def _texture(ink: Ink) -> Texture:
+    rgba = ink.rgba.astype(np.float32)
+    rgba[..., 3] /= 255.0
+    return make_texture(rgba)

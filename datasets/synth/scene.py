@@ -1,0 +1,346 @@
+"""One synthetic photo of a winning hand, with exact labels: ``render_scene(seed, index, size, art_sets, options)``.
+
+A scene is drawn in this order: tile set look, the truth hand, camera angles, the player's group (hand
+row plus melds), the camera fitted to that group, the table and clutter around it (discards, other
+players' rows and melds, walls, stray tiles, honour tiles, props), shadows, every solid far-to-near,
+then the camera effects. Labels come from the id buffer filled while drawing, so every box is the
+tight axis-aligned box of what is visible of that tile (face and body), occlusion and the image border
+included. Everything random comes from one generator seeded by ``(seed, index)``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from datasets.synth import art
+from datasets.synth.camera import Camera, fit_camera, look_rotation
+from datasets.synth.clutter import Clutter, place_clutter
+from datasets.synth.hands import random_hand
+from datasets.synth.layout import STAND, UP, Placed, TileDims, player_layout
+from datasets.synth.look import TileLook, random_look
+from datasets.synth.photo import photograph, plain_photo_params, random_photo_params
+from datasets.synth.props import Disc, draw_disc
+from datasets.synth.table import TableGeometry, apply_shadows, random_table_look, render_table
+from datasets.synth.tile_body import Body, Canvas, Light, draw_body, flat_axes, stand_axes
+from scoring.hand import Hand
+from scoring.tiles import CLASS_NAMES
+from vision.detections import BACK, HONOUR
+
+MIN_TILE_PX, MAX_TILE_PX = 18.0, 120.0
+
+
+@dataclass(frozen=True)
+class SceneOptions:
+    size: tuple[int, int] = (1280, 960)
+    honour_p: float = 0.3  # probability that a scene has honour tiles (class 'honour') somewhere
+    art_p: float = 0.5  # probability of using an --art set (when any is given) instead of procedural faces
+    winning_p: float = 0.95  # probability that the hand is a complete winning shape
+    win_apart_p: float = 0.4  # probability that the winning tile stands apart at the right end
+    hand_pose: str | None = None  # "stand", "up" (pushed down face up) or None for either
+    photo: bool = True  # lighting, blur, noise, JPEG pre-compression
+    clutter: bool = True  # discards, other players' tiles, walls, strays
+    props: bool = True  # coins, cards, phones, dice, cups
+    shadows: bool = True
+    plain_table: tuple[int, int, int] | None = None  # a uniform table colour instead of a material
+
+
+@dataclass(frozen=True)
+class SceneBox:
+    """One labelled tile. ``tile`` is what the tile is (``m1``.., an honour key), even when face down."""
+
+    class_id: int
+    box: tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels
+    role: str  # hand | meld | discard | opponent | wall | stray
+    group: int  # meld index for role 'meld', else -1
+    tile: str
+    win: bool
+    face: tuple[tuple[float, float], ...] | None  # face corners in the image (TL, TR, BR, BL) when face up
+    visible: float  # visible pixels / full silhouette area
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "cls": self.class_id,
+            "box": [round(v, 1) for v in self.box],
+            "role": self.role,
+            "group": self.group,
+            "tile": self.tile,
+            "win": self.win,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class Scene:
+    image: np.ndarray  # (height, width, 3) uint8 RGB
+    boxes: tuple[SceneBox, ...]
+    hand: Hand
+    win_apart: bool
+    winning: bool
+    hand_pose: str
+    tile_source: str
+    jpeg_quality: int
+    index: int = 0
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def width(self) -> int:
+        return int(self.image.shape[1])
+
+    @property
+    def height(self) -> int:
+        return int(self.image.shape[0])
+
+    def yolo_lines(self) -> str:
+        w, h = self.width, self.height
+        lines = []
+        for b in self.boxes:
+            x1, y1, x2, y2 = b.box
+            lines.append(f"{b.class_id} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} "
+                         f"{(y2 - y1) / h:.6f}\n")
+        return "".join(lines)
+
+    def to_json(self, image: str, with_boxes: bool = True) -> dict[str, object]:
+        data: dict[str, object] = {
+            "image": image,
+            "width": self.width,
+            "height": self.height,
+            "hand": self.hand.to_json(),
+            "win_apart": self.win_apart,
+            "winning": self.winning,
+            "hand_pose": self.hand_pose,
+            "tiles": self.tile_source,
+        }
+        if with_boxes:
+            data["boxes"] = [b.to_json() for b in self.boxes]
+        return data
+
+
+def render_scene(
+    seed: int | np.random.Generator,
+    index: int = 0,
+    size: tuple[int, int] | None = None,
+    art_sets: Sequence[art.ArtSource | str] = (),
+    options: SceneOptions | None = None,
+) -> Scene:
+    """Render scene ``index`` of the dataset seeded ``seed`` (or draw from the generator given)."""
+    options = options or SceneOptions()
+    size = size or options.size
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng([int(seed), int(index)])
+    sources = _sources(art_sets)
+    scene = None
+    for _ in range(4):  # a scene whose player's tiles are not all clearly visible is drawn again
+        scene = _render(rng, index, size, sources, options)
+        if scene.extra.get("player_ok"):
+            break
+    assert scene is not None
+    return scene
+
+
+def _sources(art_sets: Sequence[art.ArtSource | str]) -> tuple[art.ArtSource, ...]:
+    folders = [a for a in art_sets if isinstance(a, str)]
+    given = [a for a in art_sets if isinstance(a, art.ArtSource)]
+    return tuple(given) + (art.discover(folders) if folders else ())
+
+
+def _render(
+    rng: np.random.Generator, index: int, size: tuple[int, int], sources: tuple[art.ArtSource, ...],
+    options: SceneOptions,
+) -> Scene:
+    width, height = size
+    look = random_look(rng, sources, options.art_p)
+    dims = look.dims
+    plan = random_hand(rng, options.winning_p)
+    hand_pose = options.hand_pose or (STAND if rng.random() < 0.55 else UP)
+    win_apart = bool(rng.random() < options.win_apart_p)
+    elevation = math.radians(rng.uniform(28, 62) if hand_pose == STAND else rng.uniform(35, 86))
+    azimuth = math.radians(float(np.clip(rng.normal(0, 14), -35, 35)))
+    roll = _random_roll(rng)
+    focal = (width / 2) / math.tan(math.radians(rng.uniform(50, 72)) / 2)
+    rotation = look_rotation(elevation, azimuth, roll)
+    front_gap = dims.depth / math.tan(elevation) * 1.2 + rng.uniform(2, 0.6 * dims.height)
+    player = player_layout(rng, plan, dims, hand_pose, win_apart, front_gap)
+    player_bodies = [body_for(t, look) for t in player.tiles]
+    key_points = np.vstack([b.corners() for b in player_bodies])
+    fill = float(rng.uniform(0.45, 0.97))
+    placement = (float(rng.uniform(0, 1)), float(rng.uniform(0, 1)))
+    camera = fit_camera(key_points, rotation, focal, size, fill, placement)
+    tile_px = _median_tile_px(camera, player_bodies[: len(plan.row)])
+    if tile_px > MAX_TILE_PX or tile_px < MIN_TILE_PX:
+        fill = min(0.97, fill * float(np.clip(tile_px, MIN_TILE_PX + 2, MAX_TILE_PX - 5)) / tile_px)
+        camera = fit_camera(key_points, rotation, focal, size, fill, placement)
+        tile_px = _median_tile_px(camera, player_bodies[: len(plan.row)])
+
+    table_geometry = _table_geometry(rng, player.tiles, dims)
+    plain = options.plain_table
+    table_look = random_table_look(rng, plain)
+    clutter = Clutter([], [], [])
+    if options.clutter or options.props:
+        clutter = place_clutter(rng, plan.hand, player.tiles, look, table_geometry, camera, elevation,
+                                options.honour_p, options.clutter, options.props)
+    if plain is None and rng.random() < 0.6:
+        clutter.props.append(_near_rim(rng, table_geometry, player.tiles, dims, elevation, table_look.rim))
+
+    tiles: list[Placed] = player.tiles + clutter.tiles
+    bodies = player_bodies + [body_for(t, look) for t in clutter.tiles]
+    for i, body in enumerate(bodies):
+        body.label = i
+    light = Light(_light_direction(rng), float(rng.uniform(0.45, 0.75)))
+    image = render_table(rng, camera, table_geometry, table_look)
+    solids: list[Body | Disc] = [*bodies, *clutter.props]
+    if options.shadows:
+        apply_shadows(image, camera, [s.corners() for s in solids], light.direction,
+                      float(rng.uniform(0.2, 0.5)), tile_px * float(rng.uniform(0.08, 0.35)))
+    canvas = Canvas(image)
+    _draw_all(canvas, camera, solids, light)
+    boxes = _labels(canvas, camera, tiles, bodies)
+    params = random_photo_params(rng) if options.photo else plain_photo_params()
+    final = photograph(canvas.image, params, rng) if options.photo else canvas.image
+    player_ok = _player_visible(boxes, len(player.tiles))
+    return Scene(
+        image=final,
+        boxes=tuple(b for b in boxes if b is not None),
+        hand=plan.hand,
+        win_apart=win_apart,
+        winning=plan.winning,
+        hand_pose=hand_pose,
+        tile_source=look.source,
+        jpeg_quality=params.jpeg_quality,
+        index=index,
+        extra={"player_ok": player_ok, "tile_px": tile_px},
+    )
+
+
+def _random_roll(rng: np.random.Generator) -> float:
+    u = rng.random()
+    if u < 0.6:
+        return math.radians(rng.normal(0, 7))
+    if u < 0.95:
+        return math.radians(rng.uniform(-100, 100))
+    return math.radians(rng.uniform(-180, 180))
+
+
+def _light_direction(rng: np.random.Generator) -> np.ndarray:
+    elevation = math.radians(rng.uniform(40, 85))
+    azimuth = rng.uniform(0, 2 * math.pi)
+    return np.array([math.cos(elevation) * math.cos(azimuth), math.cos(elevation) * math.sin(azimuth),
+                     math.sin(elevation)])
+
+
+def body_for(tile: Placed, look: TileLook) -> Body:
+    w, h, d = look.dims.width, look.dims.height, look.dims.depth
+    centre = np.array([tile.x, tile.y, tile.z])
+    if tile.pose == STAND:
+        axes = stand_axes(tile.yaw)
+        origin = centre - axes[0] * w / 2 - axes[2] * d / 2
+    elif tile.pose == UP:
+        axes = flat_axes(tile.yaw, face_up=True)
+        origin = centre + [0, 0, d] - axes[0] * w / 2 - axes[1] * h / 2
+    else:
+        axes = flat_axes(tile.yaw, face_up=False)
+        origin = centre - axes[0] * w / 2 - axes[1] * h / 2
+    return Body(origin, axes, (w, h, d), look.texture(tile.key), look.back, look.body, look.back, look.split)
+
+
+def _median_tile_px(camera: Camera, bodies: list[Body]) -> float:
+    widths = []
+    for body in bodies:
+        quad = camera.project(body.front_corners())
+        widths.append(max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[3])))
+    return float(np.median(widths)) if widths else 0.0
+
+
+def _table_geometry(rng: np.random.Generator, player: list[Placed], dims: TileDims) -> TableGeometry:
+    xs = [t.x for t in player]
+    ys = [t.y for t in player]
+    near = min(ys) - dims.height / 2 - float(rng.uniform(25, 140))
+    side = float(rng.uniform(780, 960))
+    centre = (min(xs) + max(xs)) / 2 + float(rng.uniform(-100, 100))
+    half = max(side / 2, (max(xs) - min(xs)) / 2 + 60)
+    return TableGeometry(centre - half, near, centre + half, near + side, float(rng.uniform(25, 70)))
+
+
+def _near_rim(
+    rng: np.random.Generator, table: TableGeometry, player: list[Placed], dims: TileDims, elevation: float,
+    colour: tuple[int, int, int],
+) -> Body:
+    """The raised frame along the player's edge of the table (automatic tables have one)."""
+    nearest = min(t.y for t in player) - dims.height / 2
+    gap = max(5.0, nearest - table.y0)
+    rim_height = float(min(rng.uniform(8, 30), 0.7 * gap * math.tan(elevation)))
+    axes = flat_axes(0.0, face_up=True)
+    length = table.x1 - table.x0 + 2 * table.rim
+    origin = np.array([table.x0 - table.rim, table.y0 - table.rim, rim_height])
+    shade = tuple(int(c * 0.85) for c in colour)
+    return Body(origin, axes, (length, table.rim, rim_height), colour, shade, shade, shade, 1.0)  # type: ignore[arg-type]
+
+
+def _draw_all(canvas: Canvas, camera: Camera, solids: list[Body | Disc], light: Light) -> None:
+    order = sorted(range(len(solids)), key=lambda i: -float(camera.depth(solids[i].centre())))
+    for i in order:
+        solid = solids[i]
+        corners = solid.corners()
+        if np.min(camera.to_camera(corners)[:, 2]) < 5.0:
+            continue
+        points = camera.project(corners)
+        if (points[:, 0].max() < 0 or points[:, 1].max() < 0 or points[:, 0].min() > camera.width
+                or points[:, 1].min() > camera.height):
+            continue
+        if isinstance(solid, Disc):
+            draw_disc(canvas, camera, solid, light)
+        else:
+            draw_body(canvas, camera, solid, light, 2 * solid.label + 1 if solid.label >= 0 else 0)
+
+
+def _labels(canvas: Canvas, camera: Camera, tiles: list[Placed], bodies: list[Body]) -> list[SceneBox | None]:
+    boxes: list[SceneBox | None] = []
+    for i, (tile, body) in enumerate(zip(tiles, bodies, strict=True)):
+        boxes.append(_label(canvas, camera, i, tile, body))
+    return boxes
+
+
+def _label(canvas: Canvas, camera: Camera, i: int, tile: Placed, body: Body) -> SceneBox | None:
+    corners = body.corners()
+    if np.min(camera.to_camera(corners)[:, 2]) < 5.0:
+        return None
+    points = camera.project(corners)
+    x0 = max(0, int(np.floor(points[:, 0].min())) - 1)
+    y0 = max(0, int(np.floor(points[:, 1].min())) - 1)
+    x1 = min(canvas.width, int(np.ceil(points[:, 0].max())) + 2)
+    y1 = min(canvas.height, int(np.ceil(points[:, 1].max())) + 2)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    ids = canvas.ids[y0:y1, x0:x1]
+    mine = (ids == 2 * i + 1) | (ids == 2 * i + 2)
+    rows = np.flatnonzero(mine.any(axis=1))
+    if rows.size == 0:
+        return None
+    cols = np.flatnonzero(mine.any(axis=0))
+    box = (float(x0 + cols[0]), float(y0 + rows[0]), float(x0 + cols[-1] + 1), float(y0 + rows[-1] + 1))
+    hull = cv2.convexHull(points.astype(np.float32))
+    silhouette = max(float(cv2.contourArea(hull)), 1.0)
+    visible = float(np.count_nonzero(mine)) / silhouette
+    if box[2] - box[0] < 2 or box[3] - box[1] < 2 or visible < 0.12:
+        return None
+    a, _, c = body.axes
+    face_up = camera.sees_front(body.point(body.size[0] / 2, body.size[1] / 2, 0), -c) > 0.05
+    face = None
+    if face_up:
+        quad = camera.project(body.front_corners())
+        face = tuple((round(float(x), 2), round(float(y), 2)) for x, y in quad)
+    name = tile.key if isinstance(tile.key, str) else CLASS_NAMES[tile.key]
+    if not face_up:
+        class_id = BACK
+    elif isinstance(tile.key, str):
+        class_id = HONOUR
+    else:
+        class_id = int(tile.key)
+    return SceneBox(class_id, box, tile.role, tile.group, name, tile.win, face, round(visible, 3))
+
+
+def _player_visible(boxes: list[SceneBox | None], count: int) -> bool:
+    player = boxes[:count]
+    return all(b is not None and b.visible > 0.6 for b in player)

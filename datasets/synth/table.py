@@ -1,0 +1,172 @@
+"""Procedural table tops seen through the camera (felt, wood, cloth), the table's edge, and cast shadows.
+
+The table is drawn as a texture patch in table-plane millimetres and warped into the photo by the
+camera's table homography, so its grain and edges follow the perspective of the tiles.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from datasets.synth.camera import CV_OFFSET, Camera
+from datasets.synth.ink import Colour
+
+_FELTS: tuple[Colour, ...] = (
+    (40, 120, 60), (30, 100, 55), (60, 150, 80), (35, 80, 140), (40, 60, 110), (50, 110, 120),
+    (90, 40, 50), (70, 70, 75), (120, 60, 130),
+)
+_WOODS: tuple[tuple[Colour, Colour], ...] = (
+    ((170, 120, 75), (130, 85, 50)), ((200, 165, 120), (165, 125, 85)), ((110, 70, 45), (80, 50, 30)),
+    ((215, 205, 190), (185, 175, 160)),
+)
+_CLOTHS: tuple[Colour, ...] = ((200, 200, 195), (60, 60, 70), (150, 40, 40), (215, 210, 180), (90, 110, 140))
+_RIMS: tuple[Colour, ...] = ((235, 235, 230), (200, 195, 185), (40, 40, 45), (150, 100, 60), (210, 180, 130))
+_BEYOND: tuple[Colour, ...] = ((45, 45, 50), (80, 70, 60), (120, 110, 100), (30, 35, 45), (160, 150, 140))
+
+
+@dataclass(frozen=True)
+class TableGeometry:
+    x0: float  # the playing surface, world mm
+    y0: float
+    x1: float
+    y1: float
+    rim: float  # width of the frame around it
+
+
+@dataclass(frozen=True)
+class TableLook:
+    material: str  # felt | wood | cloth | plain
+    colour: Colour
+    colour2: Colour
+    rim: Colour
+    beyond: Colour
+    grain_angle: float
+    period: float  # wood grain / cloth pattern period, mm
+    pattern: str  # cloth: plain | stripes | checks
+
+
+def random_table_look(rng: np.random.Generator, plain: Colour | None = None) -> TableLook:
+    if plain is not None:
+        return TableLook("plain", plain, plain, plain, plain, 0.0, 1.0, "plain")
+    material = ("felt", "wood", "cloth")[int(rng.choice(3, p=(0.6, 0.2, 0.2)))]
+    if material == "felt":
+        colour = _FELTS[int(rng.choice(len(_FELTS), p=_felt_p()))]
+        colour2 = colour
+    elif material == "wood":
+        colour, colour2 = _WOODS[int(rng.integers(len(_WOODS)))]
+    else:
+        colour = _CLOTHS[int(rng.integers(len(_CLOTHS)))]
+        colour2 = _CLOTHS[int(rng.integers(len(_CLOTHS)))]
+    jitter = rng.integers(-15, 16, 3)
+    return TableLook(
+        material=material,
+        colour=tuple(int(np.clip(c + j, 0, 255)) for c, j in zip(colour, jitter, strict=True)),  # type: ignore[arg-type]
+        colour2=colour2,
+        rim=_RIMS[int(rng.integers(len(_RIMS)))],
+        beyond=_BEYOND[int(rng.integers(len(_BEYOND)))],
+        grain_angle=float(rng.uniform(0, math.pi)),
+        period=float(rng.uniform(4, 14) if material == "wood" else rng.uniform(15, 60)),
+        pattern=("plain", "stripes", "checks")[int(rng.integers(3))],
+    )
+
+
+def _felt_p() -> np.ndarray:
+    p = np.array([4, 3, 2, 2, 1.5, 1, 0.5, 0.7, 0.3])
+    return p / p.sum()
+
+
+def render_table(rng: np.random.Generator, camera: Camera, geometry: TableGeometry, look: TableLook) -> np.ndarray:
+    """The empty table as the camera sees it: (height, width, 3) uint8 RGB."""
+    height, width = camera.height, camera.width
+    if look.material == "plain":
+        return np.full((height, width, 3), look.colour, np.uint8)
+    corners = [camera.table_point(u, v, 4000.0) for u, v in
+               ((0, 0), (width, 0), (width, height), (0, height), (width / 2, 0), (width / 2, height))]
+    points = np.array([p[:2] for p in corners if p is not None])
+    gx0, gy0 = points.min(axis=0) - 20
+    gx1, gy1 = points.max(axis=0) + 20
+    extent = max(gx1 - gx0, gy1 - gy0)
+    size = 640
+    step = extent / size
+    nx, ny = max(8, int((gx1 - gx0) / step) + 1), max(8, int((gy1 - gy0) / step) + 1)
+    xs = gx0 + (np.arange(nx, dtype=np.float32) + 0.5) * step
+    ys = gy0 + (np.arange(ny, dtype=np.float32) + 0.5) * step
+    wx, wy = np.meshgrid(xs, ys)
+    patch = _surface(rng, look, wx, wy, step)
+    inside = (wx >= geometry.x0) & (wx <= geometry.x1) & (wy >= geometry.y0) & (wy <= geometry.y1)
+    g = geometry
+    on_rim = (wx >= g.x0 - g.rim) & (wx <= g.x1 + g.rim) & (wy >= g.y0 - g.rim) & (wy <= g.y1 + g.rim) & ~inside
+    rim = np.asarray(look.rim, np.float32) * (1 + _low_noise(rng, wx.shape, 6, 0.05))[..., None]
+    beyond = np.asarray(look.beyond, np.float32) * (1 + _low_noise(rng, wx.shape, 4, 0.25))[..., None]
+    patch = np.where(inside[..., None], patch, np.where(on_rim[..., None], rim, beyond))
+    # patch pixel (i, j) centre -> world (gx0 + (i + .5) step, ...) -> image, in cv2 pixel-centre coordinates
+    to_world = np.array([[step, 0, gx0 + 0.5 * step], [0, step, gy0 + 0.5 * step], [0, 0, 1]])
+    to_cv = np.array([[1, 0, CV_OFFSET], [0, 1, CV_OFFSET], [0, 0, 1]])
+    matrix = to_cv @ camera.table_homography() @ to_world
+    patch_u8 = np.clip(patch, 0, 255).astype(np.uint8)
+    return cv2.warpPerspective(patch_u8, matrix, (width, height), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def _low_noise(rng: np.random.Generator, shape: tuple[int, ...], cells: int, amplitude: float) -> np.ndarray:
+    small = rng.normal(0, amplitude, (cells, cells)).astype(np.float32)
+    return cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
+
+
+def _surface(rng: np.random.Generator, look: TableLook, wx: np.ndarray, wy: np.ndarray, step: float) -> np.ndarray:
+    shape = wx.shape
+    base = np.asarray(look.colour, np.float32)
+    if look.material == "felt":
+        fine = rng.normal(0, 0.035, shape).astype(np.float32)
+        shade = 1 + _low_noise(rng, shape, 8, 0.05) + cv2.GaussianBlur(fine, (0, 0), 0.8)
+        return base * shade[..., None]
+    if look.material == "wood":
+        c, s = math.cos(look.grain_angle), math.sin(look.grain_angle)
+        along = wx * c + wy * s
+        across = -wx * s + wy * c
+        warp = _low_noise(rng, shape, 6, 2.5)
+        grain = 0.5 + 0.5 * np.sin(2 * np.pi * across / look.period + warp + 0.002 * along)
+        grain = grain ** 3
+        plank = float(rng.uniform(90, 200))
+        seam = (np.abs(((across + 1000) % plank) - plank / 2) > plank / 2 - max(1.2, step * 0.8)).astype(np.float32)
+        mix = grain[..., None]
+        colour = base * (1 - mix) + np.asarray(look.colour2, np.float32) * mix
+        colour *= (1 - 0.35 * seam)[..., None]
+        colour *= (1 + rng.normal(0, 0.02, shape).astype(np.float32))[..., None]
+        return colour
+    other = np.asarray(look.colour2, np.float32)
+    period = look.period
+    if look.pattern == "stripes":
+        band = ((wx // period) % 2).astype(np.float32) * 0.5
+    elif look.pattern == "checks":
+        band = (((wx // period) + (wy // period)) % 2).astype(np.float32) * 0.35
+    else:
+        band = np.zeros(shape, np.float32)
+    colour = base * (1 - band[..., None]) + other * band[..., None]
+    return colour * (1 + _low_noise(rng, shape, 10, 0.05) + rng.normal(0, 0.03, shape).astype(np.float32))[..., None]
+
+
+def apply_shadows(
+    image: np.ndarray, camera: Camera, solids: list[np.ndarray], light: np.ndarray, strength: float, softness: float
+) -> None:
+    """Darken the table under and beside every solid (its 8 corners), cast away from the light."""
+    height, width = image.shape[:2]
+    scale = 0.5
+    mask = np.zeros((int(height * scale), int(width * scale)), np.float32)
+    direction = light / max(light[2], 0.15)
+    for corners in solids:
+        on_table = corners[:, :2] - direction[:2] * corners[:, 2:3]
+        footprint = corners[corners[:, 2] < 1.0, :2]
+        hull = np.vstack([on_table, footprint])
+        points = camera.project(np.column_stack([hull, np.zeros(len(hull))]))
+        pts = cv2.convexHull(((points + CV_OFFSET) * scale * 16).astype(np.int32))
+        cv2.fillConvexPoly(mask, pts, 1.0, cv2.LINE_AA, 4)
+    sigma = max(0.8, softness * scale)
+    mask = cv2.GaussianBlur(mask, (0, 0), sigma)
+    mask = cv2.resize(mask, (width, height), interpolation=cv2.INTER_LINEAR)
+    factor = 1 - strength * np.clip(mask, 0, 1)
+    image[...] = (image.astype(np.float32) * factor[..., None]).astype(np.uint8)

@@ -1,0 +1,222 @@
+"""Command-line pieces of the scoring core, used by ``smj.py``.
+
+``smj score --hand 123345m66999p --kong 2p --win 6p [--self-drawn ...] [--preset NAME] [--json]``
+(the ``score`` command itself is built in ``smj.py`` from ``add_hand_arguments`` /
+``add_context_arguments`` / ``run_score``) and ``smj waits --hand TILES [melds] [context] [--json]``.
+
+Exit codes: 0 scored (or ready, for ``waits``); 1 the hand was read but is not a win (not ready) and the
+output says why; 2 malformed input (a non-tile, an unknown preset, no ``--hand``), message on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import unicodedata
+from typing import Any
+
+from scoring.errors import InvalidHandError, UnknownPresetError
+from scoring.hand import Hand, MeldKind, WinContext
+from scoring.presets import DEFAULT_PRESET, PRESETS, get_preset
+from scoring.result import Score
+from scoring.rules import Numbering, Rules
+from scoring.score import score
+from scoring.tiles import SUITS, TileParseError, format_tiles, tile_name, tile_name_zh
+from scoring.waits import Wait, largest_wait, waits
+
+_CONTEXT_FLAGS = (
+    ("self_drawn", "--self-drawn", "自摸: won on a self-drawn tile"),
+    ("gang_shang_hua", "--gang-shang-hua", "杠上花: self-drawn on the replacement tile after a kong"),
+    ("gang_shang_pao", "--gang-shang-pao", "杠上炮: won on the discard made right after a kong"),
+    ("qiang_gang", "--qiang-gang", "抢杠胡: won on a tile another player added to a pong"),
+    ("hai_di", "--hai-di", "海底: won on the last tile of the wall"),
+    ("tian_hu", "--tian-hu", "天胡: the dealer won on the initial 14 tiles"),
+    ("di_hu", "--di-hu", "地胡: a non-dealer won in the first go-round"),
+    ("dealer", "--dealer", "the winner is the dealer (庄家)"),
+)
+_MELD_NAMES = {
+    MeldKind.PONG: "碰 pong",
+    MeldKind.KONG_EXPOSED: "明杠 kong",
+    MeldKind.KONG_ADDED: "加杠 added kong",
+    MeldKind.KONG_CONCEALED: "暗杠 concealed kong",
+}
+
+
+def add_hand_arguments(parser: argparse.ArgumentParser, hand_required: bool) -> None:
+    """--hand TILES, repeatable --pong/--kong/--added-kong/--concealed-kong T, and --win T."""
+    group = parser.add_argument_group("hand")
+    group.add_argument(
+        "--hand",
+        metavar="TILES",
+        required=hand_required,
+        help="concealed tiles, the winning tile included: 123345m66999p (or 123万345万66999筒)",
+    )
+    for option, what in (
+        ("--pong", "a pong 碰"),
+        ("--kong", "an exposed kong 明杠 (直杠)"),
+        ("--added-kong", "an added kong 加杠 (面下杠)"),
+        ("--concealed-kong", "a concealed kong 暗杠"),
+    ):
+        group.add_argument(
+            option, metavar="T", action="append", default=[], help=f"{what} of tile T, e.g. 5p (repeatable)"
+        )
+    group.add_argument("--win", metavar="T", help="the winning tile (default: the last tile of --hand)")
+
+
+def add_context_arguments(parser: argparse.ArgumentParser) -> None:
+    """How the hand was won, the rules preset, and --json."""
+    group = parser.add_argument_group("win context and rules")
+    for dest, option, text in _CONTEXT_FLAGS:
+        group.add_argument(option, dest=dest, action="store_true", help=text)
+    group.add_argument("--void-suit", choices=list(SUITS), help="定缺: the declared void suit (m, p or s)")
+    group.add_argument(
+        "--preset",
+        metavar="NAME",
+        default=DEFAULT_PRESET,
+        help=f"rules preset: {', '.join(PRESETS)} (default {DEFAULT_PRESET})",
+    )
+    group.add_argument("--json", action="store_true", help="print JSON instead of a readable breakdown")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``waits`` command."""
+    parser = subparsers.add_parser(
+        "waits",
+        help="list the tiles a hand one tile short waits on, with their best scores",
+        description="List every tile that completes a hand of 13 tiles (+1 per kong), scored as a win on a "
+        "discard unless the flags say otherwise.",
+    )
+    add_hand_arguments(parser, hand_required=True)
+    add_context_arguments(parser)
+    parser.set_defaults(func=run_waits)
+
+
+def run_score(args: argparse.Namespace) -> int:
+    """``smj score --hand ...``: print the score; exit 0 scored, 1 not a win, 2 malformed input."""
+    if not args.hand:
+        return _fail("smj score: give the hand with --hand TILES (or a photo)")
+    try:
+        rules = get_preset(args.preset)
+        hand = _hand(args)
+    except (TileParseError, UnknownPresetError) as error:
+        return _fail(f"smj score: {error}")
+    result = score(hand, _context(args), rules)
+    if args.json:
+        _print_json(result.to_json())
+    else:
+        print(_describe_hand(hand))
+        print(describe(result, rules))
+    return 0 if result.valid else 1
+
+
+def run_waits(args: argparse.Namespace) -> int:
+    """``smj waits --hand ...``: exit 0 ready, 1 not ready (or not a hand one tile short), 2 malformed."""
+    if args.win:
+        return _fail("smj waits: --win does not apply: the waits are the winning tiles")
+    try:
+        rules = get_preset(args.preset)
+        hand = _hand(args)
+    except (TileParseError, UnknownPresetError) as error:
+        return _fail(f"smj waits: {error}")
+    try:
+        found = waits(hand.concealed, hand.melds, _context(args), rules)
+        error = None
+    except InvalidHandError as invalid:
+        found, error = (), invalid.error
+    best = largest_wait(found)
+    if args.json:
+        _print_json(
+            {
+                "preset": rules.name,
+                "ready": bool(found),
+                "error": error.to_json() if error is not None else None,
+                "largest_fan": best.score.total_fan if best is not None else None,
+                "waits": [wait.to_json() for wait in found],
+            }
+        )
+    else:
+        print(_describe_hand(hand, waiting=True))
+        print(_describe_waits(found, rules, error.message if error is not None else None))
+    return 0 if found else 1
+
+
+def describe(result: Score, rules: Rules) -> str:
+    """A readable breakdown of a score, in Chinese and English."""
+    lines = [f"规则 Preset: {rules.name}"]
+    if not result.valid:
+        assert result.error is not None
+        lines.append(f"不是胡牌 Not a win [{result.error.code.value}]: {result.error.message}")
+        return "\n".join(lines)
+    assert result.raw_fan is not None and result.total_fan is not None
+    unit = "分 points" if rules.numbering is Numbering.POINTS else "番 fan"
+    lines.append("番种 Fans:")
+    for item in result.fans:
+        times = f" x{item.count}" if item.count > 1 else ""
+        lines.append(f"  {_pad(item.name_zh, 10)}{item.name_en + times:<34}{item.fan:+d}")
+    if result.combination is not None:
+        lines.append(f"组合 Combination: {result.combination.name_zh} ({result.combination.name_en})")
+    lines.append(f"原番 Raw: {result.raw_fan} {unit}")
+    cap = f" (cap {rules.cap})" if rules.cap is not None else " (no cap)"
+    lines.append(f"封顶 Capped: {result.total_fan} {unit}{cap}")
+    lines.append(f"倍数 Multiplier: x{result.multiplier}")
+    lines.append(f"拆牌 Sets: {' '.join(result.decomposition)}")
+    return "\n".join(lines)
+
+
+def _describe_waits(found: tuple[Wait, ...], rules: Rules, error: str | None) -> str:
+    lines = [f"规则 Preset: {rules.name}"]
+    if error is not None:
+        lines.append(f"不是听牌的手牌 Not a hand one tile short: {error}")
+    elif not found:
+        lines.append("没有叫 Not ready: no tile completes this hand")
+    else:
+        lines.append(f"叫 Waits ({len(found)}):")
+        for wait in found:
+            result = wait.score
+            name = f" {result.combination.name_zh}" if result.combination is not None else ""
+            fans = " + ".join(f"{item.name_zh}{item.fan:+d}" for item in result.fans)
+            lines.append(
+                f"  {tile_name(wait.tile):<3} {_pad(tile_name_zh(wait.tile), 4)} {result.total_fan} "
+                f"(raw {result.raw_fan}, x{result.multiplier}){name}: {fans}"
+            )
+    return "\n".join(lines)
+
+
+def _pad(text: str, width: int) -> str:
+    """Left-justify to a display width, counting CJK characters as two columns."""
+    used = sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+    return text + " " * max(width - used, 0)
+
+
+def _describe_hand(hand: Hand, waiting: bool = False) -> str:
+    melds = "  ".join(f"{_MELD_NAMES[meld.kind]} {format_tiles(meld.tiles)}" for meld in hand.melds)
+    text = f"手牌 Hand: {format_tiles(hand.concealed)}" + (f"  {melds}" if melds else "")
+    if not waiting and hand.win_tile is not None:
+        text += f"  胡 win {tile_name(hand.win_tile)}"
+    return text
+
+
+def _hand(args: argparse.Namespace) -> Hand:
+    return Hand.parse(
+        args.hand,
+        pongs=tuple(args.pong),
+        kongs=tuple(args.kong),
+        added_kongs=tuple(args.added_kong),
+        concealed_kongs=tuple(args.concealed_kong),
+        win=args.win,
+    )
+
+
+def _context(args: argparse.Namespace) -> WinContext:
+    flags = {dest: bool(getattr(args, dest)) for dest, _, _ in _CONTEXT_FLAGS}
+    return WinContext(void_suit=args.void_suit, **flags)
+
+
+def _print_json(payload: dict[str, Any]) -> None:
+    print(json.dumps(payload, ensure_ascii=False, indent=2))
+
+
+def _fail(message: str) -> int:
+    print(message, file=sys.stderr)
+    return 2

@@ -1,0 +1,127 @@
+"""The named rule presets of RULES.md. ``chengdu`` is the default.
+
+Each preset is a frozen ``Rules`` value; settlement knobs a preset does not mention keep chengdu's
+defaults (see ``scoring.rules.Settlement``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from scoring.errors import UnknownPresetError
+from scoring.rules import Numbering, Rules, SelfDrawBonus, Settlement, Stacking
+
+CHENGDU = Rules(
+    name="chengdu",
+    description=(
+        "成都 (default): fans add up from 0 (平胡 0), multiplier 2^fan, capped at 4 fan; "
+        "天胡/地胡 score the cap; 自摸加底."
+    ),
+    numbering=Numbering.ZERO_BASED,
+    stacking=Stacking.ADDITIVE,
+    cap=4,
+    values={
+        "ping_hu": 0,
+        "dui_dui_hu": 1,
+        "qing_yi_se": 2,
+        "dai_yao_jiu": 2,
+        "qi_dui": 2,
+        "jiang_dui": 2,  # on top of 对对胡: 将对 = 3
+        "jin_gou_diao": 1,  # on top of 对对胡: 金钩钓 = 2
+        "gen": 1,
+        "gang_shang_hua": 1,
+        "gang_shang_pao": 1,
+        "qiang_gang": 1,
+        "hai_di": 0,  # 海底 is off
+    },
+    limit_fans=frozenset({"tian_hu", "di_hu"}),
+    settlement=Settlement(cha_jiao_cap=4),
+)
+
+XUEZHAN_3CAP = replace(
+    CHENGDU,
+    name="xuezhan_3cap",
+    description="新都 血战版: as chengdu, capped at 3 fan (8x), no 自摸 bonus.",
+    cap=3,
+    settlement=Settlement(self_draw_bonus=SelfDrawBonus.NONE, cha_jiao_cap=3),
+)
+
+QQ_XUEZHAN = Rules(
+    name="qq_xuezhan",
+    description=(
+        "QQ 血战: 平胡 is 1 fan, multiplier 2^(fan-1), no cap; only the largest pattern counts, "
+        "then +1 per root (龙七对 / 清龙七对 include one) and per 杠上花 / 杠上炮 / 抢杠胡."
+    ),
+    numbering=Numbering.ONE_BASED,
+    stacking=Stacking.LARGEST_PATTERN,
+    cap=None,
+    values={
+        "ping_hu": 1,
+        "dui_dui_hu": 2,
+        "qing_yi_se": 3,
+        "dai_yao_jiu": 3,
+        "qi_dui": 3,
+        "qing_dui": 4,
+        "jiang_dui": 4,
+        "long_qi_dui": 5,
+        "qing_qi_dui": 5,
+        "qing_yao_jiu": 5,
+        "qing_long_qi_dui": 6,
+        "tian_hu": 6,
+        "di_hu": 6,
+        "gen": 1,
+        "gang_shang_hua": 1,
+        "gang_shang_pao": 1,
+        "qiang_gang": 1,
+    },
+    absorbed_roots={"long_qi_dui": 1, "qing_long_qi_dui": 1},
+    rootless=frozenset({"tian_hu", "di_hu"}),
+    settlement=Settlement(cha_jiao_cap=None),
+)
+
+QQ_XUEZHAN_7CAP = replace(
+    QQ_XUEZHAN,
+    name="qq_xuezhan_7cap",
+    description="QQ 血战 capped at 7 fan (极品): as qq_xuezhan, a hand of 7 fan or more scores 7.",
+    cap=7,
+    settlement=Settlement(cha_jiao_cap=7),
+)
+
+POINTS_LINEAR = Rules(
+    name="points_linear",
+    description=(
+        "成都现行 points: the largest pattern's points (平胡 1 ... 天胡 8) plus 1 per root (杠 or 根), "
+        "杠上花 +2, 抢杠胡 +1; no doubling, no cap."
+    ),
+    numbering=Numbering.POINTS,
+    stacking=Stacking.LARGEST_PATTERN,
+    cap=None,
+    values={
+        "ping_hu": 1,
+        "dui_dui_hu": 2,
+        "qing_yi_se": 3,
+        "dai_yao_jiu": 3,
+        "qi_dui": 3,
+        "qing_dui": 4,
+        "jiang_dui": 4,
+        "tian_hu": 8,
+        "di_hu": 8,
+        "gen": 1,
+        "gang_shang_hua": 2,
+        "qiang_gang": 1,
+    },
+    settlement=Settlement(cha_jiao_cap=None),
+)
+
+PRESETS: dict[str, Rules] = {
+    rules.name: rules for rules in (CHENGDU, XUEZHAN_3CAP, QQ_XUEZHAN, QQ_XUEZHAN_7CAP, POINTS_LINEAR)
+}
+DEFAULT_PRESET = CHENGDU.name
+
+
+def get_preset(name: str) -> Rules:
+    """The preset called ``name``; raises ``UnknownPresetError`` naming the valid ones."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise UnknownPresetError(name, tuple(PRESETS)) from None

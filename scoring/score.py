@@ -1,0 +1,79 @@
+"""``score(hand, context, rules) -> Score``: the one entry point of the rules engine.
+
+Validate, read the hand every possible way (``scoring.decompose``), find the fans of each reading
+(``scoring.fans``), value them under the preset (``scoring.evaluate``) and keep the best reading: the
+highest capped total, then the highest raw total.
+"""
+
+from __future__ import annotations
+
+from scoring.decompose import Decomposition, decompositions
+from scoring.errors import ErrorCode, ScoreError
+from scoring.evaluate import Evaluation, evaluate
+from scoring.fans import HandView, detect
+from scoring.hand import Hand, WinContext
+from scoring.presets import CHENGDU
+from scoring.result import FanItem, Score
+from scoring.rules import Rules
+from scoring.validate import validate
+
+__all__ = ["FanItem", "Score", "score", "score_unchecked"]
+
+_DISCARD_WIN = WinContext()
+
+
+def score(hand: Hand, context: WinContext = _DISCARD_WIN, rules: Rules = CHENGDU) -> Score:
+    """Score ``hand`` won in ``context`` under ``rules``.
+
+    A hand that is not a legal win is a ``Score`` with ``valid=False`` and an ``error`` (reason code and
+    message); passing something that is not a ``Hand`` of tiles raises.
+    """
+    counts = [0] * 27
+    for tile in hand.all_tiles:
+        counts[tile] += 1
+    error = validate(hand, context, counts)
+    if error is not None:
+        return Score.invalid(rules.name, error)
+    return score_unchecked(hand, tuple(counts), context, rules)
+
+
+def score_unchecked(hand: Hand, counts: tuple[int, ...], context: WinContext, rules: Rules) -> Score:
+    """Score a hand that already passed ``validate``; ``counts`` are its 27 counts, melds included."""
+    readings = decompositions(hand)
+    if not readings:
+        return Score.invalid(
+            rules.name,
+            ScoreError(
+                ErrorCode.NOT_A_WINNING_SHAPE,
+                "the tiles form neither 4 sets + a pair (melds included) nor 七对 (seven pairs)",
+            ),
+        )
+    return best_score(readings, counts, hand, context, rules)
+
+
+def best_score(
+    readings: tuple[Decomposition, ...],
+    counts: tuple[int, ...],
+    hand: Hand,
+    context: WinContext,
+    rules: Rules,
+) -> Score:
+    """The ``Score`` of the best of ``readings`` (already validated, non-empty)."""
+    best: tuple[Evaluation, Decomposition] | None = None
+    for reading in readings:
+        evaluation = evaluate(detect(HandView(reading, counts, hand.melds, context, hand.win_tile)), rules)
+        if best is None or (evaluation.total_fan, evaluation.raw_fan) > (best[0].total_fan, best[0].raw_fan):
+            best = (evaluation, reading)
+    assert best is not None
+    evaluation, reading = best
+    return Score(
+        valid=True,
+        error=None,
+        preset=rules.name,
+        fans=evaluation.fans,
+        combination=evaluation.combination,
+        raw_fan=evaluation.raw_fan,
+        total_fan=evaluation.total_fan,
+        multiplier=rules.multiplier(evaluation.total_fan),
+        decomposition=reading.labels(),
+    )

@@ -1,0 +1,159 @@
+"""Is a hand a legal Sichuan win? Every failure is a ``ScoreError`` with a reason code, never an exception.
+
+The checks run in a fixed order and the first failure is reported: tile count, copies, 缺一门, 定缺,
+the winning tile, then the win context. Whether the tiles form a winning shape is decided by the
+decomposer (``scoring.decompose``); ``score`` reports ``not_a_winning_shape`` when no reading exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from scoring.errors import ErrorCode, ScoreError
+from scoring.hand import Hand, Meld, WinContext
+from scoring.tiles import SUITS, Tile, tile_name
+
+
+@dataclass(frozen=True, slots=True)
+class ContextFacts:
+    """What the context checks look at: the flags, the melds, and how many copies of the winning tile
+    the hand holds (``None`` when unknown, as for a hand still waiting)."""
+
+    context: WinContext
+    melds: tuple[Meld, ...]
+    win_tile_copies: int | None = None
+
+    @property
+    def kongs(self) -> int:
+        return sum(1 for meld in self.melds if meld.kind.is_kong)
+
+
+# (flag, contradiction, message): when the context flag is set and the predicate holds, the context is
+# impossible. Grouping by flag keeps a plain win (no flags) to one pass over six booleans.
+CONTEXT_RULES: tuple[tuple[str, Callable[[ContextFacts], bool], str], ...] = (
+    (
+        "gang_shang_hua",
+        lambda f: f.context.gang_shang_pao,
+        "杠上花 (self-drawn after one's own kong) and 杠上炮 (another's discard after a kong) exclude each other",
+    ),
+    (
+        "gang_shang_hua",
+        lambda f: f.context.qiang_gang,
+        "杠上花 (self-drawn) and 抢杠胡 (a robbed tile) exclude each other",
+    ),
+    ("gang_shang_hua", lambda f: not f.context.self_drawn, "杠上花 is a self-drawn win: set self_drawn too"),
+    ("gang_shang_hua", lambda f: f.kongs == 0, "杠上花 needs a kong among the winner's melds"),
+    (
+        "gang_shang_pao",
+        lambda f: f.context.qiang_gang,
+        "杠上炮 (a discard after a kong) and 抢杠胡 (a tile added to a pong) exclude each other",
+    ),
+    (
+        "gang_shang_pao",
+        lambda f: f.context.self_drawn,
+        "杠上炮 is a win on another player's discard, not self-drawn",
+    ),
+    (
+        "qiang_gang",
+        lambda f: f.context.self_drawn,
+        "抢杠胡 is a win on another player's tile, not self-drawn",
+    ),
+    (
+        "qiang_gang",
+        lambda f: f.win_tile_copies is not None and f.win_tile_copies > 1,
+        "抢杠胡: the other three copies of the winning tile are in the robbed pong, so the hand holds only one",
+    ),
+    ("tian_hu", lambda f: f.context.di_hu, "天胡 (dealer) and 地胡 (non-dealer) exclude each other"),
+    ("tian_hu", lambda f: not f.context.dealer, "天胡 is the dealer's win: set dealer"),
+    (
+        "tian_hu",
+        lambda f: not f.context.self_drawn,
+        "天胡 is won on the dealer's initial 14 tiles: set self_drawn",
+    ),
+    ("tian_hu", lambda f: bool(f.melds), "天胡 is won on the initial 14 tiles: no melds"),
+    ("di_hu", lambda f: f.context.dealer, "地胡 is a non-dealer's win, but dealer is set"),
+    ("di_hu", lambda f: bool(f.melds), "地胡 comes in the first go-round: no melds"),
+    (
+        "di_hu",
+        lambda f: f.context.qiang_gang,
+        "抢杠胡 needs an earlier pong, which cannot happen in the first go-round (地胡)",
+    ),
+    (
+        "hai_di",
+        lambda f: f.context.tian_hu or f.context.di_hu,
+        "海底 (the last tile of the wall) cannot be 天胡 or 地胡",
+    ),
+)
+_RULES_BY_FLAG: dict[str, list[tuple[Callable[[ContextFacts], bool], str]]] = {}
+for _flag, _contradicts, _message in CONTEXT_RULES:
+    _RULES_BY_FLAG.setdefault(_flag, []).append((_contradicts, _message))
+
+
+def check_context(facts: ContextFacts) -> ScoreError | None:
+    """The first contradiction in the win context, if any."""
+    for flag, rules in _RULES_BY_FLAG.items():
+        if getattr(facts.context, flag):
+            for contradicts, message in rules:
+                if contradicts(facts):
+                    return ScoreError(ErrorCode.CONTRADICTORY_CONTEXT, message)
+    return None
+
+
+def check_tiles(
+    concealed: Sequence[Tile],
+    melds: Sequence[Meld],
+    counts: Sequence[int],
+    expected_base: int,
+    context: WinContext,
+) -> ScoreError | None:
+    """Count, copies, 缺一门 and 定缺 for ``concealed`` + ``melds`` whose 27 ``counts`` are given.
+
+    ``expected_base`` is 14 for a winning hand and 13 for a hand waiting for its last tile.
+    """
+    kongs = sum(1 for meld in melds if meld.kind.is_kong)
+    expected = expected_base + kongs
+    total = len(concealed) + sum(meld.kind.size for meld in melds)
+    if total != expected:
+        return ScoreError(
+            ErrorCode.WRONG_TILE_COUNT,
+            f"expected {expected} tiles ({expected_base} + one per kong, {kongs} kong(s)), "
+            f"got {total}: {len(concealed)} concealed and {total - len(concealed)} in {len(melds)} meld(s)",
+        )
+    if max(counts) > 4:
+        tile = max(range(27), key=counts.__getitem__)
+        return ScoreError(
+            ErrorCode.TOO_MANY_COPIES,
+            f"{counts[tile]} copies of {tile_name(tile)}; there are only 4 of each tile",
+        )
+    suits = [SUITS[suit] for suit in range(3) if any(counts[suit * 9 : suit * 9 + 9])]
+    if len(suits) == 3:
+        return ScoreError(
+            ErrorCode.THREE_SUITS, "the hand holds all three suits (万, 筒, 条); 缺一门 allows two"
+        )
+    if context.void_suit is not None and context.void_suit in suits:
+        return ScoreError(
+            ErrorCode.VOID_SUIT_PRESENT, f"the declared void suit {context.void_suit!r} (定缺) is in the hand"
+        )
+    return None
+
+
+def validate(hand: Hand, context: WinContext, counts: Sequence[int] | None = None) -> ScoreError | None:
+    """The first reason ``hand`` cannot be a win in ``context`` (shape aside), or ``None``.
+
+    ``counts`` (27 counts over concealed tiles and melds) may be passed when already computed.
+    """
+    if counts is None:
+        counts = [0] * 27
+        for tile in hand.all_tiles:
+            counts[tile] += 1
+    error = check_tiles(hand.concealed, hand.melds, counts, 14, context)
+    if error is not None:
+        return error
+    if hand.win_tile is not None and hand.win_tile not in hand.concealed:
+        return ScoreError(
+            ErrorCode.WIN_TILE_NOT_IN_HAND,
+            f"the winning tile {tile_name(hand.win_tile)} is not among the concealed tiles",
+        )
+    copies = counts[hand.win_tile] if hand.win_tile is not None else None
+    return check_context(ContextFacts(context, hand.melds, copies))

@@ -1,0 +1,122 @@
+"""Which tiles complete a hand one tile short (下叫 / 听牌), and what each win would score.
+
+The hand is 13 tiles plus one per kong (concealed tiles + melds). Every tile that makes it a legal win is
+a wait, as long as a copy is left (at most 4 across hand and melds), it keeps the hand to two suits
+(缺一门) and is not of the declared void suit. Waits are scored as a win on a discard unless the context
+says otherwise (pass ``WinContext(self_drawn=True)`` for 自摸).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scoring.decompose import winning_tiles
+from scoring.errors import ErrorCode, InvalidHandError
+from scoring.hand import Hand, Meld, WinContext
+from scoring.presets import CHENGDU
+from scoring.result import Score
+from scoring.rules import ChaJiao, Rules
+from scoring.score import score_unchecked
+from scoring.tiles import SUITS, Tile, tile_name, tile_name_zh
+from scoring.validate import ContextFacts, check_context, check_tiles
+
+_DISCARD_WIN = WinContext()
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """A tile the hand waits on and the best score of winning on it."""
+
+    tile: Tile
+    score: Score
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tile": tile_name(self.tile),
+            "tile_zh": tile_name_zh(self.tile),
+            "score": self.score.to_json(),
+        }
+
+
+def waits(
+    concealed: Sequence[Tile],
+    melds: Sequence[Meld] = (),
+    context: WinContext = _DISCARD_WIN,
+    rules: Rules = CHENGDU,
+) -> tuple[Wait, ...]:
+    """Every tile that completes the hand, in tile order, with its best score; ``()`` when not ready.
+
+    A hand holding three suits or its void suit is simply not ready. A hand with the wrong number of
+    tiles, a fifth copy, or a contradictory context raises ``InvalidHandError``.
+    """
+    waiting = Hand(tuple(concealed), tuple(melds))  # raises for a non-tile
+    counts = [0] * 27
+    for tile in waiting.all_tiles:
+        counts[tile] += 1
+    error = check_tiles(waiting.concealed, waiting.melds, counts, 13, context)
+    if error is not None:
+        if error.code in (ErrorCode.WRONG_TILE_COUNT, ErrorCode.TOO_MANY_COPIES):
+            raise InvalidHandError(error)
+        return ()  # 花猪 or holding the void suit: cannot win
+    error = check_context(ContextFacts(context, waiting.melds))
+    if error is not None:
+        raise InvalidHandError(error)
+    concealed_counts = [0] * 27
+    for tile in waiting.concealed:
+        concealed_counts[tile] += 1
+    found = []
+    candidates = _candidates(waiting.concealed, counts, context)
+    for tile in winning_tiles(concealed_counts, len(waiting.melds), candidates):
+        counts[tile] += 1
+        won = Hand((*waiting.concealed, tile), waiting.melds, tile)
+        if check_context(ContextFacts(context, waiting.melds, counts[tile])) is None:
+            found.append(Wait(tile, score_unchecked(won, tuple(counts), context, rules)))
+        counts[tile] -= 1
+    return tuple(found)
+
+
+def _candidates(concealed: tuple[Tile, ...], counts: list[int], context: WinContext) -> list[Tile]:
+    """Tiles that could complete the hand: a copy left, within two ranks of a concealed tile of its suit (a
+    winning tile always joins a pair, triplet or run with concealed tiles), not of the void suit. 缺一门
+    holds because such a neighbour is of a suit the hand already holds."""
+    near: set[Tile] = set()
+    for tile in set(concealed):
+        rank = tile % 9
+        near.update(range(tile - min(rank, 2), tile + min(8 - rank, 2) + 1))
+    return sorted(tile for tile in near if counts[tile] < 4 and SUITS[tile // 9] != context.void_suit)
+
+
+def _key(wait: Wait) -> tuple[int, int]:
+    return (wait.score.total_fan or 0, wait.score.raw_fan or 0)
+
+
+def largest_wait(found: Sequence[Wait]) -> Wait | None:
+    """The wait with the most fan (capped total, then raw); ``None`` for no waits. Used by 查大叫."""
+    return max(found, key=_key, default=None)
+
+
+def smallest_wait(found: Sequence[Wait]) -> Wait | None:
+    """The wait with the least fan; ``None`` for no waits. Used by 查小叫."""
+    return min(found, key=_key, default=None)
+
+
+def cha_jiao_fan(
+    concealed: Sequence[Tile],
+    melds: Sequence[Meld] = (),
+    context: WinContext = _DISCARD_WIN,
+    rules: Rules = CHENGDU,
+) -> int | None:
+    """The fan a ready hand is paid at when the wall runs out (查叫), ``None`` if it is not ready.
+
+    The largest (查大叫) or smallest (查小叫) wait per ``rules.settlement.cha_jiao``, capped at
+    ``rules.settlement.cha_jiao_cap``.
+    """
+    found = waits(concealed, melds, context, rules)
+    pick = largest_wait if rules.settlement.cha_jiao is ChaJiao.LARGEST else smallest_wait
+    wait = pick(found)
+    if wait is None or wait.score.total_fan is None:
+        return None
+    cap = rules.settlement.cha_jiao_cap
+    return wait.score.total_fan if cap is None else min(wait.score.total_fan, cap)

@@ -1,0 +1,152 @@
+"""Every reason code, and every contradiction in the win context."""
+
+from __future__ import annotations
+
+import pytest
+from scoring_builders import hand
+
+from scoring import ErrorCode, Hand, Meld, MeldKind, WinContext, score
+from scoring.tiles import TileParseError
+from scoring.validate import CONTEXT_RULES, ContextFacts, check_context, validate
+
+GOOD = hand("123m456m789m234p55p")
+GOOD_KONG = hand("123m456m789m55m", concealed_kong=("2p",), win="5m")
+
+
+@pytest.mark.parametrize(
+    ("the_hand", "context", "code"),
+    [
+        (hand("123m456m789m234p5p"), WinContext(), ErrorCode.WRONG_TILE_COUNT),
+        (hand("123m456m789m234p555p"), WinContext(), ErrorCode.WRONG_TILE_COUNT),
+        (hand("123m456m789m234p55p", kong=("9s",)), WinContext(), ErrorCode.WRONG_TILE_COUNT),
+        (hand("11m", pong=("1s", "2s", "3s", "4s", "5s")), WinContext(), ErrorCode.WRONG_TILE_COUNT),
+        (hand("11111m2345m789m55p"), WinContext(), ErrorCode.TOO_MANY_COPIES),
+        (hand("11m456m789m555p", pong=("1m",)), WinContext(), ErrorCode.TOO_MANY_COPIES),
+        (hand("123m456p789s234m55m"), WinContext(), ErrorCode.THREE_SUITS),
+        (GOOD, WinContext(void_suit="p"), ErrorCode.VOID_SUIT_PRESENT),
+        (hand("123m456m789m234p55p", win="9s"), WinContext(), ErrorCode.WIN_TILE_NOT_IN_HAND),
+        (hand("123m456m789m235p55p"), WinContext(), ErrorCode.NOT_A_WINNING_SHAPE),
+        (hand("11m22m33m44m55m66m7m8m"), WinContext(), ErrorCode.NOT_A_WINNING_SHAPE),
+        (hand("12m", pong=("5p", "6p", "7p", "8p")), WinContext(), ErrorCode.NOT_A_WINNING_SHAPE),
+        (GOOD, WinContext(gang_shang_hua=True, self_drawn=True), ErrorCode.CONTRADICTORY_CONTEXT),
+    ],
+    ids=[
+        "13-tiles", "15-tiles", "kong-without-its-extra-tile", "five-melds", "fifth-copy-concealed",
+        "fifth-copy-with-meld", "three-suits", "void-suit", "win-tile-not-concealed", "not-a-shape",
+        "almost-seven-pairs", "four-melds-no-pair", "context",
+    ],
+)
+def test_error_codes(the_hand: Hand, context: WinContext, code: ErrorCode) -> None:
+    result = score(the_hand, context)
+    assert not result.valid
+    assert result.error is not None and result.error.code is code
+    assert result.error.message
+    assert result.fans == () and result.raw_fan is None and result.total_fan is None and result.multiplier is None
+    assert result.to_json()["error"] == {"code": code.value, "message": result.error.message}
+
+
+def test_every_error_code_is_reachable() -> None:
+    """The table above covers every code."""
+    covered = {
+        ErrorCode.WRONG_TILE_COUNT, ErrorCode.TOO_MANY_COPIES, ErrorCode.THREE_SUITS, ErrorCode.VOID_SUIT_PRESENT,
+        ErrorCode.WIN_TILE_NOT_IN_HAND, ErrorCode.NOT_A_WINNING_SHAPE, ErrorCode.CONTRADICTORY_CONTEXT,
+    }
+    assert covered == set(ErrorCode)
+
+
+def test_void_suit_absent_is_fine() -> None:
+    assert score(GOOD, WinContext(void_suit="s")).valid
+
+
+def test_wrong_count_message_names_expected_and_actual() -> None:
+    result = score(hand("123m456m789m55m", kong=("2p",), win="5m"), WinContext())
+    assert result.valid
+    result = score(hand("123m456m789m5m", kong=("2p",), win="5m"))
+    assert result.error is not None and "expected 15" in result.error.message and "got 14" in result.error.message
+
+
+# (id, context, hand, fragment of the message)
+CONTRADICTIONS = [
+    ("gsh+gsp", WinContext(gang_shang_hua=True, gang_shang_pao=True, self_drawn=True), GOOD_KONG, "杠上炮"),
+    ("gsh+qiang_gang", WinContext(gang_shang_hua=True, qiang_gang=True), GOOD_KONG, "抢杠胡"),
+    ("gsh-not-self-drawn", WinContext(gang_shang_hua=True), GOOD_KONG, "self-drawn"),
+    ("gsh-without-kong", WinContext(gang_shang_hua=True, self_drawn=True), GOOD, "needs a kong"),
+    ("gsp+qiang_gang", WinContext(gang_shang_pao=True, qiang_gang=True), GOOD, "抢杠胡"),
+    ("gsp-self-drawn", WinContext(gang_shang_pao=True, self_drawn=True), GOOD, "discard"),
+    ("qiang_gang-self-drawn", WinContext(qiang_gang=True, self_drawn=True), GOOD, "not self-drawn"),
+    ("qiang_gang-two-copies", WinContext(qiang_gang=True), GOOD, "robbed pong"),
+    ("tian_hu+di_hu", WinContext(tian_hu=True, di_hu=True, dealer=True, self_drawn=True), GOOD, "地胡"),
+    ("tian_hu-non-dealer", WinContext(tian_hu=True, self_drawn=True), GOOD, "dealer"),
+    ("tian_hu-on-discard", WinContext(tian_hu=True, dealer=True), GOOD, "self_drawn"),
+    ("tian_hu-with-melds", WinContext(tian_hu=True, dealer=True, self_drawn=True), GOOD_KONG, "no melds"),
+    ("di_hu-dealer", WinContext(di_hu=True, dealer=True), GOOD, "non-dealer"),
+    ("di_hu-with-melds", WinContext(di_hu=True), GOOD_KONG, "no melds"),
+    ("di_hu+qiang_gang", WinContext(di_hu=True, qiang_gang=True), hand("123m456m789m234p55p", win="3p"), "first"),
+    ("hai_di+tian_hu", WinContext(hai_di=True, tian_hu=True, dealer=True, self_drawn=True), GOOD, "海底"),
+]
+
+
+@pytest.mark.parametrize(
+    ("context", "the_hand", "fragment"), [case[1:] for case in CONTRADICTIONS], ids=[c[0] for c in CONTRADICTIONS]
+)
+def test_contradictory_contexts(context: WinContext, the_hand: Hand, fragment: str) -> None:
+    result = score(the_hand, context)
+    assert result.error is not None
+    assert result.error.code is ErrorCode.CONTRADICTORY_CONTEXT
+    assert fragment in result.error.message
+
+
+def test_every_context_rule_is_exercised() -> None:
+    messages = set()
+    for _, context, the_hand, _ in CONTRADICTIONS:
+        copies = the_hand.all_tiles.count(the_hand.win_tile) if the_hand.win_tile is not None else None
+        error = check_context(ContextFacts(context, the_hand.melds, copies))
+        assert error is not None
+        messages.add(error.message)
+    assert messages == {message for _, _, message in CONTEXT_RULES}
+
+
+@pytest.mark.parametrize(
+    ("the_hand", "context"),
+    [
+        (GOOD_KONG, WinContext(gang_shang_hua=True, self_drawn=True)),
+        (GOOD, WinContext(gang_shang_pao=True)),
+        (hand("123m456m789m234p55p", win="3p"), WinContext(qiang_gang=True)),
+        (GOOD, WinContext(tian_hu=True, dealer=True, self_drawn=True)),
+        (GOOD, WinContext(di_hu=True)),
+        (GOOD, WinContext(di_hu=True, self_drawn=True)),
+        (GOOD, WinContext(di_hu=True, gang_shang_pao=True)),
+        (GOOD_KONG, WinContext(hai_di=True, self_drawn=True, gang_shang_hua=True)),
+        (GOOD, WinContext(hai_di=True)),
+    ],
+    ids=["gsh", "gsp", "qiang_gang", "tian_hu", "di_hu-discard", "di_hu-self-drawn", "di_hu-gsp", "hai_di-gsh",
+         "hai_di-discard"],
+)
+def test_consistent_contexts_are_accepted(the_hand: Hand, context: WinContext) -> None:
+    assert validate(the_hand, context) is None
+    assert score(the_hand, context).valid
+
+
+def test_checks_run_in_order_count_first() -> None:
+    """A hand that is wrong in several ways reports the tile count first, then copies, then suits."""
+    result = score(hand("11111m456p789s5s"), WinContext(gang_shang_hua=True))
+    assert result.error is not None and result.error.code is ErrorCode.WRONG_TILE_COUNT
+    result = score(hand("11111m456p789s555s"), WinContext(gang_shang_hua=True))
+    assert result.error is not None and result.error.code is ErrorCode.TOO_MANY_COPIES
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: Hand((0, 1, 27)),
+        lambda: Hand((0, 1, -1)),
+        lambda: Hand((0, 1, 2), win_tile=99),
+        lambda: Meld(MeldKind.PONG, 30),
+        lambda: Hand.parse("123x"),
+        lambda: WinContext(void_suit="z"),
+    ],
+    ids=["tile-27", "tile-negative", "win-tile-99", "meld-tile-30", "unknown-letter", "void-suit-z"],
+)
+def test_misuse_raises(build: object) -> None:
+    with pytest.raises(TileParseError):
+        build()  # type: ignore[operator]

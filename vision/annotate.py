@@ -1,0 +1,57 @@
+"""Drawing what was found on a photo: boxes with tile names, groups outlined, the winning tile marked."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.detections import BACK, HONOUR, Detections
+
+_TILE_COLOUR = (40, 170, 40)
+_BACK_COLOUR = (200, 120, 0)
+_HONOUR_COLOUR = (200, 0, 200)
+_GROUP_COLOURS = [(230, 60, 60), (60, 90, 230), (230, 150, 0), (0, 170, 200), (150, 60, 200), (120, 120, 120)]
+_WIN_COLOUR = (255, 0, 0)
+
+
+def draw_detections(
+    pixels: np.ndarray,
+    detections: Detections,
+    groups: Sequence[Sequence[int]] = (),
+    win_index: int | None = None,
+) -> np.ndarray:
+    """A copy of the RGB image with every detection boxed and named; groups outlined in their colour."""
+    canvas = np.ascontiguousarray(pixels.copy())
+    scale = max(canvas.shape[:2]) / 1000
+    thickness = max(1, round(2 * scale))
+    for number, members in enumerate(groups):
+        if not members:
+            continue
+        boxes = detections.boxes[list(members)]
+        x1, y1 = boxes[:, :2].min(axis=0) - 6 * scale
+        x2, y2 = boxes[:, 2:].max(axis=0) + 6 * scale
+        colour = _GROUP_COLOURS[number % len(_GROUP_COLOURS)]
+        cv2.rectangle(canvas, (int(x1), int(y1)), (int(x2), int(y2)), colour, thickness + 1)
+    for index, detection in enumerate(detections):
+        x1, y1, x2, y2 = (int(round(v)) for v in detection.box)
+        colour = _BACK_COLOUR if detection.class_id == BACK else _HONOUR_COLOUR if detection.class_id == HONOUR else _TILE_COLOUR
+        if index == win_index:
+            colour = _WIN_COLOUR
+        cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness)
+        label = detection.name if detection.is_suited else detection.name[:4]
+        font_scale = max(0.4, 0.6 * scale)
+        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, 1)
+        cv2.rectangle(canvas, (x1, y1 - th - 4), (x1 + tw + 2, y1), colour, -1)
+        cv2.putText(canvas, label, (x1 + 1, y1 - 3), cv2.FONT_HERSHEY_SIMPLEX, font_scale, (255, 255, 255), 1, cv2.LINE_AA)
+    return canvas
+
+
+def save_rgb(pixels: np.ndarray, path: Path | str) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(path), np.ascontiguousarray(pixels[:, :, ::-1])):
+        raise OSError(f"{path}: could not write the image (is the suffix .jpg or .png?)")
+    return path

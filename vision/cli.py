@@ -1,0 +1,209 @@
+"""``smj detect``, ``smj train``, ``smj eval``, ``smj ship`` and the photo half of ``smj score``.
+
+Top-level imports stay light: numpy, OpenCV and ultralytics load inside the command that needs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    detect = commands.add_parser("detect", help="find the tiles in photos with the shipped detector")
+    detect.add_argument("images", nargs="+", metavar="IMAGE")
+    detect.add_argument("--conf", type=float, default=None, help="confidence threshold (default 0.25)")
+    detect.add_argument("--weights", help="weights (.onnx or .pt); default models/tiles.onnx")
+    detect.add_argument("--annotate", metavar="DIR", help="write each image with its boxes drawn into DIR")
+    detect.add_argument("--json", action="store_true", help="print a JSON array, one object per image")
+    detect.set_defaults(func=run_detect)
+
+    train = commands.add_parser("train", help="train the tile detector (ultralytics, CPU or GPU)")
+    train.add_argument("--data", required=True, help="dataset folders in this project's layout, comma-separated")
+    train.add_argument("--out", required=True, help="run folder (checkpoints every epoch in OUT/weights)")
+    train.add_argument("--resume", action="store_true", help="resume the interrupted run in OUT")
+    train.add_argument("--epochs", type=int, default=None)
+    train.add_argument("--imgsz", type=int, default=None)
+    train.add_argument("--batch", type=int, default=None)
+    train.add_argument("--model", help="a config such as yolo26n.yaml (from scratch) or our own .pt (fine-tune)")
+    train.add_argument("--lr0", type=float, default=None)
+    train.add_argument("--device", default=None, help="cpu (default) or a CUDA device such as 0")
+    train.set_defaults(func=run_train)
+
+    evaluate = commands.add_parser("eval", help="measure a detector on a labelled dataset")
+    evaluate.add_argument("--data", required=True, help="a dataset folder in this project's layout")
+    evaluate.add_argument("--split", default="val", help="which part to measure (train, val, test, all)")
+    evaluate.add_argument("--group", help="only images of this source group (e.g. hand_series)")
+    evaluate.add_argument("--weights", help="weights (.onnx or .pt); default models/tiles.onnx")
+    evaluate.add_argument("--conf", type=float, default=None, help="operating threshold (default 0.25)")
+    evaluate.add_argument("--out", help="folder for confusion.png and metrics.json")
+    evaluate.add_argument("--json", action="store_true")
+    evaluate.set_defaults(func=run_eval)
+
+    ship = commands.add_parser("ship", help="copy trained weights into models/ with ONNX export and manifest")
+    ship.add_argument("weights", help="a trained .pt (e.g. RUN/weights/best.pt)")
+    ship.add_argument("--imgsz", type=int, default=640)
+    ship.set_defaults(func=run_ship)
+
+
+def _fail(message: str) -> int:
+    print(f"smj: {message}", file=sys.stderr)
+    return 2
+
+
+def load_detector(weights: str | None):  # -> vision.detector.Detector
+    from vision.detector import DEFAULT_WEIGHTS, Detector
+
+    return Detector(Path(weights) if weights else DEFAULT_WEIGHTS)
+
+
+def run_detect(args: argparse.Namespace) -> int:
+    from vision.annotate import draw_detections, save_rgb
+    from vision.detector import DEFAULT_CONF, ModelError
+    from vision.images import ImageError
+    from vision.pipeline import detect_tiles
+
+    try:
+        detector = load_detector(args.weights)
+    except ModelError as error:
+        return _fail(str(error))
+    conf = DEFAULT_CONF if args.conf is None else args.conf
+    results, status = [], 0
+    for image in args.images:
+        try:
+            photo, detections = detect_tiles(image, detector, conf=conf)
+        except ImageError as error:
+            print(f"smj detect: {error.message}", file=sys.stderr)
+            status = 2
+            continue
+        width, height = photo.original_size
+        results.append({"image": image, "width": width, "height": height, "detections": detections.as_json()})
+        if args.annotate:
+            out = Path(args.annotate) / f"{Path(image).stem}.jpg"
+            save_rgb(draw_detections(photo.pixels, detections.scaled(1 / photo.scale)), out)
+        if not args.json:
+            print(f"{image}: {width}x{height}, {len(detections)} tiles")
+            for det in sorted(detections, key=lambda d: (d.box[1] // 50, d.box[0])):
+                box = ", ".join(f"{v:.0f}" for v in det.box)
+                print(f"  {det.name:6s} {det.confidence:.2f}  [{box}]")
+    if args.json:
+        print(json.dumps(results, ensure_ascii=False, indent=1))
+    return status
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from vision.train import Recipe, train
+
+    recipe = Recipe()
+    overrides = {
+        key: getattr(args, key)
+        for key in ("epochs", "imgsz", "batch", "model", "lr0")
+        if getattr(args, key) is not None
+    }
+    recipe = replace(recipe, **overrides)
+    try:
+        best = train(args.data.split(","), args.out, recipe, resume=args.resume, device=args.device or "cpu")
+    except (FileNotFoundError, ValueError) as error:
+        return _fail(str(error))
+    print(f"best weights: {best}")
+    return 0
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from datasets.labels import DatasetError
+    from datasets.yolo import read_yolo
+    from vision.detector import DEFAULT_CONF, ModelError
+    from vision.evaluate import evaluate, save_confusion_png
+
+    try:
+        detector = load_detector(args.weights)
+        images = read_yolo(args.data)
+    except (ModelError, DatasetError) as error:
+        return _fail(str(error))
+    if args.split != "all":
+        images = [i for i in images if i.split == args.split]
+    if args.group:
+        images = [i for i in images if i.meta.get("source_group", "") == args.group]
+    if not images:
+        return _fail(f"{args.data}: no images in split {args.split!r}" + (f" group {args.group!r}" if args.group else ""))
+    result = evaluate(detector, images, conf=DEFAULT_CONF if args.conf is None else args.conf)
+    summary = result.summary()
+    summary["weights"] = str(detector.weights)
+    summary["data"] = f"{args.data} [{args.split}{', ' + args.group if args.group else ''}]"
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        summary["confusion_png"] = str(save_confusion_png(result.confusion, out / "confusion.png"))
+        (out / "metrics.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(f"{summary['data']}: {summary['images']} images, weights {summary['weights']}")
+        for key in ("map50", "map50_95", "precision", "recall", "exact_hand_rate", "honour_as_suited",
+                    "back_ap50", "median_ms"):
+            print(f"  {key:18s} {summary[key]}")
+        worst = sorted(result.per_class_ap50.items(), key=lambda kv: kv[1])[:5]
+        print("  weakest classes   " + ", ".join(f"{k} {v:.2f}" for k, v in worst))
+        for row in summary["worst"]:  # type: ignore[attr-defined]
+            print(f"  worst: {row['image']} ({row['errors']} tile errors)")
+        for row in summary["slowest"][:3]:  # type: ignore[index]
+            print(f"  slowest: {row['image']} ({row['ms']} ms)")
+    return 0
+
+
+def run_ship(args: argparse.Namespace) -> int:
+    from vision.ship import ship
+
+    weights = Path(args.weights)
+    if not weights.is_file():
+        return _fail(f"{weights}: no such weights file")
+    manifest = ship(weights, imgsz=args.imgsz)
+    print(f"shipped {weights} -> models/tiles.pt, models/tiles.onnx; manifest {manifest}")
+    return 0
+
+
+def run_score_photo(args: argparse.Namespace) -> int:
+    """``smj score PHOTO``: detect, group and score a photographed hand."""
+    from scoring import cli as scoring_cli
+    from vision.annotate import draw_detections, save_rgb
+    from vision.detector import DEFAULT_CONF, ModelError
+    from vision.images import ImageError
+    from vision.pipeline import score_photo
+
+    try:
+        context, rules = scoring_cli.context_from_args(args)
+    except ValueError as error:
+        return _fail(str(error))
+    try:
+        detector = load_detector(args.weights)
+        result = score_photo(
+            args.photo, detector, context, rules, conf=DEFAULT_CONF if args.conf is None else args.conf
+        )
+    except (ModelError, ImageError) as error:
+        return _fail(str(error))
+    if args.annotate:
+        pixels = draw_detections(
+            result.photo.pixels,
+            result.detections.scaled(1 / result.photo.scale),
+            [g.indices for g in result.grouping.groups],
+            result.grouping.win_index,
+        )
+        save_rgb(pixels, args.annotate)
+    payload = result.to_json(args.photo)
+    if args.json:
+        print(json.dumps(payload, ensure_ascii=False, indent=1))
+    else:
+        print(f"{args.photo}: {len(result.detections)} tiles found")
+        if result.hand is not None:
+            hand = payload["hand"]
+            melds = " ".join(f"[{m['type']} {m['tile']}]" for m in hand["melds"])  # type: ignore[index]
+            print(f"hand: {hand['concealed']} {melds} win {hand['win_tile']}")  # type: ignore[index]
+        for warning in payload["warnings"]:  # type: ignore[attr-defined]
+            print(f"warning: {warning['message']}")
+        if result.score is not None:
+            print(scoring_cli.format_score(result.score))
+    return 0 if result.score is not None and result.score.valid else 1

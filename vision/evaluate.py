@@ -1,0 +1,241 @@
+"""Measuring the detector on a labelled dataset, through the same ``Detector`` users get.
+
+mAP50 and mAP50-95 over the 27 suited classes (COCO-style, 101-point interpolation), per-class AP,
+precision and recall at the operating threshold, the exact-hand rate (images whose detected multiset
+of suited tiles equals the truth), honours read as suited tiles, a confusion matrix, and the slowest
+and worst images.
+
+Ignore regions: a prediction whose box lies mostly inside a labelled honour tile (not a Sichuan
+tile) is neither a true nor a false positive for mAP; it is counted apart as ``honour_as_suited``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from datasets.labels import LabelledImage
+from vision.detections import BACK, DETECTOR_CLASSES, HONOUR, Detections
+from vision.images import load_photo
+
+IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
+SUITED = range(27)
+
+
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU matrix of xyxy boxes a (N,4) and b (M,4)."""
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)), np.float32)
+    top_left = np.maximum(a[:, None, :2], b[None, :, :2])
+    bottom_right = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.prod(np.clip(bottom_right - top_left, 0, None), axis=2)
+    area_a = np.prod(a[:, 2:] - a[:, :2], axis=1)
+    area_b = np.prod(b[:, 2:] - b[:, :2], axis=1)
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+
+
+def _inside_fraction(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Fraction of each box of a covered by each box of b."""
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)), np.float32)
+    top_left = np.maximum(a[:, None, :2], b[None, :, :2])
+    bottom_right = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.prod(np.clip(bottom_right - top_left, 0, None), axis=2)
+    return inter / np.maximum(np.prod(a[:, 2:] - a[:, :2], axis=1)[:, None], 1e-9)
+
+
+def average_precision(recall: np.ndarray, precision: np.ndarray) -> float:
+    """COCO 101-point interpolated AP of a precision/recall curve."""
+    r = np.concatenate([[0.0], recall, [1.0]])
+    p = np.concatenate([[1.0], precision, [0.0]])
+    p = np.flip(np.maximum.accumulate(np.flip(p)))
+    points = np.linspace(0, 1, 101)
+    return float(np.mean(p[np.searchsorted(r, points, side="left").clip(0, len(p) - 1)]))
+
+
+@dataclass
+class ImageResult:
+    image: Path
+    seconds: float
+    truth: Counter[int]
+    found: Counter[int]
+    errors: int  # missed + extra suited tiles
+
+    @property
+    def exact(self) -> bool:
+        return self.truth == self.found
+
+
+@dataclass
+class Evaluation:
+    map50: float
+    map50_95: float
+    per_class_ap50: dict[str, float]
+    precision: float
+    recall: float
+    exact_hand_rate: float
+    honour_as_suited: int
+    back_ap50: float | None
+    images: list[ImageResult] = field(default_factory=list)
+    confusion: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    conf: float = 0.25
+
+    def summary(self, worst: int = 5) -> dict[str, object]:
+        slowest = sorted(self.images, key=lambda r: -r.seconds)[:worst]
+        worst_images = sorted(self.images, key=lambda r: -r.errors)[:worst]
+        times = [r.seconds for r in self.images]
+        return {
+            "images": len(self.images),
+            "map50": round(self.map50, 4),
+            "map50_95": round(self.map50_95, 4),
+            "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4),
+            "conf": self.conf,
+            "exact_hand_rate": round(self.exact_hand_rate, 4),
+            "honour_as_suited": self.honour_as_suited,
+            "back_ap50": None if self.back_ap50 is None else round(self.back_ap50, 4),
+            "median_ms": round(1000 * float(np.median(times)), 1) if times else None,
+            "per_class_ap50": {k: round(v, 4) for k, v in self.per_class_ap50.items()},
+            "slowest": [{"image": r.image.name, "ms": round(1000 * r.seconds, 1)} for r in slowest],
+            "worst": [{"image": r.image.name, "errors": r.errors} for r in worst_images if r.errors],
+        }
+
+
+def evaluate(
+    detector: object, images: Sequence[LabelledImage], *, conf: float = 0.25, min_conf: float = 0.01
+) -> Evaluation:
+    """Run ``detector.detect`` on every image and score it against the labels."""
+    classes = [*SUITED, BACK]
+    # per class: list of (score, tp flags per IoU threshold); count of ground truths
+    scored: dict[int, list[tuple[float, np.ndarray]]] = {c: [] for c in classes}
+    truth_count: Counter[int] = Counter()
+    results: list[ImageResult] = []
+    confusion = np.zeros((len(DETECTOR_CLASSES) + 1, len(DETECTOR_CLASSES) + 1), np.int64)  # last = background
+    honour_as_suited = 0
+    tp_at_conf = fp_at_conf = 0
+    for item in images:
+        photo = load_photo(item.image)
+        start = time.perf_counter()
+        found: Detections = detector.detect(photo, conf=min_conf)  # type: ignore[attr-defined]
+        seconds = time.perf_counter() - start
+        width, height = photo.size
+        gt_boxes = np.array([b.xyxy(width, height) for b in item.boxes], np.float32).reshape(-1, 4)
+        gt_classes = np.array([b.class_id for b in item.boxes], np.int64)
+        honour_boxes = gt_boxes[gt_classes == HONOUR]
+        ignored = (
+            (_inside_fraction(found.boxes, honour_boxes).max(axis=1) > 0.5)
+            if len(honour_boxes)
+            else np.zeros(len(found), bool)
+        )
+        honour_as_suited += int(np.sum(ignored & (found.class_ids < 27) & (found.confidences >= conf)))
+        for c in classes:
+            gt = gt_boxes[gt_classes == c]
+            truth_count[c] += len(gt)
+            mask = (found.class_ids == c) & ~ignored
+            order = np.argsort(-found.confidences[mask])
+            boxes, scores = found.boxes[mask][order], found.confidences[mask][order]
+            ious = box_iou(boxes, gt)
+            taken = np.zeros((len(IOU_THRESHOLDS), len(gt)), bool)
+            for i in range(len(boxes)):
+                flags = np.zeros(len(IOU_THRESHOLDS), bool)
+                for t, threshold in enumerate(IOU_THRESHOLDS):
+                    candidates = np.where((ious[i] >= threshold) & ~taken[t])[0]
+                    if len(candidates):
+                        best = candidates[np.argmax(ious[i, candidates])]
+                        taken[t, best] = True
+                        flags[t] = True
+                scored[c].append((float(scores[i]), flags))
+                if scores[i] >= conf and c < 27:
+                    tp_at_conf += int(flags[0])
+                    fp_at_conf += int(not flags[0])
+        _add_confusion(confusion, found, gt_boxes, gt_classes, ignored, conf)
+        kept = found.confidences >= conf
+        truth = Counter(int(c) for c in gt_classes if c < 27)
+        found_tiles = Counter(int(c) for c in found.class_ids[kept & ~ignored] if c < 27)
+        errors = sum(((truth - found_tiles) + (found_tiles - truth)).values())
+        results.append(ImageResult(item.image, seconds, truth, found_tiles, errors))
+    aps = {c: _class_ap(scored[c], truth_count[c]) for c in classes}
+    suited_aps = [aps[c] for c in SUITED if aps[c] is not None]
+    total_truth = sum(truth_count[c] for c in SUITED)
+    return Evaluation(
+        map50=float(np.mean([ap[0] for ap in suited_aps])) if suited_aps else 0.0,
+        map50_95=float(np.mean([ap.mean() for ap in suited_aps])) if suited_aps else 0.0,
+        per_class_ap50={DETECTOR_CLASSES[c]: float(aps[c][0]) for c in SUITED if aps[c] is not None},
+        precision=tp_at_conf / max(tp_at_conf + fp_at_conf, 1),
+        recall=tp_at_conf / max(total_truth, 1),
+        exact_hand_rate=sum(r.exact for r in results) / max(len(results), 1),
+        honour_as_suited=honour_as_suited,
+        back_ap50=float(aps[BACK][0]) if aps[BACK] is not None else None,
+        images=results,
+        confusion=confusion,
+        conf=conf,
+    )
+
+
+def _class_ap(entries: list[tuple[float, np.ndarray]], n_truth: int) -> np.ndarray | None:
+    """AP at each IoU threshold, or None for a class absent from the truth."""
+    if n_truth == 0:
+        return None
+    if not entries:
+        return np.zeros(len(IOU_THRESHOLDS))
+    entries = sorted(entries, key=lambda e: -e[0])
+    flags = np.array([e[1] for e in entries])  # (D, T)
+    tp = np.cumsum(flags, axis=0)
+    fp = np.cumsum(~flags, axis=0)
+    recall = tp / n_truth
+    precision = tp / np.maximum(tp + fp, 1e-9)
+    return np.array([average_precision(recall[:, t], precision[:, t]) for t in range(len(IOU_THRESHOLDS))])
+
+
+def _add_confusion(
+    matrix: np.ndarray,
+    found: Detections,
+    gt_boxes: np.ndarray,
+    gt_classes: np.ndarray,
+    ignored: np.ndarray,
+    conf: float,
+) -> None:
+    """Rows: truth class (last = background); columns: predicted class (last = missed)."""
+    background = matrix.shape[0] - 1
+    keep = (found.confidences >= conf) & ~ignored
+    boxes, classes = found.boxes[keep], found.class_ids[keep]
+    ious = box_iou(gt_boxes, boxes)
+    matched_pred: set[int] = set()
+    for g in np.argsort(-ious.max(axis=1)) if ious.size else range(len(gt_boxes)):
+        candidates = [p for p in np.argsort(-ious[g]) if ious[g, p] >= 0.5 and p not in matched_pred] if ious.size else []
+        if candidates:
+            matched_pred.add(int(candidates[0]))
+            matrix[gt_classes[g], classes[candidates[0]]] += 1
+        else:
+            matrix[gt_classes[g], background] += 1
+    for p in range(len(boxes)):
+        if p not in matched_pred:
+            matrix[background, classes[p]] += 1
+
+
+def save_confusion_png(matrix: np.ndarray, path: Path) -> Path:
+    """A confusion matrix image: rows truth, columns prediction, counts normalised per row."""
+    import cv2
+
+    labels = [*DETECTOR_CLASSES, "none"]
+    n = len(labels)
+    cell, margin = 22, 60
+    canvas = np.full((margin + n * cell + 10, margin + n * cell + 10, 3), 255, np.uint8)
+    totals = matrix.sum(axis=1, keepdims=True).clip(1)
+    normalised = matrix / totals
+    for r in range(n):
+        for c in range(n):
+            shade = int(255 * (1 - normalised[r, c]))
+            x, y = margin + c * cell, margin + r * cell
+            canvas[y : y + cell - 1, x : x + cell - 1] = (255, shade, shade) if r != c else (shade, 255, shade)
+            if matrix[r, c]:
+                cv2.putText(canvas, str(int(matrix[r, c])), (x + 1, y + 15), cv2.FONT_HERSHEY_PLAIN, 0.7, (0, 0, 0), 1)
+        cv2.putText(canvas, labels[r], (2, margin + r * cell + 15), cv2.FONT_HERSHEY_PLAIN, 0.9, (0, 0, 0), 1)
+        cv2.putText(canvas, labels[r], (margin + r * cell + 2, margin - 6), cv2.FONT_HERSHEY_PLAIN, 0.7, (0, 0, 0), 1)
+    cv2.imwrite(str(path), canvas[:, :, ::-1])
+    return path

@@ -1,0 +1,219 @@
+"""Rows and clusters of tiles, from the geometry of their boxes alone.
+
+A *row* is a chain of tiles along one line (the standing hand, a line of melds, another player's wall);
+a *cluster* is a run of touching tiles inside a row, split from the next one by a gap.
+
+Everything is measured in *tile widths* so that it holds under perspective (far tiles are smaller and
+closer together) and rotation (a rotated tile's axis-aligned box is larger than the tile):
+
+1. Each box's *scale* is the square root of its area. The centre distance of two touching tiles, divided
+   by their mean scale, is about the same everywhere in a row; its median over every tile's nearest
+   neighbour is the *pitch* that turns distances into tile widths.
+2. Each tile's local row direction is the mean direction to its touching neighbours (angles doubled, so
+   that left and right agree); a tile with none (the winning tile set apart) takes the photo's dominant
+   direction.
+3. Candidate links join two tiles along their common direction (at most ``max_link_gap`` tile widths of
+   gap, little sideways offset). Links are taken cheapest first, each tile keeping at most two, on
+   opposite sides, and no cycles: what is left is a set of chains.
+4. Each chain is split into clusters where the gap exceeds ``split_gap`` tile widths, measured against
+   the pitch of the chain itself (tiles lying flat or turned in a meld have a pitch of their own).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+TOUCHING = 1.3  # two tiles whose centres are at most this many tile widths apart may be touching
+SIDEWAYS = 0.35  # sideways offset allowed for a link, in tile widths ...
+SIDEWAYS_SLOPE = 0.06  # ... plus this much per tile width along the row (rows converge under perspective)
+COLLINEAR = math.cos(math.radians(150))  # the two links of a tile must point (nearly) opposite ways
+VERTICAL = math.sin(math.radians(15))  # a row this close to vertical has no known reading direction
+
+
+@dataclass(frozen=True)
+class Row:
+    """A chain of tiles in reading order.
+
+    ``members`` and ``clusters`` hold positions in the boxes given to ``find_rows``; ``gaps[i]`` is the
+    gap between ``clusters[i]`` and ``clusters[i + 1]`` in tile widths. ``reading_known`` is False for a
+    (nearly) vertical row, whose reading order could be either way (it is then taken top to bottom).
+    """
+
+    members: tuple[int, ...]
+    clusters: tuple[tuple[int, ...], ...]
+    gaps: tuple[float, ...]
+    reading_known: bool
+
+
+def find_rows(boxes: np.ndarray, *, split_gap: float = 0.4, max_link_gap: float = 4.0) -> tuple[Row, ...]:
+    """Chain ``boxes`` (N x 4, xyxy) into rows; every box is in exactly one row (a lone tile is a row of one)."""
+    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    n = len(boxes)
+    if n == 0:
+        return ()
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    sides = np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6)
+    scale = np.sqrt(sides[:, 0] * sides[:, 1])
+    offsets = centres[None, :, :] - centres[:, None, :]  # offsets[i, j] = centre j - centre i
+    dist = np.hypot(offsets[..., 0], offsets[..., 1])
+    pair_scale = (scale[:, None] + scale[None, :]) / 2
+    ratio = dist / pair_scale
+    np.fill_diagonal(ratio, np.inf)
+    pitch = float(np.median(ratio.min(axis=1))) if n > 1 else 1.0
+    widths = ratio / max(pitch, 1e-6)  # centre distances in tile widths
+
+    doubled = _local_directions(offsets, dist, widths)
+    dominant = _dominant(doubled, centres)
+    unit = pitch * pair_scale  # pixels per tile width, per pair
+    links = _link(centres, offsets, unit, doubled, dominant, max_link_gap)
+    rows = [_row(chain, centres, ratio, pitch, dominant, split_gap) for chain in _chains(n, links)]
+    return tuple(sorted(rows, key=lambda row: _top_left(row, boxes)))
+
+
+def _local_directions(offsets: np.ndarray, dist: np.ndarray, widths: np.ndarray) -> np.ndarray:
+    """Per tile, the doubled-angle vector (cos 2a, sin 2a) of its row, or zeros where it has no neighbour."""
+    nearest = widths.min(axis=1, initial=np.inf) if widths.size else np.zeros(0)
+    touching = (widths <= TOUCHING) & (widths <= 1.2 * nearest[:, None])
+    angle = np.arctan2(offsets[..., 1], offsets[..., 0])
+    vectors = np.stack([np.cos(2 * angle), np.sin(2 * angle)], axis=-1) * touching[..., None]
+    summed = vectors.sum(axis=1)
+    norm = np.hypot(summed[:, 0], summed[:, 1])
+    counts = touching.sum(axis=1)
+    # Neighbours on both sides agree; a corner (neighbours at right angles) has no direction of its own.
+    clear = norm >= 0.5 * np.maximum(counts, 1)
+    result = np.zeros_like(summed)
+    result[clear] = summed[clear] / norm[clear, None]
+    return result
+
+
+def _dominant(doubled: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """The photo's dominant row direction as a unit vector with x >= 0."""
+    summed = doubled.sum(axis=0)
+    if np.hypot(*summed) > 1e-9:
+        angle = math.atan2(summed[1], summed[0]) / 2
+        direction = np.array([math.cos(angle), math.sin(angle)])
+    elif len(centres) > 1:
+        spread = centres - centres.mean(axis=0)
+        _, vectors = np.linalg.eigh(spread.T @ spread)
+        direction = vectors[:, -1]
+    else:
+        direction = np.array([1.0, 0.0])
+    return direction if direction[0] > 1e-9 or (abs(direction[0]) <= 1e-9 and direction[1] > 0) else -direction
+
+
+def _link(
+    centres: np.ndarray,
+    offsets: np.ndarray,
+    unit: np.ndarray,
+    doubled: np.ndarray,
+    dominant: np.ndarray,
+    max_link_gap: float,
+) -> list[tuple[int, int]]:
+    n = len(centres)
+    # The direction a pair is measured along: the mean of the two tiles' own directions, or the dominant one.
+    pair = doubled[:, None, :] + doubled[None, :, :]
+    norm = np.hypot(pair[..., 0], pair[..., 1])
+    angle = np.where(norm > 0.3, np.arctan2(pair[..., 1], pair[..., 0]) / 2, math.atan2(dominant[1], dominant[0]))
+    along = np.abs(offsets[..., 0] * np.cos(angle) + offsets[..., 1] * np.sin(angle)) / unit
+    across = np.abs(offsets[..., 1] * np.cos(angle) - offsets[..., 0] * np.sin(angle)) / unit
+    allowed = (along <= max_link_gap + 1) & (across <= SIDEWAYS + SIDEWAYS_SLOPE * along)
+    allowed &= np.triu(np.ones((n, n), dtype=bool), k=1)
+    cost = along + 2 * across
+    candidates = sorted(zip(*np.nonzero(allowed), strict=True), key=lambda ij: (cost[ij], ij[0], ij[1]))
+
+    parent = list(range(n))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    neighbours: list[list[int]] = [[] for _ in range(n)]
+    links: list[tuple[int, int]] = []
+    for i_, j_ in candidates:
+        i, j = int(i_), int(j_)
+        if len(neighbours[i]) >= 2 or len(neighbours[j]) >= 2 or root(i) == root(j):
+            continue
+        if not (_opposite(centres, i, j, neighbours[i]) and _opposite(centres, j, i, neighbours[j])):
+            continue
+        neighbours[i].append(j)
+        neighbours[j].append(i)
+        parent[root(i)] = root(j)
+        links.append((i, j))
+    return links
+
+
+def _opposite(centres: np.ndarray, tile: int, new: int, existing: list[int]) -> bool:
+    """Whether a link from ``tile`` to ``new`` points away from the tile's existing link, if any."""
+    if not existing:
+        return True
+    a = centres[new] - centres[tile]
+    b = centres[existing[0]] - centres[tile]
+    return bool(a @ b <= COLLINEAR * np.hypot(*a) * np.hypot(*b))
+
+
+def _chains(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
+    neighbours: list[list[int]] = [[] for _ in range(n)]
+    for i, j in links:
+        neighbours[i].append(j)
+        neighbours[j].append(i)
+    seen = [False] * n
+    chains = []
+    for start in range(n):
+        if seen[start] or len(neighbours[start]) > 1:
+            continue
+        chain, previous, current = [], -1, start
+        while current != -1:
+            chain.append(current)
+            seen[current] = True
+            following = [m for m in neighbours[current] if m != previous]
+            previous, current = current, (following[0] if following else -1)
+        chains.append(chain)
+    return chains  # links form no cycles, so every tile was reached from an end
+
+
+def _row(
+    chain: list[int],
+    centres: np.ndarray,
+    ratio: np.ndarray,
+    pitch: float,
+    dominant: np.ndarray,
+    split_gap: float,
+) -> Row:
+    run = centres[chain[-1]] - centres[chain[0]] if len(chain) > 1 else dominant
+    length = float(np.hypot(*run))
+    reading_known = abs(run[0]) >= VERTICAL * length
+    if (run[0] < 0) if reading_known else (run[1] < 0):
+        chain = chain[::-1]
+    steps = np.array([ratio[a, b] for a, b in zip(chain, chain[1:], strict=False)])
+    own = _own_pitch(steps, pitch)
+    gaps = steps / own - 1
+    clusters: list[tuple[int, ...]] = []
+    cluster_gaps: list[float] = []
+    current = [chain[0]]
+    for member, gap in zip(chain[1:], gaps, strict=True):
+        if gap > split_gap:
+            clusters.append(tuple(current))
+            cluster_gaps.append(float(gap))
+            current = []
+        current.append(member)
+    clusters.append(tuple(current))
+    return Row(tuple(chain), tuple(clusters), tuple(cluster_gaps), reading_known)
+
+
+def _own_pitch(steps: np.ndarray, pitch: float) -> float:
+    """The pitch of touching tiles in this chain, or the photo's when the chain cannot tell."""
+    if len(steps) == 0:
+        return pitch
+    close = steps[steps <= TOUCHING * float(np.median(steps))]
+    own = float(np.percentile(close, 25))
+    return own if 0.7 * pitch <= own <= TOUCHING * pitch else pitch
+
+
+def _top_left(row: Row, boxes: np.ndarray) -> tuple[float, float, int]:
+    first = boxes[row.members[0]]
+    return (float(first[1]), float(first[0]), row.members[0])

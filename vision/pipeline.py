@@ -1,0 +1,69 @@
+"""From photo to score: decode -> detect -> group -> score. Every entry point (CLI, API) goes through here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from scoring import Score, score
+from scoring.hand import Hand, WinContext
+from scoring.presets import Rules
+from vision.detections import Detections
+from vision.detector import DEFAULT_CONF, Detector
+from vision.grouper import Grouping, group_tiles
+from vision.images import Photo, load_photo
+
+
+def detect_tiles(
+    source: bytes | str | Path | Photo, detector: Detector, *, conf: float = DEFAULT_CONF
+) -> tuple[Photo, Detections]:
+    """Decode (unless given a Photo) and detect; boxes are in the upright full-resolution photo's pixels."""
+    photo = source if isinstance(source, Photo) else load_photo(source)
+    detections = detector.detect(photo, conf=conf)
+    return photo, detections.scaled(photo.scale)
+
+
+@dataclass(frozen=True)
+class PhotoScore:
+    photo: Photo
+    detections: Detections
+    grouping: Grouping
+    score: Score | None  # None when no hand could be read
+
+    @property
+    def hand(self) -> Hand | None:
+        return self.grouping.hand
+
+    def to_json(self, image: str) -> dict[str, object]:
+        width, height = self.photo.original_size
+        grouping = self.grouping.to_json()
+        return {
+            "image": image,
+            "width": width,
+            "height": height,
+            "detections": self.detections.as_json(),
+            "hand": None if self.hand is None else self.hand.to_json(),
+            "groups": grouping.get("groups", []),
+            "score": None if self.score is None else self.score.to_json(),
+            "warnings": grouping["warnings"],
+        }
+
+
+def recognise(
+    source: bytes | str | Path | Photo, detector: Detector, *, conf: float = DEFAULT_CONF
+) -> tuple[Photo, Detections, Grouping]:
+    photo, detections = detect_tiles(source, detector, conf=conf)
+    return photo, detections, group_tiles(detections)
+
+
+def score_photo(
+    source: bytes | str | Path | Photo,
+    detector: Detector,
+    context: WinContext,
+    rules: Rules,
+    *,
+    conf: float = DEFAULT_CONF,
+) -> PhotoScore:
+    photo, detections, grouping = recognise(source, detector, conf=conf)
+    result = score(grouping.hand, context, rules) if grouping.hand is not None else None
+    return PhotoScore(photo, detections, grouping, result)
