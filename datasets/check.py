@@ -145,7 +145,7 @@ class CheckReport:
         peak = max((count for _, count in histogram), default=0)
         for label, count in histogram:
             bar = "#" * (round(40 * count / peak) if peak else 0)
-            lines.append(f"  {label:>8} {count:>7} {bar}")
+            lines.append(f"  {label:>8} {count:>7} {bar}".rstrip())
         if self.warnings:
             lines += ["", f"warnings ({len(self.warnings)}):", *(f"  {issue}" for issue in self.warnings)]
         lines.append("")
@@ -360,7 +360,10 @@ def contact_sheet(
         name = report.class_names[class_id] if class_id < len(report.class_names) else str(class_id)
         draw.text((pad, y + cell // 2 - 14), name, fill=(255, 255, 255), font=font)
         draw.text(
-            (pad, y + cell // 2 + 4), f"{len(by_class[class_id])} boxes", fill=(170, 170, 170), font=_font(11)
+            (pad, y + cell // 2 + 4),
+            _plural(len(by_class[class_id]), "box"),
+            fill=(170, 170, 170),
+            font=_font(11),
         )
         for column, item in enumerate(chosen[class_id]):
             wanted[item.image].append((row, column, item.box))
@@ -397,6 +400,10 @@ def _crop(image: Image.Image, box: Box, cell: int, margin: float) -> Image.Image
         outline=(0, 255, 0),
     )
     return crop
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "es" if noun.endswith("x") else "s")
 
 
 def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:

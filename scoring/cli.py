@@ -16,9 +16,9 @@ import sys
 import unicodedata
 from typing import Any
 
-from scoring.errors import InvalidHandError, UnknownPresetError
+from scoring.errors import InvalidHandError, ScoreError, UnknownPresetError
 from scoring.hand import Hand, MeldKind, WinContext
-from scoring.presets import DEFAULT_PRESET, PRESETS, get_preset
+from scoring.presets import CHENGDU, DEFAULT_PRESET, PRESETS, get_preset
 from scoring.result import Score
 from scoring.rules import Numbering, Rules
 from scoring.score import score
@@ -97,16 +97,16 @@ def run_score(args: argparse.Namespace) -> int:
     if not args.hand:
         return _fail("smj score: give the hand with --hand TILES (or a photo)")
     try:
-        rules = get_preset(args.preset)
+        context, rules = context_from_args(args)
         hand = _hand(args)
-    except (TileParseError, UnknownPresetError) as error:
-        return _fail(f"smj score: {error}")
-    result = score(hand, _context(args), rules)
+    except (TileParseError, UnknownPresetError) as problem:
+        return _fail(f"smj score: {problem}")
+    result = score(hand, context, rules)
     if args.json:
         _print_json(result.to_json())
     else:
         print(_describe_hand(hand))
-        print(describe(result, rules))
+        print(format_score(result, rules))
     return 0 if result.valid else 1
 
 
@@ -115,15 +115,16 @@ def run_waits(args: argparse.Namespace) -> int:
     if args.win:
         return _fail("smj waits: --win does not apply: the waits are the winning tiles")
     try:
-        rules = get_preset(args.preset)
+        context, rules = context_from_args(args)
         hand = _hand(args)
-    except (TileParseError, UnknownPresetError) as error:
-        return _fail(f"smj waits: {error}")
+    except (TileParseError, UnknownPresetError) as problem:
+        return _fail(f"smj waits: {problem}")
+    found: tuple[Wait, ...] = ()
+    error: ScoreError | None = None
     try:
-        found = waits(hand.concealed, hand.melds, _context(args), rules)
-        error = None
+        found = waits(hand.concealed, hand.melds, context, rules)
     except InvalidHandError as invalid:
-        found, error = (), invalid.error
+        error = invalid.error
     best = largest_wait(found)
     if args.json:
         _print_json(
@@ -141,9 +142,19 @@ def run_waits(args: argparse.Namespace) -> int:
     return 0 if found else 1
 
 
-def describe(result: Score, rules: Rules) -> str:
-    """A readable breakdown of a score, in Chinese and English."""
-    lines = [f"规则 Preset: {rules.name}"]
+def context_from_args(args: argparse.Namespace) -> tuple[WinContext, Rules]:
+    """The win context and rules preset given by ``add_context_arguments``' options.
+
+    Raises ``UnknownPresetError`` (a ``ValueError``) for an unknown ``--preset``.
+    """
+    return _context(args), get_preset(args.preset)
+
+
+def format_score(result: Score, rules: Rules | None = None) -> str:
+    """A readable breakdown of a score, in Chinese and English (rules default to the score's preset)."""
+    if rules is None:
+        rules = PRESETS.get(result.preset, CHENGDU)
+    lines = [f"规则 Preset: {result.preset}"]
     if not result.valid:
         assert result.error is not None
         lines.append(f"不是胡牌 Not a win [{result.error.code.value}]: {result.error.message}")

@@ -1,8 +1,8 @@
 """Every way to read a winning hand: 4 sets + 1 pair (melds included), or 七对.
 
 The concealed tiles are split per suit; each suit's 9 counts are partitioned into runs, triplets and at
-most one pair by a small search whose results are cached per count tuple (``functools.lru_cache``), so
-scoring and wait-finding mostly cost dictionary look-ups. A quad inside the concealed tiles is never a
+most one pair by a recursive search cached per count tuple (``functools.lru_cache``), so scoring and
+wait-finding mostly cost dictionary look-ups. A quad inside the concealed tiles is never a
 kong (a kong must be declared): it reads as a triplet plus a tile of a run, or as two pairs in 七对.
 """
 
@@ -104,8 +104,9 @@ _NOTHING_LEFT: tuple[_Partition, ...] = (((), -1),)
 def suit_partitions(counts: tuple[int, ...]) -> tuple[_Partition, ...]:
     """All partitions of one suit's 9 counts into runs, triplets and (iff the total is 2 mod 3) one pair.
 
-    The lowest tile must start a pair, a triplet or a run; the rest is partitioned by the same (cached)
-    function, so hands share the work on their common remainders.
+    Every copy of the lowest tile is used at once: as a pair or not, a triplet or not, and the rest as
+    starts of runs. Each multiset of sets comes out exactly once, and the remainder is partitioned by the
+    same (cached) function, so hands share the work on their common remainders.
     """
     total = sum(counts)
     if total == 0:
@@ -113,28 +114,26 @@ def suit_partitions(counts: tuple[int, ...]) -> tuple[_Partition, ...]:
     if total % 3 == 1:
         return ()
     index = next(rank for rank, count in enumerate(counts) if count)
-    rest = list(counts)
+    copies = counts[index]
     out: list[_Partition] = []
-    if total % 3 == 2 and rest[index] >= 2:
-        rest[index] -= 2
-        out.extend((sets, index) for sets, _ in suit_partitions(tuple(rest)))
-        rest[index] += 2
-    if rest[index] >= 3:
-        rest[index] -= 3
-        triplet = ((False, index),)
-        out.extend((triplet + sets, pair) for sets, pair in suit_partitions(tuple(rest)))
-        rest[index] += 3
-    if index <= 6 and rest[index + 1] and rest[index + 2]:
-        for offset in range(3):
-            rest[index + offset] -= 1
-        run = ((True, index),)
-        out.extend((run + sets, pair) for sets, pair in suit_partitions(tuple(rest)))
+    for pairs in (1, 0) if total % 3 == 2 else (0,):
+        for triplets in (0, 1):
+            runs = copies - 2 * pairs - 3 * triplets
+            if runs < 0 or (runs and (index > 6 or counts[index + 1] < runs or counts[index + 2] < runs)):
+                continue
+            rest = list(counts)
+            rest[index] = 0
+            if runs:
+                rest[index + 1] -= runs
+                rest[index + 2] -= runs
+            head = ((False, index),) * triplets + ((True, index),) * runs
+            out.extend((head + sets, index if pairs else pair) for sets, pair in suit_partitions(tuple(rest)))
     return tuple(out)
 
 
 # Concealed groups are built once per (kind, tile) and shared.
 _TRIPLETS = tuple(Group(GroupKind.TRIPLET, tile) for tile in range(27))
-_RUNS = tuple(Group(GroupKind.RUN, tile) if tile % 9 <= 6 else _TRIPLETS[tile] for tile in range(27))
+_RUNS = {tile: Group(GroupKind.RUN, tile) for tile in range(27) if tile % 9 <= 6}
 _PAIRS = tuple(Group(GroupKind.PAIR, tile) for tile in range(27))
 
 
@@ -184,7 +183,9 @@ def winning_tiles(concealed_counts: Sequence[int], meld_count: int, candidates: 
     """
     slices = _suit_slices(concealed_counts)
     totals = [sum(counts) for counts in slices]
-    suit_ok = [total == 0 or bool(suit_partitions(counts)) for total, counts in zip(totals, slices, strict=True)]
+    suit_ok = [
+        total == 0 or bool(suit_partitions(counts)) for total, counts in zip(totals, slices, strict=True)
+    ]
     has_pair = [total % 3 == 2 for total in totals]
     # per suit of the added tile: are the other two suits complete, and how many pairs do they hold?
     others_ok = [suit_ok[(suit + 1) % 3] and suit_ok[(suit + 2) % 3] for suit in range(3)]

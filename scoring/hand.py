@@ -59,8 +59,9 @@ class Hand:
         for tile in self.concealed:
             if type(tile) is not int or not 0 <= tile < 27:  # fast path; tile_name raises the real error
                 tile_name(tile)
-        if self.win_tile is not None:
-            tile_name(self.win_tile)
+        win = self.win_tile
+        if win is not None and (type(win) is not int or not 0 <= win < 27):
+            tile_name(win)
 
     @classmethod
     def parse(

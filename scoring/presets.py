@@ -11,6 +11,18 @@ from dataclasses import replace
 from scoring.errors import UnknownPresetError
 from scoring.rules import Numbering, Rules, SelfDrawBonus, Settlement, Stacking
 
+__all__ = [
+    "CHENGDU",
+    "DEFAULT_PRESET",
+    "POINTS_LINEAR",
+    "PRESETS",
+    "QQ_XUEZHAN",
+    "QQ_XUEZHAN_7CAP",
+    "XUEZHAN_3CAP",
+    "Rules",
+    "get_preset",
+]
+
 CHENGDU = Rules(
     name="chengdu",
     description=(

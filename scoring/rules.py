@@ -104,6 +104,7 @@ class Rules:
     settlement: Settlement = field(default_factory=Settlement)
     # every scoring key with its value, limit fans at the cap (derived, for speed)
     scored_values: Mapping[str, int] = field(init=False, repr=False, compare=False)
+    _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "numbering", Numbering(self.numbering))
@@ -125,9 +126,11 @@ class Rules:
         for key in self.limit_fans:
             scored[key] = self.cap or 0
         object.__setattr__(self, "scored_values", MappingProxyType(scored))
+        identity = (self.name, self.numbering, self.stacking, self.cap, tuple(sorted(self.values.items())))
+        object.__setattr__(self, "_hash", hash(identity))
 
     def __hash__(self) -> int:
-        return hash((self.name, self.numbering, self.stacking, self.cap, tuple(sorted(self.values.items()))))
+        return self._hash
 
     def fan_value(self, key: str) -> int | None:
         """What one occurrence of this fan or pattern is worth; ``None`` if it does not score here."""

@@ -35,7 +35,7 @@ CONTEXT_RULES: tuple[tuple[str, Callable[[ContextFacts], bool], str], ...] = (
     (
         "gang_shang_hua",
         lambda f: f.context.gang_shang_pao,
-        "杠上花 (self-drawn after one's own kong) and 杠上炮 (another's discard after a kong) exclude each other",
+        "杠上花 (self-drawn after one's own kong) and 杠上炮 (a discard after a kong) exclude each other",
     ),
     (
         "gang_shang_hua",
@@ -62,7 +62,7 @@ CONTEXT_RULES: tuple[tuple[str, Callable[[ContextFacts], bool], str], ...] = (
     (
         "qiang_gang",
         lambda f: f.win_tile_copies is not None and f.win_tile_copies > 1,
-        "抢杠胡: the other three copies of the winning tile are in the robbed pong, so the hand holds only one",
+        "抢杠胡: the other three copies of the winning tile are in the robbed pong; the hand holds only one",
     ),
     ("tian_hu", lambda f: f.context.di_hu, "天胡 (dealer) and 地胡 (non-dealer) exclude each other"),
     ("tian_hu", lambda f: not f.context.dealer, "天胡 is the dealer's win: set dealer"),

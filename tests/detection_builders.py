@@ -124,30 +124,38 @@ def lay_hand(
     row_gap: float = 0.5,
     inner_gaps: float | Sequence[float] = 0.0,
     tile: tuple[float, float] = (TILE_W, TILE_H),
+    meld_tile: tuple[float, float] | None = None,
+    sideways: Collection[int] = (),
 ) -> list[PlacedTile]:
     """A player's hand: the concealed tiles standing in a row, ``win`` (a tile, e.g. ``"5p"``) set
-    ``win_gap`` tile widths apart at its right end (or appended to the row when ``win_gap`` is 0), and
+    ``win_gap`` tile widths apart at its right end (appended to the row when ``win_gap`` is 0), and
     ``melds`` (layout groups such as ``"555p"``, ``"B66sB"``) ``meld_gap`` apart from each other,
-    ``melds_at`` "below" / "above" the hand (``row_gap`` tile heights between rows), or on the same line
-    "right" of the winning tile or "left" of the hand.
+    ``melds_at`` "below" / "above" the hand (``row_gap`` tile heights between the rows), or on the same
+    line "right" of the winning tile or "left" of the hand. Meld tiles may have a size of their own
+    (``meld_tile``: lying flat) and be turned (``sideways``: positions among the meld tiles).
     """
     hand = concealed.replace(" ", "")
     if win is not None:
         hand = f"{hand} {win}" if win_gap > 0 else hand + win
-    groups = [hand] + list(melds) if melds_at == "right" else list(melds) + [hand] if melds_at == "left" else [hand]
-    hand_tiles = sum(len(parse_group(g)) for g in hand.split())
-    if melds_at in ("right", "left"):
-        gaps = [win_gap] * (len(hand.split()) - 1)
-        gaps = gaps + [meld_gap] * len(melds) if melds_at == "right" else [meld_gap] * len(melds) + gaps
-        inner = _per(inner_gaps, hand_tiles, "inner_gaps")
-        meld_inner = [0.0] * sum(len(parse_group(m)) for m in melds)
-        inner = inner + meld_inner if melds_at == "right" else meld_inner + inner
-        return lay_row(" ".join(groups), gap=gaps, inner_gaps=inner, tile=tile)
     row = lay_row(hand, gap=win_gap, inner_gaps=inner_gaps, tile=tile)
     if not melds:
         return row
-    offset = (1 + row_gap) * tile[1] * (1 if melds_at == "below" else -1)
-    return row + lay_row(" ".join(melds), origin=(0.0, offset), gap=meld_gap, tile=tile)
+    meld_row = lay_row(" ".join(melds), gap=meld_gap, tile=meld_tile or tile, sideways=sideways)
+    low = np.concatenate([t.corners for t in meld_row]).min(axis=0)
+    high = np.concatenate([t.corners for t in meld_row]).max(axis=0)
+    row_low = np.concatenate([t.corners for t in row]).min(axis=0)
+    row_high = np.concatenate([t.corners for t in row]).max(axis=0)
+    if melds_at == "below":
+        shift = (0.0, row_high[1] + row_gap * tile[1] - low[1])
+    elif melds_at == "above":
+        shift = (0.0, row_low[1] - row_gap * tile[1] - high[1])
+    elif melds_at == "right":
+        shift = (row_high[0] + meld_gap * tile[0] - low[0], row_high[1] - high[1])
+    elif melds_at == "left":
+        shift = (row_low[0] - meld_gap * tile[0] - high[0], row_high[1] - high[1])
+    else:
+        raise ValueError(f"melds_at: expected below, above, right or left, got {melds_at!r}")
+    return row + [replace(t, corners=t.corners + shift) for t in meld_row]
 
 
 def transform(tiles: Iterable[PlacedTile], matrix: np.ndarray) -> list[PlacedTile]:

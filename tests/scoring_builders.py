@@ -8,7 +8,7 @@ from itertools import combinations_with_replacement
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from scoring import Hand, Meld, MeldKind, WinContext
+from scoring import Hand, Meld, MeldKind
 from scoring.tiles import Tile, format_tiles, parse_tile
 
 _MELD_KINDS = {
@@ -32,10 +32,6 @@ def hand(
     return Hand.parse(
         concealed, pongs=pong, kongs=kong, added_kongs=added_kong, concealed_kongs=concealed_kong, win=win
     )
-
-
-def ctx(**flags: object) -> WinContext:
-    return WinContext(**flags)  # type: ignore[arg-type]
 
 
 def tiles_of(text: str) -> tuple[Tile, ...]:
@@ -108,5 +104,7 @@ def brute_force_readings(hand: Hand) -> set[tuple[str, ...]]:
             for group in chosen:
                 used.update(group)
             if used == counts:
-                found.add(tuple(sorted([format_tiles(group) for group in chosen] + [format_tiles((pair, pair))])))
+                found.add(
+                    tuple(sorted([format_tiles(group) for group in chosen] + [format_tiles((pair, pair))]))
+                )
     return found

@@ -47,6 +47,8 @@ class Scene:
     inner_gaps: tuple[float, ...]
     jitter: float
     seed: int
+    meld_size: tuple[float, float]  # meld tiles lying flat: width and height as a share of a standing tile's
+    sideways: tuple[int, ...]  # meld tiles turned 90 degrees, by position among the meld tiles
 
 
 @st.composite
@@ -54,6 +56,8 @@ def scenes(draw: st.DrawFn) -> Scene:
     counts = Counter[Tile]()
     melds: list[Meld] = []
     texts: list[str] = []
+    sideways: list[int] = []
+    laid = 0
     for _ in range(draw(st.integers(0, 4))):
         kind = draw(st.sampled_from([MeldKind.PONG, MeldKind.KONG_EXPOSED, MeldKind.KONG_CONCEALED]))
         free = [t for t in range(27) if counts[t] + kind.size <= 4]
@@ -68,6 +72,10 @@ def scenes(draw: st.DrawFn) -> Scene:
         else:
             texts.append(name * kind.size)
             melds.append(Meld(kind, tile))
+            turned = draw(st.integers(-1, kind.size - 1))  # the tile taken from another player, or none
+            if turned >= 0:
+                sideways.append(laid + turned)
+        laid += 4 if kind.is_kong else 3
     concealed: list[Tile] = []
     for _ in range(14 - 3 * len(melds)):
         tile = draw(st.sampled_from([t for t in range(27) if counts[t] < 4]))
@@ -89,6 +97,8 @@ def scenes(draw: st.DrawFn) -> Scene:
         inner_gaps=tuple(draw(st.lists(st.floats(0, 0.12), min_size=size, max_size=size))),
         jitter=draw(st.floats(0, 0.03)),
         seed=draw(st.integers(0, 2**16)),
+        meld_size=(draw(st.floats(1.0, 1.2)), draw(st.floats(0.75, 1.05))),
+        sideways=tuple(sideways),
     )
 
 
@@ -107,6 +117,8 @@ def render(scene: Scene) -> Detections:
         row_gap=scene.row_gap,
         inner_gaps=scene.inner_gaps,
         tile=(TILE_W * scene.scale, TILE_H * scene.scale),
+        meld_tile=(TILE_W * scene.scale * scene.meld_size[0], TILE_H * scene.scale * scene.meld_size[1]),
+        sideways=scene.sideways,
     )
     tiles = rotate(perspective(tiles, scene.shrink), scene.angle)
     return make_detections(jitter(tiles, scene.jitter, scene.seed), shuffle_seed=scene.seed)

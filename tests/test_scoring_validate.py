@@ -31,9 +31,19 @@ GOOD_KONG = hand("123m456m789m55m", concealed_kong=("2p",), win="5m")
         (GOOD, WinContext(gang_shang_hua=True, self_drawn=True), ErrorCode.CONTRADICTORY_CONTEXT),
     ],
     ids=[
-        "13-tiles", "15-tiles", "kong-without-its-extra-tile", "five-melds", "fifth-copy-concealed",
-        "fifth-copy-with-meld", "three-suits", "void-suit", "win-tile-not-concealed", "not-a-shape",
-        "almost-seven-pairs", "four-melds-no-pair", "context",
+        "13-tiles",
+        "15-tiles",
+        "kong-without-its-extra-tile",
+        "five-melds",
+        "fifth-copy-concealed",
+        "fifth-copy-with-meld",
+        "three-suits",
+        "void-suit",
+        "win-tile-not-concealed",
+        "not-a-shape",
+        "almost-seven-pairs",
+        "four-melds-no-pair",
+        "context",
     ],
 )
 def test_error_codes(the_hand: Hand, context: WinContext, code: ErrorCode) -> None:
@@ -41,15 +51,25 @@ def test_error_codes(the_hand: Hand, context: WinContext, code: ErrorCode) -> No
     assert not result.valid
     assert result.error is not None and result.error.code is code
     assert result.error.message
-    assert result.fans == () and result.raw_fan is None and result.total_fan is None and result.multiplier is None
+    assert (
+        result.fans == ()
+        and result.raw_fan is None
+        and result.total_fan is None
+        and result.multiplier is None
+    )
     assert result.to_json()["error"] == {"code": code.value, "message": result.error.message}
 
 
 def test_every_error_code_is_reachable() -> None:
     """The table above covers every code."""
     covered = {
-        ErrorCode.WRONG_TILE_COUNT, ErrorCode.TOO_MANY_COPIES, ErrorCode.THREE_SUITS, ErrorCode.VOID_SUIT_PRESENT,
-        ErrorCode.WIN_TILE_NOT_IN_HAND, ErrorCode.NOT_A_WINNING_SHAPE, ErrorCode.CONTRADICTORY_CONTEXT,
+        ErrorCode.WRONG_TILE_COUNT,
+        ErrorCode.TOO_MANY_COPIES,
+        ErrorCode.THREE_SUITS,
+        ErrorCode.VOID_SUIT_PRESENT,
+        ErrorCode.WIN_TILE_NOT_IN_HAND,
+        ErrorCode.NOT_A_WINNING_SHAPE,
+        ErrorCode.CONTRADICTORY_CONTEXT,
     }
     assert covered == set(ErrorCode)
 
@@ -62,7 +82,11 @@ def test_wrong_count_message_names_expected_and_actual() -> None:
     result = score(hand("123m456m789m55m", kong=("2p",), win="5m"), WinContext())
     assert result.valid
     result = score(hand("123m456m789m5m", kong=("2p",), win="5m"))
-    assert result.error is not None and "expected 15" in result.error.message and "got 14" in result.error.message
+    assert (
+        result.error is not None
+        and "expected 15" in result.error.message
+        and "got 14" in result.error.message
+    )
 
 
 # (id, context, hand, fragment of the message)
@@ -81,13 +105,20 @@ CONTRADICTIONS = [
     ("tian_hu-with-melds", WinContext(tian_hu=True, dealer=True, self_drawn=True), GOOD_KONG, "no melds"),
     ("di_hu-dealer", WinContext(di_hu=True, dealer=True), GOOD, "non-dealer"),
     ("di_hu-with-melds", WinContext(di_hu=True), GOOD_KONG, "no melds"),
-    ("di_hu+qiang_gang", WinContext(di_hu=True, qiang_gang=True), hand("123m456m789m234p55p", win="3p"), "first"),
+    (
+        "di_hu+qiang_gang",
+        WinContext(di_hu=True, qiang_gang=True),
+        hand("123m456m789m234p55p", win="3p"),
+        "first",
+    ),
     ("hai_di+tian_hu", WinContext(hai_di=True, tian_hu=True, dealer=True, self_drawn=True), GOOD, "海底"),
 ]
 
 
 @pytest.mark.parametrize(
-    ("context", "the_hand", "fragment"), [case[1:] for case in CONTRADICTIONS], ids=[c[0] for c in CONTRADICTIONS]
+    ("context", "the_hand", "fragment"),
+    [case[1:] for case in CONTRADICTIONS],
+    ids=[c[0] for c in CONTRADICTIONS],
 )
 def test_contradictory_contexts(context: WinContext, the_hand: Hand, fragment: str) -> None:
     result = score(the_hand, context)
@@ -119,8 +150,17 @@ def test_every_context_rule_is_exercised() -> None:
         (GOOD_KONG, WinContext(hai_di=True, self_drawn=True, gang_shang_hua=True)),
         (GOOD, WinContext(hai_di=True)),
     ],
-    ids=["gsh", "gsp", "qiang_gang", "tian_hu", "di_hu-discard", "di_hu-self-drawn", "di_hu-gsp", "hai_di-gsh",
-         "hai_di-discard"],
+    ids=[
+        "gsh",
+        "gsp",
+        "qiang_gang",
+        "tian_hu",
+        "di_hu-discard",
+        "di_hu-self-drawn",
+        "di_hu-gsp",
+        "hai_di-gsh",
+        "hai_di-discard",
+    ],
 )
 def test_consistent_contexts_are_accepted(the_hand: Hand, context: WinContext) -> None:
     assert validate(the_hand, context) is None

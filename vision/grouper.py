@@ -117,7 +117,11 @@ def group_detections(detections: Detections, config: GrouperConfig | None = None
     """Read the hand in a photo's detections; see the module docstring."""
     config = config or GrouperConfig()
     kept, duplicates = _drop_duplicates(detections, config)
-    rows = find_rows(detections.boxes[kept], split_gap=config.split_gap, max_link_gap=config.max_link_gap)
+    # Face-up tiles set the photo's direction; backs may be other players' walls, at any angle.
+    weights = np.where(detections.class_ids[kept] == BACK, 0.25, 1.0)
+    rows = find_rows(
+        detections.boxes[kept], weights=weights, split_gap=config.split_gap, max_link_gap=config.max_link_gap
+    )
     layout = [[_Cluster.of(detections, [kept[m] for m in cluster]) for cluster in row.clusters] for row in rows]
     return _Reading(detections, rows, layout, duplicates).grouping()
 

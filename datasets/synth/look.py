@@ -16,7 +16,7 @@ from datasets.synth import art
 from datasets.synth.faces import FaceKey, FaceStyle, random_face_style, render_face
 from datasets.synth.ink import Colour
 from datasets.synth.layout import TileDims
-from datasets.synth.tile_body import Texture, face_texture
+from datasets.synth.tile_body import FaceBase, Texture, face_base, face_texture, plain_texture
 
 TEX_W, TEX_H = 100, 138
 PROCEDURAL_STYLES = 64
@@ -53,16 +53,26 @@ class TileLook:
     style_id: int  # procedural style (honours of art sets, or everything)
     art_set: art.ArtSet | None = None
     _textures: dict[FaceKey, Texture] = field(default_factory=dict)
+    _base: FaceBase | None = None
+    _back: Texture | None = None
 
     def ink(self, key: FaceKey) -> np.ndarray:
         if self.art_set is not None and key in self.art_set.faces:
             return self.art_set.faces[key]
         return procedural_ink(self.style_id, key)
 
+    def back_texture(self) -> Texture:
+        """The back of a tile: its colour with the same rounded corners and bevel as the faces."""
+        if self._back is None:
+            self._back = plain_texture(TEX_W // 2, TEX_H // 2, self.back, self.corner, self.bevel * 1.5)
+        return self._back
+
     def texture(self, key: FaceKey) -> Texture:
         texture = self._textures.get(key)
         if texture is None:
-            texture = face_texture(self.ink(key), self.body, self.corner, self.bevel, self.ink_gain)
+            if self._base is None:
+                self._base = face_base(TEX_W, TEX_H, self.body, self.corner, self.bevel, self.ink_gain)
+            texture = face_texture(self.ink(key), self._base)
             self._textures[key] = texture
         return texture
 
@@ -87,8 +97,8 @@ def random_look(rng: np.random.Generator, art_sources: tuple[art.ArtSource, ...]
         body=body,
         back=back,
         split=float(rng.uniform(0.42, 0.66)),
-        corner=float(rng.uniform(0.08, 0.16)),
-        bevel=float(rng.uniform(0.05, 0.16)),
+        corner=round(float(rng.uniform(0.08, 0.16)), 2),  # rounded: face bases are cached by these values
+        bevel=round(float(rng.uniform(0.05, 0.16)), 2),
         ink_gain=rng.uniform(0.88, 1.12, 3).astype(np.float32),
         source=source,
         style_id=style_id,

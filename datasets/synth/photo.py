@@ -60,25 +60,23 @@ def plain_photo_params() -> PhotoParams:
 
 
 def photograph(image: np.ndarray, params: PhotoParams, rng: np.random.Generator) -> np.ndarray:
-    """Apply the camera's effects to an RGB uint8 image; returns a new RGB uint8 image."""
+    """Apply the camera's effects to an RGB uint8 image; returns a new RGB uint8 image.
+
+    Works on uint8 with saturating cv2 arithmetic (fast); ``rng`` seeds the noise.
+    """
     height, width = image.shape[:2]
-    out = image.astype(np.float32)
-    field = _light_field(width, height, params)
-    out *= field[..., None]
-    out *= np.asarray(params.gains, np.float32) * params.exposure
+    field = _light_field(width, height, params)  # (h, w, 3) uint8, 128 = 1.0
+    result = cv2.multiply(image, field, scale=1 / 128.0)
     if params.glare is not None:
         gx, gy, radius, strength = params.glare
-        blob = _blob(width, height, gx, gy, radius)
-        out += (255 * strength) * blob[..., None]
+        blob = _blob(width, height, gx, gy, radius) * (255 * strength)
+        result = cv2.add(result, cv2.merge([blob.astype(np.uint8)] * 3))
     if params.saturation != 1.0:
-        grey = out.mean(axis=2, keepdims=True)
-        out = grey + (out - grey) * params.saturation
-    np.clip(out, 0, 255, out=out)
+        grey = cv2.cvtColor(cv2.cvtColor(result, cv2.COLOR_RGB2GRAY), cv2.COLOR_GRAY2RGB)
+        result = cv2.addWeighted(result, params.saturation, grey, 1 - params.saturation, 0)
     if params.gamma != 1.0:
-        lut = (255 * (np.arange(256) / 255.0) ** params.gamma).astype(np.uint8)
-        result = cv2.LUT(out.astype(np.uint8), lut)
-    else:
-        result = out.astype(np.uint8)
+        lut = np.clip(255 * (np.arange(256) / 255.0) ** params.gamma + 0.5, 0, 255).astype(np.uint8)
+        result = cv2.LUT(result, lut)
     result = _blur(result, params)
     if params.resample < 1.0:
         small = cv2.resize(result, (max(1, int(width * params.resample)), max(1, int(height * params.resample))),
@@ -97,8 +95,10 @@ def _light_field(width: int, height: int, params: PhotoParams) -> np.ndarray:
     xs = np.linspace(-1, 1, 32, dtype=np.float32)
     ys = np.linspace(-1, 1, 24, dtype=np.float32)
     gx, gy = np.meshgrid(xs, ys)
-    small = (1 + a * gx + b * gy) * (1 - vignette * 0.5 * (gx * gx + gy * gy))
-    return cv2.resize(np.clip(small, 0.3, 1.6), (width, height), interpolation=cv2.INTER_LINEAR)
+    small = np.clip((1 + a * gx + b * gy) * (1 - vignette * 0.5 * (gx * gx + gy * gy)), 0.3, 1.6)
+    field = small[..., None] * (np.asarray(params.gains, np.float32) * params.exposure)
+    field = np.clip(field * 128 + 0.5, 0, 255).astype(np.uint8)
+    return cv2.resize(field, (width, height), interpolation=cv2.INTER_LINEAR)
 
 
 def _blob(width: int, height: int, x: float, y: float, radius: float) -> np.ndarray:
@@ -126,11 +126,14 @@ def _blur(image: np.ndarray, params: PhotoParams) -> np.ndarray:
 
 
 def _noise(image: np.ndarray, params: PhotoParams, rng: np.random.Generator) -> np.ndarray:
+    """Sensor noise: grey (luma) at full resolution plus blotchy colour noise at half resolution."""
     if params.noise_sigma <= 0 and params.chroma_noise <= 0:
         return image
     height, width = image.shape[:2]
-    luma = rng.standard_normal((height, width), dtype=np.float32) * params.noise_sigma
-    small = rng.standard_normal((height // 2, width // 2, 3), dtype=np.float32) * params.chroma_noise
-    chroma = cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR)
-    noisy = image.astype(np.float32) + luma[..., None] + chroma
-    return np.clip(noisy, 0, 255).astype(np.uint8)
+    cv2.setRNGSeed(int(rng.integers(0, 2**31 - 1)))
+    luma = np.empty((height, width), np.int16)
+    cv2.randn(luma, 0, params.noise_sigma)
+    chroma = np.empty((height // 2, width // 2, 3), np.int16)
+    cv2.randn(chroma, (0, 0, 0), (params.chroma_noise,) * 3)
+    noise = cv2.add(cv2.merge([luma] * 3), cv2.resize(chroma, (width, height), interpolation=cv2.INTER_NEAREST))
+    return cv2.add(image, noise, dtype=cv2.CV_8U)

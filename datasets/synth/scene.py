@@ -32,6 +32,7 @@ from scoring.tiles import CLASS_NAMES
 from vision.detections import BACK, HONOUR
 
 MIN_TILE_PX, MAX_TILE_PX = 18.0, 120.0
+MIN_VISIBLE = 0.25  # share of a tile's silhouette that must show for it to be labelled
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class SceneBox:
     win: bool
     face: tuple[tuple[float, float], ...] | None  # face corners in the image (TL, TR, BR, BL) when face up
     visible: float  # visible pixels / full silhouette area
+    face_visible: float = 0.0  # visible face pixels / face area (0 when face down)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -83,6 +85,7 @@ class Scene:
     hand_pose: str
     tile_source: str
     jpeg_quality: int
+    ignored: tuple[tuple[float, float, float, float], ...] = ()  # tiles too hidden or cut off to label
     index: int = 0
     extra: dict[str, object] = field(default_factory=dict)
 
@@ -116,6 +119,7 @@ class Scene:
         }
         if with_boxes:
             data["boxes"] = [b.to_json() for b in self.boxes]
+            data["ignored"] = [[round(v, 1) for v in box] for box in self.ignored]
         return data
 
 
@@ -156,7 +160,7 @@ def _render(
     plan = random_hand(rng, options.winning_p)
     hand_pose = options.hand_pose or (STAND if rng.random() < 0.55 else UP)
     win_apart = bool(rng.random() < options.win_apart_p)
-    elevation = math.radians(rng.uniform(28, 62) if hand_pose == STAND else rng.uniform(35, 86))
+    elevation = math.radians(rng.triangular(22, 38, 58) if hand_pose == STAND else rng.uniform(35, 86))
     azimuth = math.radians(float(np.clip(rng.normal(0, 14), -35, 35)))
     roll = _random_roll(rng)
     focal = (width / 2) / math.tan(math.radians(rng.uniform(50, 72)) / 2)
@@ -192,17 +196,20 @@ def _render(
     image = render_table(rng, camera, table_geometry, table_look)
     solids: list[Body | Disc] = [*bodies, *clutter.props]
     if options.shadows:
-        apply_shadows(image, camera, [s.corners() for s in solids], light.direction,
+        image = apply_shadows(image, camera, [s.corners() for s in solids], light.direction,
                       float(rng.uniform(0.2, 0.5)), tile_px * float(rng.uniform(0.08, 0.35)))
     canvas = Canvas(image)
     _draw_all(canvas, camera, solids, light)
-    boxes = _labels(canvas, camera, tiles, bodies)
+    seen = _labels(canvas, camera, tiles, bodies)
+    boxes = [b if b is not None and _labelled(b) else None for b in seen]
+    ignored = tuple(b.box for b in seen if b is not None and not _labelled(b))
     params = random_photo_params(rng) if options.photo else plain_photo_params()
     final = photograph(canvas.image, params, rng) if options.photo else canvas.image
-    player_ok = _player_visible(boxes, len(player.tiles))
+    player_ok = _player_visible(seen, len(player.tiles))
     return Scene(
         image=final,
         boxes=tuple(b for b in boxes if b is not None),
+        ignored=ignored,
         hand=plan.hand,
         win_apart=win_apart,
         winning=plan.winning,
@@ -210,7 +217,7 @@ def _render(
         tile_source=look.source,
         jpeg_quality=params.jpeg_quality,
         index=index,
-        extra={"player_ok": player_ok, "tile_px": tile_px},
+        extra={"player_ok": player_ok, "tile_px": tile_px, "look": look},
     )
 
 
@@ -242,7 +249,8 @@ def body_for(tile: Placed, look: TileLook) -> Body:
     else:
         axes = flat_axes(tile.yaw, face_up=False)
         origin = centre - axes[0] * w / 2 - axes[1] * h / 2
-    return Body(origin, axes, (w, h, d), look.texture(tile.key), look.back, look.body, look.back, look.split)
+    return Body(origin, axes, (w, h, d), look.texture(tile.key), look.back_texture(), look.body, look.back, look.split,
+                edge=0.8)
 
 
 def _median_tile_px(camera: Camera, bodies: list[Body]) -> float:
@@ -323,14 +331,15 @@ def _label(canvas: Canvas, camera: Camera, i: int, tile: Placed, body: Body) -> 
     hull = cv2.convexHull(points.astype(np.float32))
     silhouette = max(float(cv2.contourArea(hull)), 1.0)
     visible = float(np.count_nonzero(mine)) / silhouette
-    if box[2] - box[0] < 2 or box[3] - box[1] < 2 or visible < 0.12:
-        return None
     a, _, c = body.axes
     face_up = camera.sees_front(body.point(body.size[0] / 2, body.size[1] / 2, 0), -c) > 0.05
     face = None
+    face_visible = 0.0
     if face_up:
         quad = camera.project(body.front_corners())
         face = tuple((round(float(x), 2), round(float(y), 2)) for x, y in quad)
+        face_area = max(float(cv2.contourArea(quad.astype(np.float32))), 1.0)
+        face_visible = min(1.0, float(np.count_nonzero(ids == 2 * i + 2)) / face_area)
     name = tile.key if isinstance(tile.key, str) else CLASS_NAMES[tile.key]
     if not face_up:
         class_id = BACK
@@ -338,7 +347,14 @@ def _label(canvas: Canvas, camera: Camera, i: int, tile: Placed, body: Body) -> 
         class_id = HONOUR
     else:
         class_id = int(tile.key)
-    return SceneBox(class_id, box, tile.role, tile.group, name, tile.win, face, round(visible, 3))
+    return SceneBox(class_id, box, tile.role, tile.group, name, tile.win, face, round(visible, 3),
+                    round(face_visible, 3))
+
+
+def _labelled(box: SceneBox) -> bool:
+    """Label a tile when enough of it shows; slivers (mostly hidden or outside the photo) become ``ignored``."""
+    x1, y1, x2, y2 = box.box
+    return box.visible >= MIN_VISIBLE and x2 - x1 >= 3 and y2 - y1 >= 3
 
 
 def _player_visible(boxes: list[SceneBox | None], count: int) -> bool:

@@ -90,7 +90,7 @@ def render_table(rng: np.random.Generator, camera: Camera, geometry: TableGeomet
     gx0, gy0 = points.min(axis=0) - 20
     gx1, gy1 = points.max(axis=0) + 20
     extent = max(gx1 - gx0, gy1 - gy0)
-    size = 640
+    size = 400
     step = extent / size
     nx, ny = max(8, int((gx1 - gx0) / step) + 1), max(8, int((gy1 - gy0) / step) + 1)
     xs = gx0 + (np.arange(nx, dtype=np.float32) + 0.5) * step
@@ -100,9 +100,13 @@ def render_table(rng: np.random.Generator, camera: Camera, geometry: TableGeomet
     inside = (wx >= geometry.x0) & (wx <= geometry.x1) & (wy >= geometry.y0) & (wy <= geometry.y1)
     g = geometry
     on_rim = (wx >= g.x0 - g.rim) & (wx <= g.x1 + g.rim) & (wy >= g.y0 - g.rim) & (wy <= g.y1 + g.rim) & ~inside
-    rim = np.asarray(look.rim, np.float32) * (1 + _low_noise(rng, wx.shape, 6, 0.05))[..., None]
-    beyond = np.asarray(look.beyond, np.float32) * (1 + _low_noise(rng, wx.shape, 4, 0.25))[..., None]
-    patch = np.where(inside[..., None], patch, np.where(on_rim[..., None], rim, beyond))
+    outside = ~inside
+    if outside.any():
+        rim = np.asarray(look.rim, np.float32) * (1 + _low_noise(rng, wx.shape, 6, 0.05))[..., None]
+        beyond = np.asarray(look.beyond, np.float32) * (1 + _low_noise(rng, wx.shape, 4, 0.25))[..., None]
+        patch[on_rim] = rim[on_rim]
+        far = outside & ~on_rim
+        patch[far] = beyond[far]
     # patch pixel (i, j) centre -> world (gx0 + (i + .5) step, ...) -> image, in cv2 pixel-centre coordinates
     to_world = np.array([[step, 0, gx0 + 0.5 * step], [0, step, gy0 + 0.5 * step], [0, 0, 1]])
     to_cv = np.array([[1, 0, CV_OFFSET], [0, 1, CV_OFFSET], [0, 0, 1]])
@@ -152,21 +156,25 @@ def _surface(rng: np.random.Generator, look: TableLook, wx: np.ndarray, wy: np.n
 
 def apply_shadows(
     image: np.ndarray, camera: Camera, solids: list[np.ndarray], light: np.ndarray, strength: float, softness: float
-) -> None:
-    """Darken the table under and beside every solid (its 8 corners), cast away from the light."""
+) -> np.ndarray:
+    """Darken the table under and beside every solid (its corners), cast away from the light."""
     height, width = image.shape[:2]
-    scale = 0.5
-    mask = np.zeros((int(height * scale), int(width * scale)), np.float32)
+    scale = 0.25
+    mask = np.zeros((int(height * scale), int(width * scale)), np.uint8)
     direction = light / max(light[2], 0.15)
     for corners in solids:
+        if np.min(camera.to_camera(corners)[:, 2]) < 5.0:
+            continue
         on_table = corners[:, :2] - direction[:2] * corners[:, 2:3]
         footprint = corners[corners[:, 2] < 1.0, :2]
         hull = np.vstack([on_table, footprint])
         points = camera.project(np.column_stack([hull, np.zeros(len(hull))]))
+        if np.abs(points).max() > 1e5:
+            continue
         pts = cv2.convexHull(((points + CV_OFFSET) * scale * 16).astype(np.int32))
-        cv2.fillConvexPoly(mask, pts, 1.0, cv2.LINE_AA, 4)
-    sigma = max(0.8, softness * scale)
-    mask = cv2.GaussianBlur(mask, (0, 0), sigma)
-    mask = cv2.resize(mask, (width, height), interpolation=cv2.INTER_LINEAR)
-    factor = 1 - strength * np.clip(mask, 0, 1)
-    image[...] = (image.astype(np.float32) * factor[..., None]).astype(np.uint8)
+        cv2.fillConvexPoly(mask, pts, 255, cv2.LINE_AA, 4)
+    sigma = max(0.6, softness * scale)
+    blurred = cv2.GaussianBlur(mask, (0, 0), sigma)
+    factor = (255 - blurred.astype(np.float32) * strength).astype(np.uint8)
+    factor = cv2.resize(factor, (width, height), interpolation=cv2.INTER_LINEAR)
+    return cv2.multiply(image, cv2.merge([factor] * 3), scale=1 / 255.0)

@@ -1,0 +1,59 @@
+"""The service's settings, read from the environment (prefix ``SMJ_``) once, by ``get_settings()``.
+
+=========================  =========================================  ======================================
+variable                   meaning                                    default
+=========================  =========================================  ======================================
+``SMJ_WEIGHTS``            detector weights (.onnx or .pt)            ``models/tiles.onnx`` of this project
+``SMJ_CONF``               detection confidence threshold             0.25
+``SMJ_MAX_UPLOAD_BYTES``   largest photo accepted (413 above)         15 MB (15,000,000 bytes)
+``SMJ_MAX_PIXELS``         largest photo in pixels (413 above)        50,000,000
+``SMJ_DATASET_DIR``        where ``/api/v1/examples`` saves photos    ``data/corrections`` of this project
+``SMJ_ALLOWED_ORIGINS``    CORS origins, comma-separated or JSON      none (the page is served same-origin)
+=========================  =========================================  ======================================
+
+A relative path is taken from the working directory.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+MB = 1_000_000
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SMJ_", extra="ignore", frozen=True)
+
+    weights: Path = Field(PROJECT_ROOT / "models" / "tiles.onnx", description="detector weights file")
+    conf: float = Field(0.25, gt=0, le=1, description="detection confidence threshold")
+    max_upload_bytes: int = Field(15 * MB, gt=0, description="largest photo upload, in bytes")
+    max_pixels: int = Field(50_000_000, gt=0, description="largest photo, in pixels (width x height)")
+    dataset_dir: Path = Field(PROJECT_ROOT / "data" / "corrections", description="saved corrected examples")
+    allowed_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="origins allowed by CORS; empty: same-origin only"
+    )
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: object) -> object:
+        """Accept ``a,b`` as well as a JSON list ``["a", "b"]``."""
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                import json
+
+                return json.loads(text)
+            return [origin.strip() for origin in text.split(",") if origin.strip()]
+        return value
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """The settings of this process, read from the environment on first use."""
+    return Settings()

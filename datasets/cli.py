@@ -1,0 +1,313 @@
+"""``smj dataset ...``: import, export, check, split and autolabel labelled tile datasets (and ``synth``).
+
+Top-level imports stay light (standard library only): numpy, Pillow and the detector load inside the
+command that needs them, so ``smj score --hand`` never pays for them.
+
+Exit codes: 0 done, 1 ``check`` found label errors, 2 bad input (a missing folder, malformed JSON, an
+unknown class name, a corrupt image...), reported as one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from datasets.split import SplitCounts
+
+FORMATS = ("yolo", "coco", "labelstudio")
+DEFAULT_RATIOS = "0.8,0.1,0.1"
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    dataset = commands.add_parser(
+        "dataset",
+        help="import, export, check, split and auto-label tile datasets",
+        description="Labelled tile datasets in this project's YOLO layout (images/<split>, labels/<split>, "
+        "data.yaml with the 29 detector classes, sources.csv).",
+    )
+    sub = dataset.add_subparsers(dest="dataset_command", required=True, metavar="COMMAND")
+
+    imp = sub.add_parser(
+        "import",
+        help="read a YOLO, COCO or Label Studio dataset into this project's layout",
+        description="Class names are mapped to ours (m1..s9, back; winds, dragons and flowers to 'honour'). "
+        "Images are hard-linked (or copied), never moved.",
+    )
+    imp.add_argument("src", metavar="SRC", help="the dataset folder, or a COCO / Label Studio JSON file")
+    imp.add_argument("--format", required=True, choices=FORMATS, help="the format of SRC")
+    imp.add_argument("--out", required=True, help="a new (or empty) folder for the dataset")
+    imp.add_argument(
+        "--map",
+        action="append",
+        default=[],
+        metavar="NAME=CLASS",
+        help="map a class name of SRC to one of ours (m1..s9, back, honour), or to 'drop' to leave it out",
+    )
+    imp.add_argument(
+        "--split-ratios",
+        metavar="R",
+        help=f"re-split by source photo, e.g. {DEFAULT_RATIOS} (default: keep SRC's splits; "
+        f"{DEFAULT_RATIOS} when it has none)",
+    )
+    imp.add_argument("--images", metavar="DIR", help="labelstudio: the folder to find the tasks' images in")
+    imp.add_argument("--copy", action="store_true", help="copy the images instead of hard-linking them")
+    imp.set_defaults(func=_guarded(run_import))
+
+    exp = sub.add_parser("export", help="write a dataset of this project's layout in another format")
+    exp.add_argument("dir", metavar="DIR", help="a dataset in this project's layout")
+    exp.add_argument("--format", required=True, choices=FORMATS, help="the format to write")
+    exp.add_argument("--out", required=True, metavar="DST", help="a new (or empty) folder")
+    exp.add_argument(
+        "--image-root",
+        metavar="PREFIX",
+        help="labelstudio: put before each image path relative to DIR (default: /data/local-files/?d= and "
+        "DIR's absolute path, for Label Studio local storage with LOCAL_FILES_DOCUMENT_ROOT=/)",
+    )
+    exp.add_argument(
+        "--as",
+        dest="kind",
+        choices=("predictions", "annotations"),
+        default="predictions",
+        help="labelstudio: boxes as pre-annotations to review (default) or as finished annotations",
+    )
+    exp.add_argument("--copy", action="store_true", help="copy the images instead of hard-linking them")
+    exp.set_defaults(func=_guarded(run_export))
+
+    check = sub.add_parser(
+        "check",
+        help="statistics and label errors of a dataset, and a contact sheet of crops",
+        description="Exits 1 when there are label errors (each printed as file:line), 0 when clean.",
+    )
+    check.add_argument("dir", metavar="DIR", help="a YOLO dataset")
+    check.add_argument(
+        "--sheet", metavar="OUT.png", help="write a contact sheet: random crops, a row per class"
+    )
+    check.add_argument("--per-class", type=int, default=8, metavar="N", help="crops per class on the sheet")
+    check.add_argument("--seed", type=int, default=0, help="which random crops the sheet shows")
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
+    check.set_defaults(func=_guarded(run_check))
+
+    split = sub.add_parser(
+        "split",
+        help="re-split a dataset, keeping each source photo (and its copies) in one part",
+        description="Moves files between images/<split> folders in place, or writes a new dataset to --out.",
+    )
+    split.add_argument("dir", metavar="DIR", help="a YOLO dataset")
+    split.add_argument("--by", choices=("source",), default="source", help="what must stay together")
+    split.add_argument(
+        "--ratios", default=DEFAULT_RATIOS, help=f"train,val[,test] (default {DEFAULT_RATIOS})"
+    )
+    split.add_argument("--out", metavar="DST", help="write a new dataset here instead of moving files in DIR")
+    split.set_defaults(func=_guarded(run_split))
+
+    auto = sub.add_parser(
+        "autolabel",
+        help="label new photos with the detector, for review in Label Studio",
+        description="Writes OUT in this project's layout plus OUT/tasks.json (the detections as Label Studio "
+        "predictions) and OUT/label_config.xml.",
+    )
+    auto.add_argument("images", nargs="+", metavar="IMAGE", help="photos, or folders of photos")
+    auto.add_argument("--out", required=True, help="a new (or empty) folder")
+    auto.add_argument("--weights", help="detector weights (default: the shipped models/tiles.onnx)")
+    auto.add_argument("--conf", type=float, default=None, help="confidence threshold (default 0.25)")
+    auto.add_argument("--image-root", metavar="PREFIX", help="as for export --format labelstudio")
+    auto.set_defaults(func=_guarded(run_autolabel))
+
+    _register_synth(sub)
+
+
+def _register_synth(sub: argparse._SubParsersAction) -> None:
+    """``smj dataset synth``, when the synthetic-data package is installed."""
+    try:
+        module = importlib.import_module("datasets.synth.cli")
+    except ModuleNotFoundError as error:
+        if error.name in ("datasets.synth", "datasets.synth.cli"):
+            return
+        raise
+    module.register_synth(sub)
+
+
+def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Bad input becomes one line on stderr and exit code 2, never a traceback."""
+
+    def guarded(args: argparse.Namespace) -> int:
+        from datasets.labels import DatasetError
+        from vision.images import ImageError
+
+        try:
+            return run(args)
+        except (DatasetError, ImageError, OSError) as error:
+            return _fail(args, str(error))
+
+    guarded.__name__ = run.__name__
+    return guarded
+
+
+def _fail(args: argparse.Namespace, message: str) -> int:
+    text = " ".join(message.split())
+    print(f"smj dataset {args.dataset_command}: {text}", file=sys.stderr)
+    return 2
+
+
+def parse_mapping(pairs: list[str]) -> dict[str, str]:
+    """``["East=honour", ...]`` -> ``{"East": "honour"}``; every target must be one of our classes or drop."""
+    from datasets.labels import DROP_CLASSES, DatasetError, class_id_for_name
+
+    mapping: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, target = pair.partition("=")
+        if not sep or not name.strip() or not target.strip():
+            raise DatasetError(f"--map {pair!r}: expected NAME=CLASS")
+        if target.strip().lower() not in DROP_CLASSES:
+            try:
+                class_id_for_name(target)
+            except DatasetError:
+                message = f"{target.strip()!r} is not one of our classes (m1..s9, back, honour) nor 'drop'"
+                raise DatasetError(f"--map {pair!r}: {message}") from None
+        mapping[name.strip()] = target.strip()
+    return mapping
+
+
+def _fresh_folder(path: str, *, not_inside: Path | None = None) -> Path:
+    from datasets.labels import DatasetError
+
+    out = Path(path).resolve()
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise DatasetError(f"{out}: already exists and is not empty; give a new folder")
+    if not_inside is not None and (out == not_inside or out.is_relative_to(not_inside)):
+        raise DatasetError(f"{out}: is inside {not_inside}; give a folder outside the dataset")
+    return out
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from datasets.labels import DatasetError
+    from datasets.split import assign_splits, parse_ratios, split_counts
+    from datasets.yolo import write_yolo
+
+    mapping = parse_mapping(args.map)
+    ratios = parse_ratios(args.split_ratios) if args.split_ratios else None
+    src = Path(args.src).resolve()
+    if not src.exists():
+        raise DatasetError(f"{src}: no such file or folder")
+    out = _fresh_folder(args.out, not_inside=src if src.is_dir() else None)
+    if args.format == "yolo":
+        from datasets.yolo import read_yolo
+
+        images = read_yolo(src, mapping)
+    elif args.format == "coco":
+        from datasets.coco import read_coco
+
+        images = read_coco(src, mapping)
+    else:
+        from datasets.labelstudio import read_labelstudio
+
+        images = read_labelstudio(src, mapping, args.images)
+        unlabelled = [i for i in images if i.meta.get("labelstudio") == "unlabelled"]
+        if unlabelled:
+            print(f"left out {len(unlabelled)} tasks with neither annotations nor predictions")
+            images = [i for i in images if i.meta.get("labelstudio") != "unlabelled"]
+            if not images:
+                raise DatasetError(f"{src}: no task has annotations or predictions")
+    if ratios is None and any(not item.split for item in images):
+        ratios = parse_ratios(DEFAULT_RATIOS)
+        print(f"SRC has no split for some images: splitting all by source photo at {DEFAULT_RATIOS}")
+    if ratios is not None:
+        images = assign_splits(images, ratios)
+    data_yaml = write_yolo(images, out, link=not args.copy)
+    _print_counts(split_counts(images))
+    print(f"wrote {data_yaml}")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from datasets.split import split_counts
+    from datasets.yolo import read_yolo
+
+    root = Path(args.dir).resolve()
+    images = read_yolo(root)
+    out = _fresh_folder(args.out, not_inside=root)
+    if args.format == "yolo":
+        from datasets.yolo import write_yolo
+
+        written = [write_yolo(images, out, link=not args.copy)]
+    elif args.format == "coco":
+        from datasets.coco import write_coco
+
+        written = write_coco(images, out, link=not args.copy)
+    else:
+        from datasets.labelstudio import write_labelstudio
+
+        written = list(write_labelstudio(images, out, root=root, image_root=args.image_root, kind=args.kind))
+    _print_counts(split_counts(images))
+    for path in written:
+        print(f"wrote {path}")
+    return 0
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from datasets.check import check_dataset, contact_sheet
+
+    report = check_dataset(args.dir)
+    sheet = None
+    if args.sheet:
+        if args.per_class < 1:
+            return _fail(args, f"--per-class must be at least 1, got {args.per_class}")
+        sheet = contact_sheet(report, args.sheet, per_class=args.per_class, seed=args.seed)
+    if args.json:
+        data = report.as_json()
+        if sheet:
+            data["sheet"] = str(sheet)
+        print(json.dumps(data, ensure_ascii=False, indent=1))
+    else:
+        print(report.as_text())
+        if sheet:
+            print(f"contact sheet: {sheet}")
+    return 0 if report.ok else 1
+
+
+def run_split(args: argparse.Namespace) -> int:
+    from datasets.split import parse_ratios, resplit, split_counts
+
+    ratios = parse_ratios(args.ratios)
+    root = Path(args.dir).resolve()
+    out = _fresh_folder(args.out, not_inside=root) if args.out else None
+    images = resplit(root, ratios, out)
+    _print_counts(split_counts(images))
+    print(f"wrote {out or root}")
+    return 0
+
+
+def run_autolabel(args: argparse.Namespace) -> int:
+    from datasets.autolabel import DEFAULT_CONF, autolabel, find_photos
+
+    if args.conf is not None and not 0 <= args.conf <= 1:
+        return _fail(args, f"--conf must be between 0 and 1, got {args.conf}")
+    photos = find_photos(args.images)  # before loading the model: a typo should not wait for it
+    out = _fresh_folder(args.out)
+    from vision.detector import DEFAULT_WEIGHTS, Detector, ModelError
+
+    weights = Path(args.weights) if args.weights else DEFAULT_WEIGHTS
+    if not weights.is_file():
+        hint = "" if args.weights else "; train one with 'smj train' or pass --weights"
+        return _fail(args, f"{weights}: no such weights file{hint}")
+    try:
+        detector = Detector(weights)
+    except ModelError as error:
+        return _fail(args, str(error))
+    conf = DEFAULT_CONF if args.conf is None else args.conf
+    result = autolabel(photos, out, detector, conf=conf, image_root=args.image_root)
+    print(f"labelled {result.images} photos, {result.boxes} boxes (conf >= {conf})")
+    print(f"wrote {result.data_yaml}")
+    print(f"review in Label Studio: import {result.tasks} with the labelling config {result.config}")
+    return 0
+
+
+def _print_counts(counts: Mapping[str, SplitCounts]) -> None:
+    for split, count in counts.items():
+        print(f"{split:<6} {count.images:>6} images {count.sources:>6} sources {count.boxes:>8} boxes")

@@ -1,0 +1,103 @@
+"""``smj dataset synth``: render a synthetic training set of photo-like winning hands with exact labels.
+
+``register_synth(subparsers)`` adds the command to the ``smj dataset`` group; ``main(argv)`` runs it on
+its own (``python -m datasets.synth ...``). Only light modules are imported until the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+
+def register_synth(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "synth",
+        help="render synthetic photos of winning hands with exact YOLO labels",
+        description=(
+            "Render N photo-like scenes of a Sichuan mahjong winning hand (hand row, melds, discards, other "
+            "players' tiles, honour tiles, props) with exact labels: images/*.jpg, labels/*.txt (YOLO), "
+            "data.yaml (the 29 detector classes) and scenes.jsonl (the true hand of every scene). The same "
+            "seed always gives the same labels and scenes.jsonl, whatever --workers."
+        ),
+    )
+    add_synth_arguments(parser)
+    parser.set_defaults(func=run_synth)
+    return parser
+
+
+def add_synth_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
+    parser.add_argument("--n", type=_positive_int, default=100, metavar="N", help="number of scenes (default 100)")
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    parser.add_argument(
+        "--art", action="extend", nargs="+", default=[], metavar="DIR",
+        help="tile artwork folder(s): faces m1..s9 as .svg/.png, Unicode mahjong fonts or a sprite SVG "
+        "(a parent folder of several works too); without it faces are procedural only",
+    )
+    parser.add_argument("--art-p", type=_probability, default=0.5, metavar="P",
+                        help="share of scenes drawn with --art faces instead of procedural ones (default 0.5)")
+    parser.add_argument("--size", type=parse_size, default=(1280, 960), metavar="WxH",
+                        help="image size (default 1280x960)")
+    parser.add_argument("--honours", type=_probability, default=0.3, metavar="P",
+                        help="share of scenes with honour tiles (winds, dragons, flowers) labelled 'honour' "
+                        "(default 0.3)")
+    parser.add_argument("--workers", type=int, default=1, metavar="K",
+                        help="processes rendering in parallel (default 1; 0 = one per CPU core)")
+    parser.add_argument("--no-boxes", action="store_true", help="leave the per-tile boxes out of scenes.jsonl")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(v) for v in text.lower().replace("×", "x").split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size must look like 1280x960, got {text!r}") from None
+    if not (64 <= width <= 8192 and 64 <= height <= 8192):
+        raise argparse.ArgumentTypeError(f"size must be 64..8192 pixels each way, got {text!r}")
+    return width, height
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return value
+
+
+def _probability(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text!r}")
+    return value
+
+
+def run_synth(args: argparse.Namespace) -> int:
+    from datasets.synth.art import ArtError, discover
+    from datasets.synth.scene import SceneOptions
+    from datasets.synth.writer import write_dataset
+
+    try:
+        sources = discover(args.art) if args.art else ()
+    except ArtError as error:
+        print(f"smj dataset synth: {error}", file=sys.stderr)
+        return 2
+    workers = args.workers if args.workers > 0 else (os.cpu_count() or 1)
+    options = SceneOptions(size=args.size, honour_p=args.honours, art_p=args.art_p if sources else 0.0)
+    summary = write_dataset(args.out, args.n, args.seed, sources, options, workers, progress=not args.quiet,
+                            with_boxes=not args.no_boxes)
+    if not args.quiet:
+        print(
+            f"wrote {summary.scenes} scenes to {summary.out} in {summary.seconds:.1f} s "
+            f"({summary.per_second:.1f} scenes/s with {summary.workers} worker(s))",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m datasets.synth", description=register_synth.__doc__)
+    add_synth_arguments(parser)
+    return run_synth(parser.parse_args(argv))

@@ -1,0 +1,131 @@
+"""Write a synthetic dataset folder: ``images/*.jpg``, ``labels/*.txt``, ``data.yaml``, ``scenes.jsonl``.
+
+Scene ``i`` is always rendered from ``(seed, i)``, so the labels and ``scenes.jsonl`` are byte-identical
+for a seed whatever the number of workers; workers write their images and labels themselves and hand
+back the scene's JSON line, which the parent writes in index order.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+
+from datasets.synth.art import ArtSource
+from datasets.synth.scene import SceneOptions, render_scene
+from vision.detections import DETECTOR_CLASSES
+
+
+@dataclass(frozen=True)
+class Job:
+    out: str
+    seed: int
+    art: tuple[ArtSource, ...]
+    options: SceneOptions
+    with_boxes: bool
+
+
+@dataclass(frozen=True)
+class Summary:
+    out: Path
+    scenes: int
+    seconds: float
+    workers: int
+
+    @property
+    def per_second(self) -> float:
+        return self.scenes / self.seconds if self.seconds > 0 else float("inf")
+
+
+def image_name(seed: int, index: int) -> str:
+    return f"synth_{seed}_{index:06d}"
+
+
+def write_dataset(
+    out: Path | str,
+    n: int,
+    seed: int,
+    art: tuple[ArtSource, ...] = (),
+    options: SceneOptions | None = None,
+    workers: int = 1,
+    progress: bool = True,
+    with_boxes: bool = True,
+) -> Summary:
+    """Render ``n`` scenes into ``out``; returns how long it took."""
+    out = Path(out).resolve()
+    (out / "images").mkdir(parents=True, exist_ok=True)
+    (out / "labels").mkdir(parents=True, exist_ok=True)
+    job = Job(str(out), seed, art, options or SceneOptions(), with_boxes)
+    workers = max(1, min(workers, n)) if n else 1
+    start = time.perf_counter()
+    with (out / "scenes.jsonl").open("w", encoding="utf-8", newline="\n") as lines:
+        for line in _progress(_lines(job, n, workers), n, progress):
+            lines.write(line + "\n")
+    write_data_yaml(out)
+    return Summary(out, n, time.perf_counter() - start, workers)
+
+
+def _lines(job: Job, n: int, workers: int) -> Iterator[str]:
+    if workers == 1:
+        _init_worker(job)
+        yield from (_render_one(i) for i in range(n))
+        return
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(workers, initializer=_init_worker, initargs=(job,)) as pool:
+        yield from pool.imap(_render_one, range(n), chunksize=4)
+
+
+def _progress(lines: Iterator[str], n: int, enabled: bool) -> Iterator[str]:
+    if not enabled or n < 20:
+        yield from lines
+        return
+    from tqdm import tqdm
+
+    yield from tqdm(lines, total=n, unit="scene", file=sys.stderr, dynamic_ncols=True)
+
+
+_JOB: Job | None = None
+
+
+def _init_worker(job: Job) -> None:
+    global _JOB
+    _JOB = job
+    cv2.setNumThreads(1)
+
+
+def _render_one(index: int) -> str:
+    job = _JOB
+    assert job is not None, "worker not initialised"
+    scene = render_scene(job.seed, index, job.options.size, job.art, job.options)
+    name = image_name(job.seed, index)
+    ok, data = cv2.imencode(".jpg", cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR),
+                            [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])
+    if not ok:
+        raise RuntimeError(f"could not encode scene {index} as JPEG")
+    out = Path(job.out)
+    _write_atomic(out / "images" / f"{name}.jpg", data.tobytes())
+    _write_atomic(out / "labels" / f"{name}.txt", scene.yolo_lines().encode("utf-8"))
+    record = scene.to_json(f"images/{name}.jpg", with_boxes=job.with_boxes)
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(data)
+    temporary.replace(path)
+
+
+def write_data_yaml(out: Path) -> Path:
+    """Ultralytics ``data.yaml``: train and val both point at ``images`` (split it later if you need to)."""
+    names = "".join(f"  {i}: {name}\n" for i, name in enumerate(DETECTOR_CLASSES))
+    text = f"path: {json.dumps(str(out))}\ntrain: images\nval: images\nnc: {len(DETECTOR_CLASSES)}\nnames:\n{names}"
+    path = out / "data.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -1,0 +1,177 @@
+"""The synthetic scene renderer: determinism, exact labels, and truth hands consistent with the labels."""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import cache
+
+import cv2
+import numpy as np
+import pytest
+
+from datasets.synth import SceneOptions, render_scene
+from datasets.synth.faces import HONOUR_KEYS
+from datasets.synth.hands import is_winning_shape, random_hand
+from datasets.synth.look import TEX_H, TEX_W
+from scoring.hand import MeldKind
+from scoring.tiles import CLASS_NAMES, suit_of
+from vision.detections import BACK, DETECTOR_CLASSES, HONOUR
+
+pytestmark = pytest.mark.slow
+
+BACKGROUND = (255, 0, 255)  # no tile, back or ink colour comes near pure magenta
+PLAIN = SceneOptions(photo=False, props=False, shadows=False, plain_table=BACKGROUND, honour_p=0.5)
+SIZE = (640, 480)
+
+
+@cache
+def plain_scene(index: int, clutter: bool = True):
+    options = SceneOptions(**{**PLAIN.__dict__, "clutter": clutter})
+    return render_scene(11, index, (960, 720), options=options)
+
+
+@cache
+def photo_scene(index: int):
+    return render_scene(5, index, SIZE)
+
+
+def test_same_seed_and_index_give_the_same_scene() -> None:
+    first, second = render_scene(3, 7, SIZE), render_scene(3, 7, SIZE)
+    assert first.boxes == second.boxes
+    assert first.hand == second.hand
+    assert np.array_equal(first.image, second.image)
+    assert first.yolo_lines() == second.yolo_lines()
+
+
+def test_a_generator_can_be_passed_instead_of_a_seed() -> None:
+    first = render_scene(np.random.default_rng([3, 7]), 7, SIZE)
+    assert first.boxes == render_scene(3, 7, SIZE).boxes
+
+
+def test_other_indices_give_other_scenes() -> None:
+    hands = {render_scene(3, i, SIZE).hand for i in range(4)}
+    assert len(hands) == 4
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_every_box_is_inside_the_image_and_not_empty(index: int) -> None:
+    scene = photo_scene(index)
+    assert scene.image.shape == (SIZE[1], SIZE[0], 3) and scene.image.dtype == np.uint8
+    for box in scene.boxes:
+        x1, y1, x2, y2 = box.box
+        assert 0 <= x1 < x2 <= SIZE[0] and 0 <= y1 < y2 <= SIZE[1], box
+        assert 0 <= box.class_id < len(DETECTOR_CLASSES)
+    for line in scene.yolo_lines().splitlines():
+        cls, *values = line.split()
+        assert 0 <= int(cls) < 29 and all(0 <= float(v) <= 1 for v in values)
+
+
+@pytest.mark.parametrize("index", range(8))
+def test_hand_and_melds_in_the_labels_are_the_truth_hand(index: int) -> None:
+    scene = photo_scene(index)
+    hand = scene.hand
+    in_hand = [b for b in scene.boxes if b.role == "hand"]
+    assert Counter(b.class_id for b in in_hand) == Counter(hand.concealed)
+    assert [b for b in in_hand if b.win] and all(b.tile == CLASS_NAMES[hand.win_tile] for b in in_hand if b.win)
+    assert sum(b.win for b in in_hand) == 1
+    for group, meld in enumerate(hand.melds):
+        tiles = [b for b in scene.boxes if b.role == "meld" and b.group == group]
+        assert len(tiles) == meld.kind.size
+        assert all(b.tile == CLASS_NAMES[meld.tile] for b in tiles)
+        faces = [b.class_id for b in tiles if b.class_id != BACK]
+        assert set(faces) <= {meld.tile}
+        backs = len(tiles) - len(faces)
+        assert backs == 0 or (meld.kind is MeldKind.KONG_CONCEALED and backs == 2)
+    assert not [b for b in scene.boxes if b.role == "meld" and b.group >= len(hand.melds)]
+    # every tile of the truth hand is labelled once (concealed-kong backs included)
+    shown = Counter(CLASS_NAMES.index(b.tile) for b in scene.boxes if b.role in ("hand", "meld"))
+    assert shown == Counter(hand.all_tiles)
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_boxes_are_tight_around_the_drawn_tiles(index: int) -> None:
+    """On a plain table with no camera effects: every tile pixel is in a box, every box edge touches its tile."""
+    scene = plain_scene(index)
+    image = scene.image.astype(np.int16)
+    foreground = np.abs(image - np.array(BACKGROUND, np.int16)).sum(axis=2) > 60
+    covered = np.zeros_like(foreground)
+    for ignored in scene.ignored:  # slivers of tiles too hidden or cut off to label
+        x1, y1, x2, y2 = (int(v) for v in ignored)
+        covered[max(0, y1 - 1) : y2 + 1, max(0, x1 - 1) : x2 + 1] = True
+    for box in scene.boxes:
+        x1, y1, x2, y2 = (int(v) for v in box.box)
+        covered[max(0, y1 - 1) : y2 + 1, max(0, x1 - 1) : x2 + 1] = True
+        inside = foreground[y1:y2, x1:x2]
+        # each edge row / column of the box (within a pixel) has tile pixels on it
+        assert inside[:2].any() and inside[-2:].any() and inside[:, :2].any() and inside[:, -2:].any(), box
+    assert not (foreground & ~covered).any(), "tile pixels outside every box"
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_each_face_up_box_shows_the_tile_it_claims(index: int) -> None:
+    """Rectify each visible face from the photo and match it against all faces of the scene's tile set."""
+    scene = plain_scene(index)
+    look = scene.extra["look"]
+    keys = list(range(27)) + list(HONOUR_KEYS)
+    templates = np.stack([_normalised(look.texture(k).levels[0][..., :3]) for k in keys])
+    checked = 0
+    for box in scene.boxes:
+        if box.face is None:
+            assert box.class_id == BACK
+            continue
+        quad = np.array(box.face, np.float32)
+        width = max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[3]))
+        if width < 24 or box.face_visible < 0.9:
+            continue  # too small or partly hidden to compare reliably
+        src = quad - 0.5
+        dst = np.array([[0, 0], [TEX_W, 0], [TEX_W, TEX_H], [0, TEX_H]], np.float32) - 0.5
+        face = cv2.warpPerspective(scene.image, cv2.getPerspectiveTransform(src, dst), (TEX_W, TEX_H))
+        scores = templates.reshape(len(keys), -1) @ _normalised(face.astype(np.float32)).reshape(-1)
+        best = keys[int(np.argmax(scores))]
+        expected = box.tile if box.class_id == HONOUR else CLASS_NAMES[box.class_id]
+        assert (CLASS_NAMES[best] if isinstance(best, int) else best) == expected, box
+        checked += 1
+    assert checked >= 5
+
+
+def _normalised(rgb: np.ndarray) -> np.ndarray:
+    h, w = rgb.shape[:2]
+    m = int(0.12 * w)
+    inner = cv2.resize(rgb[m : h - m, m : w - m], (40, 56), interpolation=cv2.INTER_AREA).astype(np.float32)
+    inner -= inner.mean()
+    return inner / (np.linalg.norm(inner) + 1e-6)
+
+
+def test_scene_parts_are_marked_and_clutter_can_be_turned_off() -> None:
+    roles = Counter(b.role for i in range(6) for b in photo_scene(i).boxes)
+    assert roles["hand"] >= 6 * 5
+    assert set(roles) <= {"hand", "meld", "discard", "opponent", "wall", "stray"}
+    assert len(set(roles) - {"hand", "meld"}) >= 2
+    bare = plain_scene(0, clutter=False)
+    assert {b.role for b in bare.boxes} <= {"hand", "meld"}
+
+
+def test_honour_tiles_are_labelled_honour_and_never_in_the_hand() -> None:
+    scenes = [render_scene(2, i, SIZE, options=SceneOptions(honour_p=1.0, photo=False)) for i in range(6)]
+    honours = [b for s in scenes for b in s.boxes if b.class_id == HONOUR]
+    assert honours and all(b.tile in HONOUR_KEYS and b.role not in ("hand", "meld") for b in honours)
+    none = [b for i in range(4) for b in render_scene(2, i, SIZE, options=SceneOptions(honour_p=0.0)).boxes
+            if b.class_id == HONOUR]
+    assert not none
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_hands_are_sichuan_hands(seed: int) -> None:
+    plan = random_hand(np.random.default_rng(seed), winning_p=0.9)
+    tiles = plan.hand.all_tiles
+    assert len({suit_of(t) for t in tiles}) <= 2
+    assert max(Counter(tiles).values()) <= 4
+    assert len(tiles) == 14 + plan.hand.kong_count
+    assert len(plan.hand.concealed) + 3 * len(plan.hand.melds) == 14
+    assert plan.hand.win_tile in plan.hand.concealed
+    assert plan.winning == is_winning_shape(plan.hand.concealed)
+
+
+def test_most_hands_are_winning_shapes() -> None:
+    plans = [random_hand(np.random.default_rng(seed)) for seed in range(200)]
+    assert sum(p.winning for p in plans) >= 180

@@ -1,0 +1,90 @@
+"""``smj dataset synth``: the files it writes, determinism across workers, and --art folders."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from datasets.synth import SceneOptions, render_scene
+from datasets.synth.art import ArtError, discover
+from datasets.synth.cli import register_synth
+from vision.detections import DETECTOR_CLASSES
+
+pytestmark = pytest.mark.slow
+
+TILEART = Path("/work/shared/data/tileart")
+needs_tileart = pytest.mark.skipif(not TILEART.is_dir(), reason="shared tile artwork not available")
+
+
+def run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="smj dataset")
+    register_synth(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["synth", *argv])
+    return int(args.func(args))
+
+
+def test_cli_writes_images_labels_data_yaml_and_scenes(tmp_path: Path) -> None:
+    out = tmp_path / "synth"
+    assert run(["--out", str(out), "--n", "3", "--seed", "5", "--size", "320x240", "--quiet"]) == 0
+    images = sorted((out / "images").glob("*.jpg"))
+    labels = sorted((out / "labels").glob("*.txt"))
+    assert len(images) == 3 and [p.stem for p in labels] == [p.stem for p in images]
+    data = yaml.safe_load((out / "data.yaml").read_text())
+    assert [data["names"][i] for i in range(len(DETECTOR_CLASSES))] == list(DETECTOR_CLASSES)
+    assert (out / data["train"]).is_dir() and (out / data["val"]).is_dir()
+    scenes = [json.loads(line) for line in (out / "scenes.jsonl").read_text().splitlines()]
+    assert [s["image"] for s in scenes] == [f"images/{p.name}" for p in images]
+    for scene, label in zip(scenes, labels, strict=True):
+        assert scene["width"] == 320 and scene["height"] == 240
+        assert set(scene["hand"]) == {"concealed", "win_tile", "melds"}
+        assert isinstance(scene["win_apart"], bool)
+        assert len(scene["boxes"]) == len(label.read_text().splitlines())
+
+
+def test_same_seed_same_dataset_whatever_the_workers(tmp_path: Path) -> None:
+    common = ["--n", "4", "--seed", "9", "--size", "320x240", "--quiet"]
+    assert run(["--out", str(tmp_path / "a"), "--workers", "1", *common]) == 0
+    assert run(["--out", str(tmp_path / "b"), "--workers", "2", *common]) == 0
+    for part in ["scenes.jsonl", *(f"labels/{p.name}" for p in (tmp_path / "a" / "labels").iterdir())]:
+        assert (tmp_path / "a" / part).read_bytes() == (tmp_path / "b" / part).read_bytes(), part
+
+
+def test_bad_arguments_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        run(["--out", str(tmp_path), "--size", "big"])
+    assert run(["--out", str(tmp_path / "x"), "--art", str(tmp_path / "missing"), "--quiet"]) == 2
+    assert "no such folder" in capsys.readouterr().err
+
+
+def test_procedural_only_without_art() -> None:
+    scene = render_scene(1, 0, (320, 240))
+    assert scene.tile_source.startswith("procedural")
+
+
+@needs_tileart
+def test_art_folders_are_found_and_used() -> None:
+    sources = discover([str(TILEART)])
+    kinds = {s.kind for s in sources}
+    assert {"faces", "font", "sprite"} <= kinds
+    used = {render_scene(1, i, (320, 240), sources, SceneOptions(art_p=1.0, photo=False)).tile_source
+            for i in range(3)}
+    assert not any(name.startswith("procedural") for name in used)
+
+
+@needs_tileart
+def test_cli_with_an_art_folder(tmp_path: Path) -> None:
+    out = tmp_path / "art"
+    argv = ["--out", str(out), "--n", "2", "--size", "320x240", "--art", str(TILEART / "lietxia"), "--art-p", "1",
+            "--quiet"]
+    assert run(argv) == 0
+    scenes = [json.loads(line) for line in (out / "scenes.jsonl").read_text().splitlines()]
+    assert {s["tiles"] for s in scenes} == {"lietxia"}
+
+
+def test_a_folder_without_art_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ArtError):
+        discover([str(tmp_path)])
