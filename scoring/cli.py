@@ -2,10 +2,12 @@
 
 ``smj score --hand 123345m66999p --kong 2p --win 6p [--self-drawn ...] [--preset NAME] [--json]``
 (the ``score`` command itself is built in ``smj.py`` from ``add_hand_arguments`` /
-``add_context_arguments`` / ``run_score``) and ``smj waits --hand TILES [melds] [context] [--json]``.
+``add_context_arguments`` / ``run_score``), ``smj waits --hand TILES [melds] [context] [--json]`` and
+``smj settle ROUND.json [--preset NAME] [--base N] [--json]`` (the round JSON: ``scoring.settlement``).
 
-Exit codes: 0 scored (or ready, for ``waits``); 1 the hand was read but is not a win (not ready) and the
-output says why; 2 malformed input (a non-tile, an unknown preset, no ``--hand``), message on stderr.
+Exit codes: 0 scored (or ready, for ``waits``; settled, for ``settle``); 1 the hand was read but is not a
+win (not ready) and the output says why; 2 malformed input (a non-tile, an unknown preset, no ``--hand``,
+a round that cannot be read or cannot have happened), one line on stderr.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from scoring.presets import CHENGDU, DEFAULT_PRESET, PRESETS, get_preset
 from scoring.result import Score
 from scoring.rules import Numbering, Rules
 from scoring.score import score
+from scoring.settlement import Ledger, RoundError, parse_round, settle_round
 from scoring.tiles import SUITS, TileParseError, format_tiles, tile_name, tile_name_zh
 from scoring.waits import Wait, largest_wait, waits
 
@@ -80,7 +83,7 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``waits`` command."""
+    """Add the ``waits`` and ``settle`` commands."""
     parser = subparsers.add_parser(
         "waits",
         help="list the tiles a hand one tile short waits on, with their best scores",
@@ -90,6 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_hand_arguments(parser, hand_required=True)
     add_context_arguments(parser)
     parser.set_defaults(func=run_waits)
+    register_settle(subparsers)
 
 
 def run_score(args: argparse.Namespace) -> int:
@@ -140,6 +144,80 @@ def run_waits(args: argparse.Namespace) -> int:
         print(_describe_hand(hand, waiting=True))
         print(_describe_waits(found, rules, error.message if error is not None else None))
     return 0 if found else 1
+
+
+def register_settle(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``settle`` command."""
+    parser = subparsers.add_parser(
+        "settle",
+        help="settle a 血战到底 round: every payment and each player's total",
+        description="Settle a round given as JSON (kongs, wins and the end, in order; the format is in "
+        "scoring/settlement/__init__.py and examples/round.json): 刮风下雨, wins, 查花猪, 查叫 and 退税.",
+    )
+    parser.add_argument("round", metavar="ROUND.json", help="the round as JSON ('-' reads standard input)")
+    parser.add_argument(
+        "--preset",
+        metavar="NAME",
+        default=DEFAULT_PRESET,
+        help=f"rules preset: {', '.join(PRESETS)} (default {DEFAULT_PRESET})",
+    )
+    parser.add_argument(
+        "--base", metavar="N", default="1", help="the base stake (底): amounts are N x base units"
+    )
+    parser.add_argument("--json", action="store_true", help="print the ledger as JSON")
+    parser.set_defaults(func=run_settle)
+
+
+def run_settle(args: argparse.Namespace) -> int:
+    """``smj settle ROUND.json``: print the ledger; exit 0 settled, 2 unreadable or impossible round."""
+    if not (args.base.isascii() and args.base.isdigit()) or int(args.base) < 1:
+        return _fail(f"smj settle: --base must be a whole number >= 1, got {args.base!r}")
+    try:
+        rules = get_preset(args.preset)
+    except UnknownPresetError as problem:
+        return _fail(f"smj settle: {problem}")
+    source = "standard input" if args.round == "-" else args.round
+    try:
+        if args.round == "-":
+            data = json.load(sys.stdin)
+        else:
+            with open(args.round, encoding="utf-8") as handle:
+                data = json.load(handle)
+    except OSError as problem:
+        return _fail(f"smj settle: cannot read {source}: {problem.strerror or problem}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as problem:
+        return _fail(f"smj settle: {source} is not JSON: {problem}")
+    try:
+        ledger = settle_round(parse_round(data), rules, int(args.base))
+    except RoundError as problem:
+        return _fail(f"smj settle: {source}: {problem}")
+    if args.json:
+        _print_json(ledger.to_json())
+    else:
+        print(format_ledger(ledger))
+    return 0
+
+
+def format_ledger(ledger: Ledger) -> str:
+    """The payments one per line, then each player's total."""
+    names = ledger.players
+    width = max(len(name) for name in names)
+    lines = [f"结算 Settlement: preset {ledger.preset}, base {ledger.base}"]
+    if not ledger.payments:
+        lines.append("  no payments")
+    for payment in ledger.payments:
+        lines.append(
+            f"  [{payment.event}] {names[payment.payer]:>{width}} -> {names[payment.payee]:<{width}} "
+            f"{payment.amount:>6}  {payment.reason}"
+        )
+    lines.extend(f"  注 {note}" for note in ledger.notes)
+    lines.append("合计 Totals:")
+    lines.extend(f"  {name:<{width}} {total:+d}" for name, total in zip(names, ledger.totals, strict=True))
+    if not ledger.finished:
+        lines.append("未完 The round has no end event: still in play")
+    if ledger.next_dealer is not None:
+        lines.append(f"下局庄家 Next dealer: {names[ledger.next_dealer]}")
+    return "\n".join(lines)
 
 
 def context_from_args(args: argparse.Namespace) -> tuple[WinContext, Rules]:

@@ -78,6 +78,7 @@ class Settlement:
     cha_jiao: ChaJiao = ChaJiao.LARGEST  # 查大叫 / 查小叫
     cha_jiao_cap: int | None = 4  # the cap on the fan used by 查叫 (None: uncapped)
     refund_kongs_when_not_ready: bool = True  # 流局: not-ready players and 花猪 return all kong income
+    refund_to_won_players: bool = False  # 退税 also repays payers who have won since (off: untouched)
     max_winners: int = 3  # 血战到底: the round ends when this many players have won
     last_four_must_win: bool = True  # 最后四张必胡
     guo_shui_bu_hu: bool = True  # 过水不胡

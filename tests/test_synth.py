@@ -72,7 +72,9 @@ def test_hand_and_melds_in_the_labels_are_the_truth_hand(index: int) -> None:
     hand = scene.hand
     in_hand = [b for b in scene.boxes if b.role == "hand"]
     assert Counter(b.class_id for b in in_hand) == Counter(hand.concealed)
-    assert [b for b in in_hand if b.win] and all(b.tile == CLASS_NAMES[hand.win_tile] for b in in_hand if b.win)
+    assert [b for b in in_hand if b.win] and all(
+        b.tile == CLASS_NAMES[hand.win_tile] for b in in_hand if b.win
+    )
     assert sum(b.win for b in in_hand) == 1
     for group, meld in enumerate(hand.melds):
         tiles = [b for b in scene.boxes if b.role == "meld" and b.group == group]
@@ -90,17 +92,17 @@ def test_hand_and_melds_in_the_labels_are_the_truth_hand(index: int) -> None:
 
 @pytest.mark.parametrize("index", range(6))
 def test_boxes_are_tight_around_the_drawn_tiles(index: int) -> None:
-    """On a plain table with no camera effects: every tile pixel is in a box, every box edge touches its tile."""
+    """On a plain table, no camera effects: every tile pixel is in a box, every box edge touches its tile."""
     scene = plain_scene(index)
     image = scene.image.astype(np.int16)
     foreground = np.abs(image - np.array(BACKGROUND, np.int16)).sum(axis=2) > 60
     covered = np.zeros_like(foreground)
     for ignored in scene.ignored:  # slivers of tiles too hidden or cut off to label
         x1, y1, x2, y2 = (int(v) for v in ignored)
-        covered[max(0, y1 - 1) : y2 + 1, max(0, x1 - 1) : x2 + 1] = True
+        covered[max(0, y1 - 2) : y2 + 2, max(0, x1 - 2) : x2 + 2] = True
     for box in scene.boxes:
         x1, y1, x2, y2 = (int(v) for v in box.box)
-        covered[max(0, y1 - 1) : y2 + 1, max(0, x1 - 1) : x2 + 1] = True
+        covered[max(0, y1 - 2) : y2 + 2, max(0, x1 - 2) : x2 + 2] = True  # anti-aliased rims: 2 px
         inside = foreground[y1:y2, x1:x2]
         # each edge row / column of the box (within a pixel) has tile pixels on it
         assert inside[:2].any() and inside[-2:].any() and inside[:, :2].any() and inside[:, -2:].any(), box
@@ -128,8 +130,7 @@ def test_each_face_up_box_shows_the_tile_it_claims(index: int) -> None:
         face = cv2.warpPerspective(scene.image, cv2.getPerspectiveTransform(src, dst), (TEX_W, TEX_H))
         scores = templates.reshape(len(keys), -1) @ _normalised(face.astype(np.float32)).reshape(-1)
         best = keys[int(np.argmax(scores))]
-        expected = box.tile if box.class_id == HONOUR else CLASS_NAMES[box.class_id]
-        assert (CLASS_NAMES[best] if isinstance(best, int) else best) == expected, box
+        assert (HONOUR if isinstance(best, str) else best) == box.class_id, (box, best)
         checked += 1
     assert checked >= 5
 
@@ -155,8 +156,12 @@ def test_honour_tiles_are_labelled_honour_and_never_in_the_hand() -> None:
     scenes = [render_scene(2, i, SIZE, options=SceneOptions(honour_p=1.0, photo=False)) for i in range(6)]
     honours = [b for s in scenes for b in s.boxes if b.class_id == HONOUR]
     assert honours and all(b.tile in HONOUR_KEYS and b.role not in ("hand", "meld") for b in honours)
-    none = [b for i in range(4) for b in render_scene(2, i, SIZE, options=SceneOptions(honour_p=0.0)).boxes
-            if b.class_id == HONOUR]
+    none = [
+        b
+        for i in range(4)
+        for b in render_scene(2, i, SIZE, options=SceneOptions(honour_p=0.0)).boxes
+        if b.class_id == HONOUR
+    ]
     assert not none
 
 
@@ -175,3 +180,24 @@ def test_random_hands_are_sichuan_hands(seed: int) -> None:
 def test_most_hands_are_winning_shapes() -> None:
     plans = [random_hand(np.random.default_rng(seed)) for seed in range(200)]
     assert sum(p.winning for p in plans) >= 180
+
+
+def test_the_rules_engine_agrees_which_hands_win() -> None:
+    """Cross-check with ``scoring`` (when it is there): the renderer itself does not depend on it."""
+    scoring_score = pytest.importorskip("scoring.score")
+    for seed in range(150):
+        plan = random_hand(np.random.default_rng(seed), winning_p=0.8)
+        result = scoring_score.score(plan.hand)
+        assert result.valid == plan.winning, (plan.hand.to_json(), result.error)
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_faces_are_never_mirrored(index: int) -> None:
+    """A face's corners (top-left, top-right, bottom-right, bottom-left) always run clockwise on screen."""
+    for box in photo_scene(index).boxes:
+        if box.face is None:
+            continue
+        quad = np.array(box.face)
+        x, y = quad[:, 0], quad[:, 1]
+        signed_area = float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
+        assert signed_area > 0, box

@@ -70,16 +70,29 @@ def test_art_folders_are_found_and_used() -> None:
     sources = discover([str(TILEART)])
     kinds = {s.kind for s in sources}
     assert {"faces", "font", "sprite"} <= kinds
-    used = {render_scene(1, i, (320, 240), sources, SceneOptions(art_p=1.0, photo=False)).tile_source
-            for i in range(3)}
+    used = {
+        render_scene(1, i, (320, 240), sources, SceneOptions(art_p=1.0, photo=False)).tile_source
+        for i in range(3)
+    }
     assert not any(name.startswith("procedural") for name in used)
 
 
 @needs_tileart
 def test_cli_with_an_art_folder(tmp_path: Path) -> None:
     out = tmp_path / "art"
-    argv = ["--out", str(out), "--n", "2", "--size", "320x240", "--art", str(TILEART / "lietxia"), "--art-p", "1",
-            "--quiet"]
+    argv = [
+        "--out",
+        str(out),
+        "--n",
+        "2",
+        "--size",
+        "320x240",
+        "--art",
+        str(TILEART / "lietxia"),
+        "--art-p",
+        "1",
+        "--quiet",
+    ]
     assert run(argv) == 0
     scenes = [json.loads(line) for line in (out / "scenes.jsonl").read_text().splitlines()]
     assert {s["tiles"] for s in scenes} == {"lietxia"}

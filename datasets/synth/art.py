@@ -29,10 +29,21 @@ from datasets.synth.faces import FaceKey
 from datasets.synth.ink import Colour
 from scoring.tiles import CLASS_NAMES
 
-_UNICODE = {**{i: 0x1F007 + i for i in range(9)}, **{9 + i: 0x1F019 + i for i in range(9)},
-            **{18 + i: 0x1F010 + i for i in range(9)}}
-_UNICODE_HONOURS = {"E": 0x1F000, "S": 0x1F001, "W": 0x1F002, "N": 0x1F003, "C": 0x1F004, "F": 0x1F005,
-                    "P": 0x1F006, **{f"f{i}": 0x1F021 + i for i in range(1, 9)}}
+_UNICODE = {
+    **{i: 0x1F007 + i for i in range(9)},
+    **{9 + i: 0x1F019 + i for i in range(9)},
+    **{18 + i: 0x1F010 + i for i in range(9)},
+}
+_UNICODE_HONOURS = {
+    "E": 0x1F000,
+    "S": 0x1F001,
+    "W": 0x1F002,
+    "N": 0x1F003,
+    "C": 0x1F004,
+    "F": 0x1F005,
+    "P": 0x1F006,
+    **{f"f{i}": 0x1F021 + i for i in range(1, 9)},
+}
 _SPRITE_IDS = {"m": "t_ch", "p": "t_do", "s": "t_ba"}
 
 
@@ -83,7 +94,9 @@ def _sources_in(path: Path) -> list[ArtSource]:
     fonts = sorted(p for p in path.iterdir() if p.suffix.lower() in (".otf", ".ttf"))
     found = [ArtSource("font", str(p)) for p in fonts if _has_mahjong_block(p)]
     for svg in sorted(path.glob("*.svg")):
-        if svg.stat().st_size < 5_000_000 and 'id="t_ch1"' in svg.read_text(encoding="utf-8", errors="ignore"):
+        if svg.stat().st_size < 5_000_000 and 'id="t_ch1"' in svg.read_text(
+            encoding="utf-8", errors="ignore"
+        ):
             found.append(ArtSource("sprite", str(svg)))
     return found
 
@@ -135,7 +148,9 @@ def _render_svg(data: bytes, width: int, height: int) -> np.ndarray:
         return np.asarray(image.convert("RGBA"))
 
 
-def _fit_ink(rgba: np.ndarray, width: int, height: int, margin_x: float = 0.1, margin_y: float = 0.08) -> np.ndarray:
+def _fit_ink(
+    rgba: np.ndarray, width: int, height: int, margin_x: float = 0.1, margin_y: float = 0.08
+) -> np.ndarray:
     """Crop art to its ink and centre it in the face's inner box; returns premultiplied RGBA uint8."""
     alpha = rgba[..., 3]
     rows, cols = np.nonzero(alpha > 16)
@@ -234,7 +249,9 @@ def _font_glyph(font: ImageFont.FreeTypeFont, char: str, size: int) -> np.ndarra
 
 def _colour_components(mask: np.ndarray, key: FaceKey, palette: dict[str, Colour]) -> np.ndarray:
     """Colour a monochrome glyph per connected component, roughly like real sets."""
-    count, labels, stats, centroids = cv2.connectedComponentsWithStats((mask > 60).astype(np.uint8), connectivity=8)
+    count, labels, _, centroids = cv2.connectedComponentsWithStats(
+        (mask > 60).astype(np.uint8), connectivity=8
+    )
     colours = np.zeros((count, 3), np.float32)
     h = mask.shape[0]
     for i in range(1, count):
@@ -266,7 +283,7 @@ def _load_sprite(path: Path, width: int, height: int) -> ArtSet:
         ident = f"{_SPRITE_IDS['mps'[tile // 9]]}{tile % 9 + 1}"
         match = re.search(rf'<svg id="{ident}" viewBox="([^"]+)"', text)
         if not match:
-            raise ArtError(f"{path}: no <svg id=\"{ident}\">")
+            raise ArtError(f'{path}: no <svg id="{ident}">')
         _, _, vw, vh = (float(v) for v in match.group(1).split())
         root = re.sub(r'viewBox="[^"]*"', f'viewBox="0 0 {vw} {vh}"', head, count=1)
         svg = f'{root}<use xlink:href="#{ident}" width="{vw}" height="{vh}"/></svg>'

@@ -49,7 +49,9 @@ class Camera:
 
     def table_point(self, u: float, v: float, max_range: float) -> np.ndarray | None:
         """Where the ray through image point (u, v) meets the table, if it does within ``max_range``."""
-        ray = self.rotation.T @ np.array([(u - self.width / 2) / self.focal, (v - self.height / 2) / self.focal, 1])
+        ray = self.rotation.T @ np.array(
+            [(u - self.width / 2) / self.focal, (v - self.height / 2) / self.focal, 1]
+        )
         if ray[2] > -1e-6:
             return None
         t = -self.centre[2] / ray[2]
@@ -67,7 +69,11 @@ def look_rotation(elevation: float, azimuth: float, roll: float) -> np.ndarray:
     ``azimuth`` 0 looks along +y (from the player's seat across the table); ``roll`` turns the image.
     """
     forward = np.array(
-        [math.sin(azimuth) * math.cos(elevation), math.cos(azimuth) * math.cos(elevation), -math.sin(elevation)]
+        [
+            math.sin(azimuth) * math.cos(elevation),
+            math.cos(azimuth) * math.cos(elevation),
+            -math.sin(elevation),
+        ]
     )
     right = np.cross(forward, [0.0, 0.0, 1.0])
     right /= np.linalg.norm(right)
@@ -86,7 +92,8 @@ def fit_camera(
     placement: tuple[float, float],
     margin: float = 0.04,
 ) -> Camera:
-    """Place the camera so ``key_points`` span about ``fill`` of the frame, at ``placement`` (0..1) of the slack.
+    """Place the camera so ``key_points`` span about ``fill`` of the frame, at ``placement`` (0..1) of the
+    slack.
 
     The points never leave the frame (with ``margin``), whatever ``fill`` asks.
     """

@@ -30,23 +30,46 @@ def register_synth(subparsers: argparse._SubParsersAction) -> argparse.ArgumentP
 
 def add_synth_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="DIR", help="output folder (created if missing)")
-    parser.add_argument("--n", type=_positive_int, default=100, metavar="N", help="number of scenes (default 100)")
+    parser.add_argument(
+        "--n", type=_positive_int, default=100, metavar="N", help="number of scenes (default 100)"
+    )
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     parser.add_argument(
-        "--art", action="extend", nargs="+", default=[], metavar="DIR",
+        "--art",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="DIR",
         help="tile artwork folder(s): faces m1..s9 as .svg/.png, Unicode mahjong fonts or a sprite SVG "
         "(a parent folder of several works too); without it faces are procedural only",
     )
-    parser.add_argument("--art-p", type=_probability, default=0.5, metavar="P",
-                        help="share of scenes drawn with --art faces instead of procedural ones (default 0.5)")
-    parser.add_argument("--size", type=parse_size, default=(1280, 960), metavar="WxH",
-                        help="image size (default 1280x960)")
-    parser.add_argument("--honours", type=_probability, default=0.3, metavar="P",
-                        help="share of scenes with honour tiles (winds, dragons, flowers) labelled 'honour' "
-                        "(default 0.3)")
-    parser.add_argument("--workers", type=int, default=1, metavar="K",
-                        help="processes rendering in parallel (default 1; 0 = one per CPU core)")
-    parser.add_argument("--no-boxes", action="store_true", help="leave the per-tile boxes out of scenes.jsonl")
+    parser.add_argument(
+        "--art-p",
+        type=_probability,
+        default=0.5,
+        metavar="P",
+        help="share of scenes drawn with --art faces instead of procedural ones (default 0.5)",
+    )
+    parser.add_argument(
+        "--size", type=parse_size, default=(1280, 960), metavar="WxH", help="image size (default 1280x960)"
+    )
+    parser.add_argument(
+        "--honours",
+        type=_probability,
+        default=0.3,
+        metavar="P",
+        help="share of scenes with honour tiles (winds, dragons, flowers) labelled 'honour' (default 0.3)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="K",
+        help="processes rendering in parallel (default 1; 0 = one per CPU core)",
+    )
+    parser.add_argument(
+        "--no-boxes", action="store_true", help="leave the per-tile boxes out of scenes.jsonl"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -86,8 +109,16 @@ def run_synth(args: argparse.Namespace) -> int:
         return 2
     workers = args.workers if args.workers > 0 else (os.cpu_count() or 1)
     options = SceneOptions(size=args.size, honour_p=args.honours, art_p=args.art_p if sources else 0.0)
-    summary = write_dataset(args.out, args.n, args.seed, sources, options, workers, progress=not args.quiet,
-                            with_boxes=not args.no_boxes)
+    summary = write_dataset(
+        args.out,
+        args.n,
+        args.seed,
+        sources,
+        options,
+        workers,
+        progress=not args.quiet,
+        with_boxes=not args.no_boxes,
+    )
     if not args.quiet:
         print(
             f"wrote {summary.scenes} scenes to {summary.out} in {summary.seconds:.1f} s "

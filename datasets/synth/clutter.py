@@ -6,7 +6,9 @@ Tiles are drawn from what the hand leaves (at most four copies of any tile overa
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +34,8 @@ from datasets.synth.look import TileLook
 from datasets.synth.props import Prop, place_prop, prop_footprint, random_prop
 from datasets.synth.table import TableGeometry
 from scoring.hand import Hand
+
+Place = Callable[[Sampler, list[Placed]], "list[Placed] | None"]
 
 
 @dataclass
@@ -76,17 +80,27 @@ class _Pool:
 
 
 def place_clutter(
-    rng: np.random.Generator, hand: Hand, player: list[Placed], look: TileLook, table: TableGeometry,
-    camera: Camera, elevation: float, honour_p: float, tiles_on: bool, props_on: bool,
+    rng: np.random.Generator,
+    hand: Hand,
+    player: list[Placed],
+    look: TileLook,
+    table: TableGeometry,
+    camera: Camera,
+    elevation: float,
+    honour_p: float,
+    tiles_on: bool,
+    props_on: bool,
 ) -> Clutter:
     dims = look.dims
     forward = camera.rotation[2][:2]
     away = forward / np.linalg.norm(forward) if np.linalg.norm(forward) > 1e-3 else np.array([0.0, 1.0])
     margin = 320.0
-    occupancy = Occupancy.around(table.x0 - margin, table.y0 - margin, table.x1 + margin, table.y1 + margin, away,
-                                 elevation * 0.9)
+    occupancy = Occupancy.around(
+        table.x0 - margin, table.y0 - margin, table.x1 + margin, table.y1 + margin, away, elevation * 0.9
+    )
     for tile in player:
         occupancy.add(tile.footprint(dims, pad=4.0), tile.height_above_table(dims))
+    place: Place = functools.partial(try_place, occupancy, dims=dims, accept=size_check(camera, dims))
     pool = _Pool(rng, hand.all_tiles, honours=bool(rng.random() < honour_p))
     out = Clutter([], [], [])
     far_of_player = max(t.y for t in player) + dims.height
@@ -95,17 +109,18 @@ def place_clutter(
     near = _mixed(rng, _in_view(rng, camera, inner), region_sampler(rng, inner), 0.75)
     anywhere = _mixed(rng, _in_view(rng, camera, whole), region_sampler(rng, whole), 0.75)
     if tiles_on:
-        _discards(rng, pool, dims, occupancy, near, out)
-        _opponents(rng, pool, dims, occupancy, table, camera, near, out)
-        _walls(rng, pool, dims, occupancy, near, out)
-        _strays(rng, pool, dims, occupancy, anywhere, out)
+        _discards(rng, pool, dims, place, near, out)
+        _opponents(rng, pool, dims, place, table, camera, near, out)
+        _walls(rng, pool, dims, place, near, out)
+        _strays(rng, pool, dims, place, anywhere, out)
         if pool.honours and rng.random() < 0.35:
             keys = [pool.take(1.0, flowers=True) for _ in range(int(rng.integers(2, 7)))]
-            block = grid_block(rng, keys, dims, len(keys), float(rng.choice([0, math.pi / 2, math.pi])),
-                               "stray")
-            out.tiles += try_place(occupancy, near, block, dims) or []
+            block = grid_block(
+                rng, keys, dims, len(keys), float(rng.choice([0, math.pi / 2, math.pi])), "stray"
+            )
+            out.tiles += place(near, block) or []
     if props_on:
-        bounds = (table.x0 - 150, table.y0 - 60, table.x1 + 150, table.y1)
+        bounds = (table.x0 + 10, table.y0 + 10, table.x1 - 10, table.y1 - 10)
         sampler = _mixed(rng, _in_view(rng, camera, bounds), region_sampler(rng, bounds), 0.7)
         for _ in range(int(rng.choice(5, p=(0.3, 0.3, 0.2, 0.12, 0.08)))):
             prop = random_prop(rng)
@@ -115,11 +130,29 @@ def place_clutter(
                 if target is None:
                     continue
                 x, y = target
-                if occupancy.free(outline + [x, y], height):
-                    occupancy.add(outline + [x, y], height)
+                spot = outline + np.array([x, y])
+                if occupancy.free(spot, height):
+                    occupancy.add(spot, height)
                     out.props.append(place_prop(prop, x, y))
                     break
     return out
+
+
+MIN_CLUTTER_PX, MAX_CLUTTER_PX = 14.0, 125.0
+
+
+def size_check(camera: Camera, dims: TileDims) -> Callable[[list[Placed]], bool]:
+    """Accept a group only where each tile's face would be 14..125 px wide in the photo."""
+
+    def accept(tiles: list[Placed]) -> bool:
+        centres = np.array([[t.x, t.y, t.z] for t in tiles])
+        depth = camera.to_camera(centres)[:, 2]
+        if np.any(depth < 10):
+            return False
+        widths = dims.width * camera.focal / depth
+        return bool(np.all((widths >= MIN_CLUTTER_PX) & (widths <= MAX_CLUTTER_PX)))
+
+    return accept
 
 
 def _in_view(rng: np.random.Generator, camera: Camera, bounds: tuple[float, float, float, float]) -> Sampler:
@@ -143,19 +176,25 @@ def _mixed(rng: np.random.Generator, first: Sampler, second: Sampler, p_first: f
 
 
 def _discards(
-    rng: np.random.Generator, pool: _Pool, dims: TileDims, occupancy: Occupancy, sampler: Sampler, out: Clutter
+    rng: np.random.Generator, pool: _Pool, dims: TileDims, place: Place, sampler: Sampler, out: Clutter
 ) -> None:
     for _ in range(int(rng.choice(4, p=(0.3, 0.35, 0.25, 0.1)))):
         count = int(rng.integers(1, 19))
         keys = [pool.take(0.25) for _ in range(count)]
         yaw = float(rng.choice([0.0, math.pi / 2, math.pi, -math.pi / 2])) + float(rng.normal(0, 0.05))
         block = grid_block(rng, keys, dims, int(rng.integers(4, 8)), yaw, "discard")
-        out.tiles += try_place(occupancy, sampler, block, dims) or []
+        out.tiles += place(sampler, block) or []
 
 
 def _opponents(
-    rng: np.random.Generator, pool: _Pool, dims: TileDims, occupancy: Occupancy, table: TableGeometry,
-    camera: Camera, near: Sampler, out: Clutter,
+    rng: np.random.Generator,
+    pool: _Pool,
+    dims: TileDims,
+    place: Place,
+    table: TableGeometry,
+    camera: Camera,
+    near: Sampler,
+    out: Clutter,
 ) -> None:
     cx, cy = (table.x0 + table.x1) / 2, (table.y0 + table.y1) / 2
     seats = {
@@ -179,10 +218,10 @@ def _opponents(
         if pose == STAND and not in_view and _face_seen(camera, region, normal):
             pose = DOWN
         row = row_block(keys, dims, yaw, "opponent", pose)
-        placed = try_place(occupancy, sampler, row, dims)
+        placed = place(sampler, row)
         out.tiles += placed or []
         if placed and rng.random() < 0.4:
-            for group in range(int(rng.integers(1, 3))):
+            for _ in range(int(rng.integers(1, 3))):
                 honour = pool.honours and rng.random() < 0.3
                 size = 3 if rng.random() < 0.75 else 4
                 key = pool.take_same(size, honour)
@@ -192,18 +231,20 @@ def _opponents(
                 xs = [t.x for t in placed]
                 ys = [t.y for t in placed]
                 around = (min(xs) - 120, min(ys) - 120, max(xs) + 120, max(ys) + 120)
-                out.tiles += try_place(occupancy, region_sampler(rng, around), meld, dims) or []
+                out.tiles += place(region_sampler(rng, around), meld) or []
         out.notes.append(seat)
 
 
-def _face_seen(camera: Camera, region: tuple[float, float, float, float], normal: tuple[float, float]) -> bool:
+def _face_seen(
+    camera: Camera, region: tuple[float, float, float, float], normal: tuple[float, float]
+) -> bool:
     x = (region[0] + region[2]) / 2
     y = (region[1] + region[3]) / 2
     return camera.sees_front(np.array([x, y, 15.0]), np.array([normal[0], normal[1], 0.0])) > -0.05
 
 
 def _walls(
-    rng: np.random.Generator, pool: _Pool, dims: TileDims, occupancy: Occupancy, sampler: Sampler, out: Clutter
+    rng: np.random.Generator, pool: _Pool, dims: TileDims, place: Place, sampler: Sampler, out: Clutter
 ) -> None:
     if rng.random() > 0.2:
         return
@@ -211,11 +252,11 @@ def _walls(
         keys = [pool.take() for _ in range(int(rng.integers(3, 10)))]
         yaw = float(rng.choice([0.0, math.pi / 2])) + float(rng.normal(0, 0.02))
         wall = row_block(keys, dims, yaw, "wall", DOWN, stacked=bool(rng.random() < 0.7))
-        out.tiles += try_place(occupancy, sampler, wall, dims) or []
+        out.tiles += place(sampler, wall) or []
 
 
 def _strays(
-    rng: np.random.Generator, pool: _Pool, dims: TileDims, occupancy: Occupancy, sampler: Sampler, out: Clutter
+    rng: np.random.Generator, pool: _Pool, dims: TileDims, place: Place, sampler: Sampler, out: Clutter
 ) -> None:
     if rng.random() > 0.45:
         return
@@ -223,4 +264,4 @@ def _strays(
         key = pool.take(0.4, flowers=True)
         pose = UP if rng.random() < 0.7 else DOWN
         tile = Placed(key, pose, 0.0, 0.0, float(rng.uniform(0, 2 * math.pi)), role="stray")
-        out.tiles += try_place(occupancy, sampler, [tile], dims) or []
+        out.tiles += place(sampler, [tile]) or []

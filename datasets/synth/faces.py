@@ -40,10 +40,22 @@ _DOTS: dict[int, tuple[tuple[float, float, str], ...]] = {
     3: ((0.2, 0.17, "b"), (0.5, 0.5, "r"), (0.8, 0.83, "g")),
     4: ((0.27, 0.25, "b"), (0.73, 0.25, "g"), (0.27, 0.75, "g"), (0.73, 0.75, "b")),
     5: ((0.24, 0.19, "b"), (0.76, 0.19, "g"), (0.5, 0.5, "r"), (0.24, 0.81, "g"), (0.76, 0.81, "b")),
-    6: ((0.3, 0.15, "g"), (0.7, 0.15, "g"), (0.3, 0.55, "r"), (0.7, 0.55, "r"), (0.3, 0.85, "r"), (0.7, 0.85, "r")),
+    6: (
+        (0.3, 0.15, "g"),
+        (0.7, 0.15, "g"),
+        (0.3, 0.55, "r"),
+        (0.7, 0.55, "r"),
+        (0.3, 0.85, "r"),
+        (0.7, 0.85, "r"),
+    ),
     7: (
-        (0.2, 0.1, "g"), (0.5, 0.22, "g"), (0.8, 0.34, "g"),
-        (0.3, 0.6, "r"), (0.7, 0.6, "r"), (0.3, 0.88, "r"), (0.7, 0.88, "r"),
+        (0.2, 0.1, "g"),
+        (0.5, 0.22, "g"),
+        (0.8, 0.34, "g"),
+        (0.3, 0.6, "r"),
+        (0.7, 0.6, "r"),
+        (0.3, 0.88, "r"),
+        (0.7, 0.88, "r"),
     ),
     8: tuple((x, y, "b") for y in (0.12, 0.375, 0.625, 0.88) for x in (0.3, 0.7)),
     9: tuple((x, y, c) for y, c in ((0.15, "b"), (0.5, "r"), (0.85, "g")) for x in (0.2, 0.5, 0.8)),
@@ -62,27 +74,41 @@ _BAMBOO: dict[int, tuple[_Stick, ...]] = {
     2: (_column(0.5, 0.03, 0.45, "g"), _column(0.5, 0.55, 0.97, "b")),
     3: (_column(0.5, 0.03, 0.45, "b"), _column(0.27, 0.55, 0.97, "g"), _column(0.73, 0.55, 0.97, "g")),
     4: (
-        _column(0.27, 0.03, 0.45, "b"), _column(0.73, 0.03, 0.45, "g"),
-        _column(0.27, 0.55, 0.97, "g"), _column(0.73, 0.55, 0.97, "b"),
+        _column(0.27, 0.03, 0.45, "b"),
+        _column(0.73, 0.03, 0.45, "g"),
+        _column(0.27, 0.55, 0.97, "g"),
+        _column(0.73, 0.55, 0.97, "b"),
     ),
     5: (
-        _column(0.2, 0.03, 0.45, "g"), _column(0.8, 0.03, 0.45, "b"), _column(0.5, 0.3, 0.7, "r"),
-        _column(0.2, 0.55, 0.97, "b"), _column(0.8, 0.55, 0.97, "g"),
+        _column(0.2, 0.03, 0.45, "g"),
+        _column(0.8, 0.03, 0.45, "b"),
+        _column(0.5, 0.3, 0.7, "r"),
+        _column(0.2, 0.55, 0.97, "b"),
+        _column(0.8, 0.55, 0.97, "g"),
     ),
-    6: tuple(_column(x, y0, y1, "g" if y0 < 0.5 else "b") for y0, y1 in ((0.03, 0.45), (0.55, 0.97))
-             for x in (0.18, 0.5, 0.82)),
-    7: (_column(0.5, 0.02, 0.3, "r"),) + tuple(
-        _column(x, y0, y1, "g") for y0, y1 in ((0.36, 0.64), (0.7, 0.98)) for x in (0.18, 0.5, 0.82)
+    6: tuple(
+        _column(x, y0, y1, "g" if y0 < 0.5 else "b")
+        for y0, y1 in ((0.03, 0.45), (0.55, 0.97))
+        for x in (0.18, 0.5, 0.82)
+    ),
+    7: (
+        _column(0.5, 0.02, 0.3, "r"),
+        *(_column(x, y0, y1, "g") for y0, y1 in ((0.36, 0.64), (0.7, 0.98)) for x in (0.18, 0.5, 0.82)),
     ),
     8: (
-        _column(0.12, 0.03, 0.45, "g"), (0.3, 0.45, 0.45, 0.03, "g"),
-        (0.55, 0.03, 0.7, 0.45, "g"), _column(0.88, 0.03, 0.45, "g"),
-        _column(0.12, 0.55, 0.97, "g"), (0.3, 0.55, 0.45, 0.97, "g"),
-        (0.55, 0.97, 0.7, 0.55, "g"), _column(0.88, 0.55, 0.97, "g"),
+        _column(0.12, 0.03, 0.45, "g"),
+        (0.3, 0.45, 0.45, 0.03, "g"),
+        (0.55, 0.03, 0.7, 0.45, "g"),
+        _column(0.88, 0.03, 0.45, "g"),
+        _column(0.12, 0.55, 0.97, "g"),
+        (0.3, 0.55, 0.45, 0.97, "g"),
+        (0.55, 0.97, 0.7, 0.55, "g"),
+        _column(0.88, 0.55, 0.97, "g"),
     ),
     9: tuple(
         _column(x, y0, y1, "r" if x == 0.5 else "g")
-        for y0, y1 in ((0.02, 0.3), (0.36, 0.64), (0.7, 0.98)) for x in (0.18, 0.5, 0.82)
+        for y0, y1 in ((0.02, 0.3), (0.36, 0.64), (0.7, 0.98))
+        for x in (0.18, 0.5, 0.82)
     ),
 }
 
@@ -164,8 +190,12 @@ def _pick_font(rng: np.random.Generator, fonts: tuple[str, ...]) -> str | None:
 def render_face(style: FaceStyle, key: FaceKey, width: int, height: int) -> np.ndarray:
     """Premultiplied RGBA ink (uint8, height x width x 4) of one face."""
     ink = Ink(width, height)
-    box = _Box(style.margin_x * width, style.margin_y * height, width * (1 - 2 * style.margin_x),
-               height * (1 - 2 * style.margin_y))
+    box = _Box(
+        style.margin_x * width,
+        style.margin_y * height,
+        width * (1 - 2 * style.margin_x),
+        height * (1 - 2 * style.margin_y),
+    )
     if isinstance(key, str):
         _draw_honour(ink, box, style, key)
         return ink.rgba
@@ -269,7 +299,9 @@ def _draw_bamboo(ink: Ink, box: _Box, style: FaceStyle, rank: int) -> None:
         _stick(ink, x0, y0, x1, y1, width, _slot(style, slot), joints=3)
 
 
-def _stick(ink: Ink, x0: float, y0: float, x1: float, y1: float, width: float, colour: Colour, joints: int) -> None:
+def _stick(
+    ink: Ink, x0: float, y0: float, x1: float, y1: float, width: float, colour: Colour, joints: int
+) -> None:
     length = math.hypot(x1 - x0, y1 - y0)
     if length < 1:
         return
@@ -285,7 +317,9 @@ def _stick(ink: Ink, x0: float, y0: float, x1: float, y1: float, width: float, c
         half = width * 0.72
         ink.line(cx - nx * half, cy - ny * half, cx + nx * half, cy + ny * half, dark, max(1.0, width * 0.32))
     light = _lighten(colour, 0.6)
-    ink.line(x0 + ux * width, y0 + uy * width, x1 - ux * width, y1 - uy * width, light, max(1.0, width * 0.18))
+    ink.line(
+        x0 + ux * width, y0 + uy * width, x1 - ux * width, y1 - uy * width, light, max(1.0, width * 0.18)
+    )
 
 
 def _bird(ink: Ink, box: _Box, style: FaceStyle) -> None:
@@ -301,8 +335,10 @@ def _bird(ink: Ink, box: _Box, style: FaceStyle) -> None:
     ink.ellipse(bx - s * 0.02, by + s * 0.02, s * 0.17, s * 0.09, -35, style.blue)
     hx, hy = bx + s * 0.24, by - s * 0.25
     ink.circle(hx, hy, s * 0.11, style.red)
-    ink.poly([(hx + s * 0.09, hy - s * 0.03), (hx + s * 0.24, hy + s * 0.01), (hx + s * 0.09, hy + s * 0.05)],
-             style.black)
+    ink.poly(
+        [(hx + s * 0.09, hy - s * 0.03), (hx + s * 0.24, hy + s * 0.01), (hx + s * 0.09, hy + s * 0.05)],
+        style.black,
+    )
     ink.circle(hx + s * 0.03, hy - s * 0.02, max(1.0, s * 0.025), (250, 250, 245))
     for dx in (-0.05, 0.07):
         fx, fy = bx + s * dx, by + s * 0.15
@@ -316,15 +352,40 @@ def _bird(ink: Ink, box: _Box, style: FaceStyle) -> None:
 def _draw_characters(ink: Ink, box: _Box, style: FaceStyle, rank: int) -> None:
     numeral = style.five_char if rank == 5 else _NUMERALS[rank - 1]
     top_h = box.h * 0.42 * style.numeral_size
-    _glyph(ink, style.numeral_font, numeral, box.x + box.w / 2, box.y + top_h / 2 + box.h * 0.02,
-           box.w * 0.9, top_h, style.numeral_colour, squash=1.0)
+    _glyph(
+        ink,
+        style.numeral_font,
+        numeral,
+        box.x + box.w / 2,
+        box.y + top_h / 2 + box.h * 0.02,
+        box.w * 0.9,
+        top_h,
+        style.numeral_colour,
+        squash=1.0,
+    )
     bottom_h = box.h * 0.5
-    _glyph(ink, style.font, style.wan_char, box.x + box.w / 2, box.y + box.h - bottom_h / 2,
-           box.w, bottom_h, style.wan_colour, squash=style.wan_squash)
+    _glyph(
+        ink,
+        style.font,
+        style.wan_char,
+        box.x + box.w / 2,
+        box.y + box.h - bottom_h / 2,
+        box.w,
+        bottom_h,
+        style.wan_colour,
+        squash=style.wan_squash,
+    )
 
 
 def _glyph(
-    ink: Ink, font: str | None, text: str, cx: float, cy: float, max_w: float, max_h: float, colour: Colour,
+    ink: Ink,
+    font: str | None,
+    text: str,
+    cx: float,
+    cy: float,
+    max_w: float,
+    max_h: float,
+    colour: Colour,
     squash: float,
 ) -> None:
     """Draw ``text`` centred at (cx, cy), as large as fits ``max_w`` x ``max_h`` (``squash`` widens it)."""
@@ -385,16 +446,37 @@ def _draw_honour(ink: Ink, box: _Box, style: FaceStyle, key: str) -> None:
     elif key == "C":
         _glyph(ink, style.font, "中", cx, cy, box.w, box.h * 0.85, style.red, 1.0)
     elif key == "F":
-        _glyph(ink, style.font, "发" if style.simplified_honours else "發", cx, cy, box.w, box.h * 0.8,
-               style.green, 1.0)
+        _glyph(
+            ink,
+            style.font,
+            "发" if style.simplified_honours else "發",
+            cx,
+            cy,
+            box.w,
+            box.h * 0.8,
+            style.green,
+            1.0,
+        )
     elif key == "P":
         if style.white_frame != "blank":
             t = max(1.0, box.w * 0.07 * style.stroke)
-            ink.rect(box.x + box.w * 0.08, box.y + box.h * 0.1, box.x + box.w * 0.92, box.y + box.h * 0.9,
-                     style.blue, t)
+            ink.rect(
+                box.x + box.w * 0.08,
+                box.y + box.h * 0.1,
+                box.x + box.w * 0.92,
+                box.y + box.h * 0.9,
+                style.blue,
+                t,
+            )
             if style.white_frame == "double":
-                ink.rect(box.x + box.w * 0.22, box.y + box.h * 0.22, box.x + box.w * 0.78, box.y + box.h * 0.78,
-                         style.blue, t * 0.6)
+                ink.rect(
+                    box.x + box.w * 0.22,
+                    box.y + box.h * 0.22,
+                    box.x + box.w * 0.78,
+                    box.y + box.h * 0.78,
+                    style.blue,
+                    t * 0.6,
+                )
     else:
         _flower(ink, box, style, int(key[1:]))
 
@@ -413,7 +495,25 @@ def _flower(ink: Ink, box: _Box, style: FaceStyle, number: int) -> None:
         ink.circle(fx + math.cos(a) * s * 0.28, fy + math.sin(a) * s * 0.28, s * 0.2, petal)
     ink.circle(fx, fy, s * 0.14, (230, 180, 30))
     char = _FLOWER_CHARS[number - 1]
-    _glyph(ink, style.font, char, box.x + box.w * 0.16, box.y + box.h * 0.12, box.w * 0.3, box.h * 0.22,
-           style.black, 1.0)
-    _glyph(ink, latin_font(), str((number - 1) % 4 + 1), box.x + box.w * 0.86, box.y + box.h * 0.1,
-           box.w * 0.2, box.h * 0.14, style.red, 1.0)
+    _glyph(
+        ink,
+        style.font,
+        char,
+        box.x + box.w * 0.16,
+        box.y + box.h * 0.12,
+        box.w * 0.3,
+        box.h * 0.22,
+        style.black,
+        1.0,
+    )
+    _glyph(
+        ink,
+        latin_font(),
+        str((number - 1) % 4 + 1),
+        box.x + box.w * 0.86,
+        box.y + box.h * 0.1,
+        box.w * 0.2,
+        box.h * 0.14,
+        style.red,
+        1.0,
+    )

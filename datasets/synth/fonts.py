@@ -1,4 +1,4 @@
-"""System fonts for procedural faces: CJK fonts found with ``fc-list :lang=zh``, glyph masks cached per process."""
+"""System fonts for procedural faces: CJK fonts found with ``fc-list :lang=zh``, cached glyph masks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Random Sichuan hands for the scenes: mostly winning shapes in at most two suits, built from sets and a pair.
+"""Random Sichuan hands for the scenes: mostly winning shapes in at most two suits, from sets and a pair.
 
 Independent of ``scoring``'s rules engine on purpose (``is_winning_shape`` is a small check of its own):
 the renderer must work while the rules engine changes.
@@ -96,7 +96,7 @@ def _sets_and_pair(rng: np.random.Generator, suits: list[int], counts: list[int]
         if ok and pair is not None:
             trial[pair] += 2
             counts[:] = trial
-            return tiles + [pair, pair]
+            return [*tiles, pair, pair]
     raise RuntimeError("could not build a hand")  # practically unreachable
 
 

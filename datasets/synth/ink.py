@@ -6,8 +6,19 @@ import cv2
 import numpy as np
 
 Colour = tuple[int, int, int]
+Shade = tuple[float, float, float]
 _SHIFT = 4
 _ONE = 1 << _SHIFT
+
+
+def scaled(colour: Colour | Shade, k: float) -> Shade:
+    return (colour[0] * k, colour[1] * k, colour[2] * k)
+
+
+def as_colour(values: object) -> Colour:
+    """Three ints from any sequence of numbers (numpy arrays, generators' output)."""
+    r, g, b = (int(v) for v in values)  # type: ignore[attr-defined]
+    return (r, g, b)
 
 
 def _pt(x: float, y: float) -> tuple[int, int]:
@@ -34,13 +45,17 @@ class Ink:
         cv2.ellipse(self.rgba, _pt(x, y), axes, angle, 0, 360, (*colour, 255), t, cv2.LINE_AA, _SHIFT)
 
     def line(self, x0: float, y0: float, x1: float, y1: float, colour: Colour, thickness: float) -> None:
-        cv2.line(self.rgba, _pt(x0, y0), _pt(x1, y1), (*colour, 255), max(1, round(thickness)), cv2.LINE_AA, _SHIFT)
+        cv2.line(
+            self.rgba, _pt(x0, y0), _pt(x1, y1), (*colour, 255), max(1, round(thickness)), cv2.LINE_AA, _SHIFT
+        )
 
     def poly(self, points: list[tuple[float, float]], colour: Colour) -> None:
         pts = np.array([_pt(x, y) for x, y in points], np.int32)
         cv2.fillPoly(self.rgba, [pts], (*colour, 255), cv2.LINE_AA, _SHIFT)
 
-    def polyline(self, points: list[tuple[float, float]], colour: Colour, thickness: float, closed: bool) -> None:
+    def polyline(
+        self, points: list[tuple[float, float]], colour: Colour, thickness: float, closed: bool
+    ) -> None:
         pts = np.array([_pt(x, y) for x, y in points], np.int32)
         cv2.polylines(self.rgba, [pts], closed, (*colour, 255), max(1, round(thickness)), cv2.LINE_AA, _SHIFT)
 

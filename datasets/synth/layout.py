@@ -78,7 +78,12 @@ class PlayerLayout:
 
 
 def player_layout(
-    rng: np.random.Generator, plan: HandPlan, dims: TileDims, hand_pose: str, win_apart: bool, front_gap: float
+    rng: np.random.Generator,
+    plan: HandPlan,
+    dims: TileDims,
+    hand_pose: str,
+    win_apart: bool,
+    front_gap: float,
 ) -> PlayerLayout:
     w, h, d = dims.width, dims.height, dims.depth
     row = list(plan.row)
@@ -96,9 +101,17 @@ def player_layout(
         if win_apart and i == len(row) - 1:
             cursor += w * rng.uniform(0.3, 1.3)
         jitter = rng.normal(0, 0.25) if hand_pose == STAND else rng.normal(0, 0.6)
-        tiles.append(Placed(tile, hand_pose, cursor + w / 2, depth_y / 2 + jitter,
-                            yaw=float(rng.normal(0, 0.006 if hand_pose == STAND else 0.012)),
-                            role="hand", win=win))
+        tiles.append(
+            Placed(
+                tile,
+                hand_pose,
+                cursor + w / 2,
+                depth_y / 2 + jitter,
+                yaw=float(rng.normal(0, 0.006 if hand_pose == STAND else 0.012)),
+                role="hand",
+                win=win,
+            )
+        )
         cursor += w + rng.uniform(0.2, 0.9 if hand_pose == STAND else 1.6)
     hand_right = cursor
     mode = "none"
@@ -110,7 +123,12 @@ def player_layout(
 
 
 def _meld_rows(
-    rng: np.random.Generator, plan: HandPlan, dims: TileDims, mode: str, hand_right: float, hand_depth: float,
+    rng: np.random.Generator,
+    plan: HandPlan,
+    dims: TileDims,
+    mode: str,
+    hand_right: float,
+    hand_depth: float,
     front_gap: float,
 ) -> list[Placed]:
     w, h = dims.width, dims.height
@@ -165,7 +183,9 @@ class Occupancy:
     cot_elevation: float = 1.0
 
     @classmethod
-    def around(cls, x0: float, y0: float, x1: float, y1: float, away: np.ndarray, elevation: float) -> Occupancy:
+    def around(
+        cls, x0: float, y0: float, x1: float, y1: float, away: np.ndarray, elevation: float
+    ) -> Occupancy:
         cell = 4.0
         shape = (int((y1 - y0) / cell) + 1, int((x1 - x0) / cell) + 1)
         return cls(x0, y0, cell, np.zeros(shape, np.uint8), away, 1 / math.tan(max(elevation, 0.2)))
@@ -203,10 +223,18 @@ def region_sampler(rng: np.random.Generator, region: tuple[float, float, float, 
 
 
 def try_place(
-    occupancy: Occupancy, sampler: Sampler, tiles: list[Placed], dims: TileDims, attempts: int = 24,
+    occupancy: Occupancy,
+    sampler: Sampler,
+    tiles: list[Placed],
+    dims: TileDims,
+    attempts: int = 24,
     pad: float = 3.0,
+    accept: Callable[[list[Placed]], bool] | None = None,
 ) -> list[Placed] | None:
-    """Move a group (laid out around its own origin) to a free spot drawn by ``sampler``; None if none."""
+    """Move a group (laid out around its own origin) to a free spot drawn by ``sampler``; None if none.
+
+    ``accept`` may veto a spot (e.g. where the tiles would look too large or too small in the photo).
+    """
     if not tiles:
         return None
     base = group_polygon(tiles, dims, pad)
@@ -218,22 +246,40 @@ def try_place(
             continue
         shift = np.asarray(target) - centre
         if occupancy.free(base + shift, height):
+            moved = [_moved(t, shift) for t in tiles]
+            if accept is not None and not accept(moved):
+                continue
             occupancy.add(base + shift, height)
-            return [_moved(t, shift) for t in tiles]
+            return moved
     return None
 
 
 def _moved(tile: Placed, shift: np.ndarray) -> Placed:
-    return Placed(tile.key, tile.pose, tile.x + float(shift[0]), tile.y + float(shift[1]), tile.yaw, tile.z,
-                  tile.role, tile.group, tile.win)
+    return Placed(
+        tile.key,
+        tile.pose,
+        tile.x + float(shift[0]),
+        tile.y + float(shift[1]),
+        tile.yaw,
+        tile.z,
+        tile.role,
+        tile.group,
+        tile.win,
+    )
 
 
 # --- clutter groups (laid out around the origin, then placed) -------------------------------------------
 
 
 def grid_block(
-    rng: np.random.Generator, keys: list[FaceKey], dims: TileDims, columns: int, yaw: float, role: str,
-    pose: str = UP, group: int = -1,
+    rng: np.random.Generator,
+    keys: list[FaceKey],
+    dims: TileDims,
+    columns: int,
+    yaw: float,
+    role: str,
+    pose: str = UP,
+    group: int = -1,
 ) -> list[Placed]:
     """Tiles in rows of ``columns`` (discards), turned by ``yaw`` as a block, a little untidy."""
     tiles: list[Placed] = []
@@ -242,13 +288,28 @@ def grid_block(
     for i, key in enumerate(keys):
         lx = (i % columns) * sx + rng.normal(0, 0.6)
         ly = -(i // columns) * sy + rng.normal(0, 0.8)
-        tiles.append(Placed(key, pose, lx * c - ly * s, lx * s + ly * c, yaw + float(rng.normal(0, 0.03)),
-                            role=role, group=group))
+        tiles.append(
+            Placed(
+                key,
+                pose,
+                lx * c - ly * s,
+                lx * s + ly * c,
+                yaw + float(rng.normal(0, 0.03)),
+                role=role,
+                group=group,
+            )
+        )
     return tiles
 
 
 def row_block(
-    keys: list[FaceKey], dims: TileDims, yaw: float, role: str, pose: str, group: int = -1, stacked: bool = False,
+    keys: list[FaceKey],
+    dims: TileDims,
+    yaw: float,
+    role: str,
+    pose: str,
+    group: int = -1,
+    stacked: bool = False,
 ) -> list[Placed]:
     """A straight row (standing backs, face-down rows, walls two high) turned by ``yaw``."""
     tiles: list[Placed] = []

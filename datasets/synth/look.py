@@ -21,10 +21,26 @@ from datasets.synth.tile_body import FaceBase, Texture, face_base, face_texture,
 TEX_W, TEX_H = 100, 138
 PROCEDURAL_STYLES = 64
 
-_BODIES: tuple[Colour, ...] = ((246, 243, 232), (250, 249, 244), (240, 233, 210), (236, 238, 228), (244, 238, 222))
+_BODIES: tuple[Colour, ...] = (
+    (246, 243, 232),
+    (250, 249, 244),
+    (240, 233, 210),
+    (236, 238, 228),
+    (244, 238, 222),
+)
 _BACKS: tuple[Colour, ...] = (
-    (30, 140, 70), (20, 100, 55), (60, 170, 90), (40, 95, 190), (80, 150, 225), (25, 50, 120),
-    (235, 190, 40), (235, 120, 30), (205, 40, 140), (120, 60, 170), (185, 35, 40), (40, 150, 150),
+    (30, 140, 70),
+    (20, 100, 55),
+    (60, 170, 90),
+    (40, 95, 190),
+    (80, 150, 225),
+    (25, 50, 120),
+    (235, 190, 40),
+    (235, 120, 30),
+    (205, 40, 140),
+    (120, 60, 170),
+    (185, 35, 40),
+    (40, 150, 150),
 )
 
 
@@ -60,6 +76,12 @@ class TileLook:
         if self.art_set is not None and key in self.art_set.faces:
             return self.art_set.faces[key]
         return procedural_ink(self.style_id, key)
+
+    def release(self) -> None:
+        """Drop this scene's composed textures (they are rebuilt on demand)."""
+        self._textures.clear()
+        self._back = None
+        self._base = None
 
     def back_texture(self) -> Texture:
         """The back of a tile: its colour with the same rounded corners and bevel as the faces."""

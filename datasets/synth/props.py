@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from datasets.synth.camera import Camera
-from datasets.synth.ink import Colour, Ink
+from datasets.synth.ink import Colour, Ink, as_colour, scaled
 from datasets.synth.layout import rectangle
 from datasets.synth.tile_body import Body, Canvas, Light, Texture, flat_axes, make_texture
 
@@ -33,7 +33,9 @@ class Disc:
 
     def _ring(self, z: float, radius: float, n: int) -> np.ndarray:
         angles = np.linspace(0, 2 * np.pi, n, endpoint=False)
-        return np.column_stack([self.x + radius * np.cos(angles), self.y + radius * np.sin(angles), np.full(n, z)])
+        return np.column_stack(
+            [self.x + radius * np.cos(angles), self.y + radius * np.sin(angles), np.full(n, z)]
+        )
 
     def centre(self) -> np.ndarray:
         return np.array([self.x, self.y, self.height / 2])
@@ -46,15 +48,20 @@ def draw_disc(canvas: Canvas, camera: Camera, disc: Disc, light: Light) -> None:
     rim = np.vstack([disc._ring(0.0, disc.radius, 32), disc._ring(disc.height, disc.radius, 32)])
     hull = cv2.convexHull(camera.project(rim).astype(np.float32))[:, 0, :].astype(np.float64)
     side_shade = light.shade(np.array([0.0, -1.0, 0.0])) * 0.9
-    canvas.fill(hull, tuple(c * side_shade for c in disc.side), 0)  # type: ignore[arg-type]
-    canvas.fill(camera.project(disc._ring(disc.height, disc.radius, 32)), tuple(map(float, disc.top)), 0)  # type: ignore[arg-type]
-    canvas.fill(camera.project(disc._ring(disc.height, disc.radius * disc.inner_radius, 32)),
-                tuple(map(float, disc.inner)), 0)  # type: ignore[arg-type]
+    canvas.fill(hull, scaled(disc.side, side_shade), 0)
+    canvas.fill(camera.project(disc._ring(disc.height, disc.radius, 32)), disc.top, 0)
+    canvas.fill(camera.project(disc._ring(disc.height, disc.radius * disc.inner_radius, 32)), disc.inner, 0)
     if disc.hole:
         s = disc.radius * 0.22
-        square = np.array([[disc.x - s, disc.y - s], [disc.x + s, disc.y - s], [disc.x + s, disc.y + s],
-                           [disc.x - s, disc.y + s]])
-        canvas.fill(camera.project(np.column_stack([square, np.zeros(4)])), tuple(c * 0.6 for c in disc.side), 0)  # type: ignore[arg-type]
+        square = np.array(
+            [
+                [disc.x - s, disc.y - s],
+                [disc.x + s, disc.y - s],
+                [disc.x + s, disc.y + s],
+                [disc.x - s, disc.y + s],
+            ]
+        )
+        canvas.fill(camera.project(np.column_stack([square, np.zeros(4)])), scaled(disc.side, 0.6), 0)
 
 
 Prop = Body | Disc
@@ -67,8 +74,17 @@ def random_prop(rng: np.random.Generator) -> Prop:
     yaw = float(rng.uniform(0, 2 * math.pi))
     if kind == "coin":
         metal = ((205, 170, 80), (190, 190, 195), (180, 110, 60))[int(rng.integers(3))]
-        return Disc(0, 0, float(rng.uniform(10, 14)), 1.8, metal, _scale(metal, 0.8), _scale(metal, 1.08), 0.72,
-                    hole=bool(rng.random() < 0.3))
+        return Disc(
+            0,
+            0,
+            float(rng.uniform(10, 14)),
+            1.8,
+            metal,
+            _scale(metal, 0.8),
+            _scale(metal, 1.08),
+            0.72,
+            hole=bool(rng.random() < 0.3),
+        )
     if kind == "chip":
         colour = ((200, 40, 40), (40, 60, 170), (30, 30, 30), (40, 140, 60))[int(rng.integers(4))]
         return Disc(0, 0, float(rng.uniform(17, 20)), 3.3, colour, colour, (240, 240, 235), 0.6)
@@ -79,13 +95,22 @@ def random_prop(rng: np.random.Generator) -> Prop:
     if kind == "card":
         return _box(rng, 57, 87, 0.5, yaw, _card_texture(rng), (240, 240, 240))
     if kind == "phone":
-        return _box(rng, 71, 146, 8, yaw, _phone_texture(rng), ((60, 60, 65), (200, 200, 205))[int(rng.integers(2))])
+        return _box(
+            rng, 71, 146, 8, yaw, _phone_texture(rng), ((60, 60, 65), (200, 200, 205))[int(rng.integers(2))]
+        )
     if kind == "dice":
         s = float(rng.uniform(13, 17))
         return _box(rng, s, s, s, yaw, _dice_texture(rng), (245, 245, 240))
-    colour = tuple(int(v) for v in rng.integers(30, 230, 3))
-    return _box(rng, float(rng.uniform(50, 60)), float(rng.uniform(85, 95)), float(rng.uniform(18, 24)), yaw,
-                _label_texture(rng, colour), colour)  # type: ignore[arg-type]
+    colour = as_colour(rng.integers(30, 230, 3))
+    return _box(
+        rng,
+        float(rng.uniform(50, 60)),
+        float(rng.uniform(85, 95)),
+        float(rng.uniform(18, 24)),
+        yaw,
+        _label_texture(rng, colour),
+        colour,
+    )
 
 
 def _scale(colour: Colour, k: float) -> Colour:
@@ -102,10 +127,14 @@ def _box(
 
 def place_prop(prop: Prop, x: float, y: float) -> Prop:
     if isinstance(prop, Disc):
-        return Disc(x, y, prop.radius, prop.height, prop.top, prop.side, prop.inner, prop.inner_radius, prop.hole)
+        return Disc(
+            x, y, prop.radius, prop.height, prop.top, prop.side, prop.inner, prop.inner_radius, prop.hole
+        )
     w, h, _ = prop.size
     origin = np.array([x, y, prop.origin[2]]) - prop.axes[0] * w / 2 - prop.axes[1] * h / 2
-    return Body(origin, prop.axes, prop.size, prop.front, prop.back, prop.side_front, prop.side_back, prop.split)
+    return Body(
+        origin, prop.axes, prop.size, prop.front, prop.back, prop.side_front, prop.side_back, prop.split
+    )
 
 
 def prop_footprint(prop: Prop) -> tuple[np.ndarray, float]:
@@ -144,9 +173,14 @@ def _phone_texture(rng: np.random.Generator) -> Texture:
 def _dice_texture(rng: np.random.Generator) -> Texture:
     ink = Ink(40, 40)
     ink.rect(0, 0, 40, 40, (245, 245, 240))
-    pips = {1: [(20, 20)], 2: [(10, 10), (30, 30)], 3: [(10, 10), (20, 20), (30, 30)],
-            4: [(10, 10), (30, 10), (10, 30), (30, 30)], 5: [(10, 10), (30, 10), (20, 20), (10, 30), (30, 30)],
-            6: [(10, 9), (30, 9), (10, 20), (30, 20), (10, 31), (30, 31)]}
+    pips = {
+        1: [(20, 20)],
+        2: [(10, 10), (30, 30)],
+        3: [(10, 10), (20, 20), (30, 30)],
+        4: [(10, 10), (30, 10), (10, 30), (30, 30)],
+        5: [(10, 10), (30, 10), (20, 20), (10, 30), (30, 30)],
+        6: [(10, 9), (30, 9), (10, 20), (30, 20), (10, 31), (30, 31)],
+    }
     n = int(rng.integers(1, 7))
     for x, y in pips[n]:
         ink.circle(x, y, 4.5 if n == 1 else 3.5, (200, 30, 30) if n in (1, 4) else (20, 20, 20))

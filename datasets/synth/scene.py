@@ -1,4 +1,4 @@
-"""One synthetic photo of a winning hand, with exact labels: ``render_scene(seed, index, size, art_sets, options)``.
+"""One synthetic photo of a winning hand with exact labels: ``render_scene(seed, index, size, art, options)``.
 
 A scene is drawn in this order: tile set look, the truth hand, camera angles, the player's group (hand
 row plus melds), the camera fitted to that group, the table and clutter around it (discards, other
@@ -10,6 +10,7 @@ included. Everything random comes from one generator seeded by ``(seed, index)``
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,7 +19,9 @@ import cv2
 import numpy as np
 
 from datasets.synth import art
-from datasets.synth.camera import Camera, fit_camera, look_rotation
+from datasets.synth.aim import aim_camera, median_tile_px, random_placement, random_roll
+from datasets.synth.boxes import SceneBox, is_labelled, label_tiles
+from datasets.synth.camera import Camera, look_rotation
 from datasets.synth.clutter import Clutter, place_clutter
 from datasets.synth.hands import random_hand
 from datasets.synth.layout import STAND, UP, Placed, TileDims, player_layout
@@ -28,11 +31,6 @@ from datasets.synth.props import Disc, draw_disc
 from datasets.synth.table import TableGeometry, apply_shadows, random_table_look, render_table
 from datasets.synth.tile_body import Body, Canvas, Light, draw_body, flat_axes, stand_axes
 from scoring.hand import Hand
-from scoring.tiles import CLASS_NAMES
-from vision.detections import BACK, HONOUR
-
-MIN_TILE_PX, MAX_TILE_PX = 18.0, 120.0
-MIN_VISIBLE = 0.25  # share of a tile's silhouette that must show for it to be labelled
 
 
 @dataclass(frozen=True)
@@ -48,31 +46,6 @@ class SceneOptions:
     props: bool = True  # coins, cards, phones, dice, cups
     shadows: bool = True
     plain_table: tuple[int, int, int] | None = None  # a uniform table colour instead of a material
-
-
-@dataclass(frozen=True)
-class SceneBox:
-    """One labelled tile. ``tile`` is what the tile is (``m1``.., an honour key), even when face down."""
-
-    class_id: int
-    box: tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels
-    role: str  # hand | meld | discard | opponent | wall | stray
-    group: int  # meld index for role 'meld', else -1
-    tile: str
-    win: bool
-    face: tuple[tuple[float, float], ...] | None  # face corners in the image (TL, TR, BR, BL) when face up
-    visible: float  # visible pixels / full silhouette area
-    face_visible: float = 0.0  # visible face pixels / face area (0 when face down)
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "cls": self.class_id,
-            "box": [round(v, 1) for v in self.box],
-            "role": self.role,
-            "group": self.group,
-            "tile": self.tile,
-            "win": self.win,
-        }
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,8 +75,10 @@ class Scene:
         lines = []
         for b in self.boxes:
             x1, y1, x2, y2 = b.box
-            lines.append(f"{b.class_id} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} "
-                         f"{(y2 - y1) / h:.6f}\n")
+            lines.append(
+                f"{b.class_id} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} "
+                f"{(y2 - y1) / h:.6f}\n"
+            )
         return "".join(lines)
 
     def to_json(self, image: str, with_boxes: bool = True) -> dict[str, object]:
@@ -145,16 +120,24 @@ def render_scene(
 
 
 def _sources(art_sets: Sequence[art.ArtSource | str]) -> tuple[art.ArtSource, ...]:
-    folders = [a for a in art_sets if isinstance(a, str)]
-    given = [a for a in art_sets if isinstance(a, art.ArtSource)]
-    return tuple(given) + (art.discover(folders) if folders else ())
+    folders = tuple(a for a in art_sets if isinstance(a, str))
+    given = tuple(a for a in art_sets if isinstance(a, art.ArtSource))
+    return given + (_discover(folders) if folders else ())
+
+
+@functools.cache
+def _discover(folders: tuple[str, ...]) -> tuple[art.ArtSource, ...]:
+    return art.discover(folders)
 
 
 def _render(
-    rng: np.random.Generator, index: int, size: tuple[int, int], sources: tuple[art.ArtSource, ...],
+    rng: np.random.Generator,
+    index: int,
+    size: tuple[int, int],
+    sources: tuple[art.ArtSource, ...],
     options: SceneOptions,
 ) -> Scene:
-    width, height = size
+    width = size[0]
     look = random_look(rng, sources, options.art_p)
     dims = look.dims
     plan = random_hand(rng, options.winning_p)
@@ -162,29 +145,35 @@ def _render(
     win_apart = bool(rng.random() < options.win_apart_p)
     elevation = math.radians(rng.triangular(22, 38, 58) if hand_pose == STAND else rng.uniform(35, 86))
     azimuth = math.radians(float(np.clip(rng.normal(0, 14), -35, 35)))
-    roll = _random_roll(rng)
+    roll = random_roll(rng)
     focal = (width / 2) / math.tan(math.radians(rng.uniform(50, 72)) / 2)
-    rotation = look_rotation(elevation, azimuth, roll)
     front_gap = dims.depth / math.tan(elevation) * 1.2 + rng.uniform(2, 0.6 * dims.height)
     player = player_layout(rng, plan, dims, hand_pose, win_apart, front_gap)
     player_bodies = [body_for(t, look) for t in player.tiles]
-    key_points = np.vstack([b.corners() for b in player_bodies])
-    fill = float(rng.uniform(0.45, 0.97))
-    placement = (float(rng.uniform(0, 1)), float(rng.uniform(0, 1)))
-    camera = fit_camera(key_points, rotation, focal, size, fill, placement)
-    tile_px = _median_tile_px(camera, player_bodies[: len(plan.row)])
-    if tile_px > MAX_TILE_PX or tile_px < MIN_TILE_PX:
-        fill = min(0.97, fill * float(np.clip(tile_px, MIN_TILE_PX + 2, MAX_TILE_PX - 5)) / tile_px)
-        camera = fit_camera(key_points, rotation, focal, size, fill, placement)
-        tile_px = _median_tile_px(camera, player_bodies[: len(plan.row)])
+    fill = float(rng.uniform(0.55, 0.98))
+    placement = random_placement(rng, look_rotation(elevation, azimuth, roll))
+    camera = aim_camera(
+        player_bodies, len(plan.row), (elevation, azimuth, roll), focal, size, fill, placement
+    )
+    tile_px = median_tile_px(camera, player_bodies[: len(plan.row)])
 
     table_geometry = _table_geometry(rng, player.tiles, dims)
     plain = options.plain_table
     table_look = random_table_look(rng, plain)
     clutter = Clutter([], [], [])
     if options.clutter or options.props:
-        clutter = place_clutter(rng, plan.hand, player.tiles, look, table_geometry, camera, elevation,
-                                options.honour_p, options.clutter, options.props)
+        clutter = place_clutter(
+            rng,
+            plan.hand,
+            player.tiles,
+            look,
+            table_geometry,
+            camera,
+            elevation,
+            options.honour_p,
+            options.clutter,
+            options.props,
+        )
     if plain is None and rng.random() < 0.6:
         clutter.props.append(_near_rim(rng, table_geometry, player.tiles, dims, elevation, table_look.rim))
 
@@ -192,20 +181,29 @@ def _render(
     bodies = player_bodies + [body_for(t, look) for t in clutter.tiles]
     for i, body in enumerate(bodies):
         body.label = i
-    light = Light(_light_direction(rng), float(rng.uniform(0.45, 0.75)))
+    light = Light(_light_direction(rng), float(rng.uniform(0.6, 0.85)))
     image = render_table(rng, camera, table_geometry, table_look)
     solids: list[Body | Disc] = [*bodies, *clutter.props]
     if options.shadows:
-        image = apply_shadows(image, camera, [s.corners() for s in solids], light.direction,
-                      float(rng.uniform(0.2, 0.5)), tile_px * float(rng.uniform(0.08, 0.35)))
+        image = apply_shadows(
+            image,
+            camera,
+            [s.corners() for s in solids],
+            light.direction,
+            float(rng.uniform(0.2, 0.5)),
+            tile_px * float(rng.uniform(0.08, 0.35)),
+        )
     canvas = Canvas(image)
     _draw_all(canvas, camera, solids, light)
-    seen = _labels(canvas, camera, tiles, bodies)
-    boxes = [b if b is not None and _labelled(b) else None for b in seen]
-    ignored = tuple(b.box for b in seen if b is not None and not _labelled(b))
+    if options.photo and rng.random() < 0.4:
+        _gloss(canvas, rng)
+    seen = label_tiles(canvas, camera, tiles, bodies)
+    boxes = [b if b is not None and is_labelled(b) else None for b in seen]
+    ignored = tuple(b.box for b in seen if b is not None and not is_labelled(b))
     params = random_photo_params(rng) if options.photo else plain_photo_params()
     final = photograph(canvas.image, params, rng) if options.photo else canvas.image
     player_ok = _player_visible(seen, len(player.tiles))
+    look.release()  # the scene keeps its look (tests re-render faces from it), not ~10 MB of textures
     return Scene(
         image=final,
         boxes=tuple(b for b in boxes if b is not None),
@@ -221,20 +219,16 @@ def _render(
     )
 
 
-def _random_roll(rng: np.random.Generator) -> float:
-    u = rng.random()
-    if u < 0.6:
-        return math.radians(rng.normal(0, 7))
-    if u < 0.95:
-        return math.radians(rng.uniform(-100, 100))
-    return math.radians(rng.uniform(-180, 180))
-
-
 def _light_direction(rng: np.random.Generator) -> np.ndarray:
     elevation = math.radians(rng.uniform(40, 85))
     azimuth = rng.uniform(0, 2 * math.pi)
-    return np.array([math.cos(elevation) * math.cos(azimuth), math.cos(elevation) * math.sin(azimuth),
-                     math.sin(elevation)])
+    return np.array(
+        [
+            math.cos(elevation) * math.cos(azimuth),
+            math.cos(elevation) * math.sin(azimuth),
+            math.sin(elevation),
+        ]
+    )
 
 
 def body_for(tile: Placed, look: TileLook) -> Body:
@@ -245,20 +239,21 @@ def body_for(tile: Placed, look: TileLook) -> Body:
         origin = centre - axes[0] * w / 2 - axes[2] * d / 2
     elif tile.pose == UP:
         axes = flat_axes(tile.yaw, face_up=True)
-        origin = centre + [0, 0, d] - axes[0] * w / 2 - axes[1] * h / 2
+        origin = centre + np.array([0.0, 0.0, d]) - axes[0] * w / 2 - axes[1] * h / 2
     else:
         axes = flat_axes(tile.yaw, face_up=False)
         origin = centre - axes[0] * w / 2 - axes[1] * h / 2
-    return Body(origin, axes, (w, h, d), look.texture(tile.key), look.back_texture(), look.body, look.back, look.split,
-                edge=0.8)
-
-
-def _median_tile_px(camera: Camera, bodies: list[Body]) -> float:
-    widths = []
-    for body in bodies:
-        quad = camera.project(body.front_corners())
-        widths.append(max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[3])))
-    return float(np.median(widths)) if widths else 0.0
+    return Body(
+        origin,
+        axes,
+        (w, h, d),
+        look.texture(tile.key),
+        look.back_texture(),
+        look.body,
+        look.back,
+        look.split,
+        edge=0.8,
+    )
 
 
 def _table_geometry(rng: np.random.Generator, player: list[Placed], dims: TileDims) -> TableGeometry:
@@ -272,7 +267,11 @@ def _table_geometry(rng: np.random.Generator, player: list[Placed], dims: TileDi
 
 
 def _near_rim(
-    rng: np.random.Generator, table: TableGeometry, player: list[Placed], dims: TileDims, elevation: float,
+    rng: np.random.Generator,
+    table: TableGeometry,
+    player: list[Placed],
+    dims: TileDims,
+    elevation: float,
     colour: tuple[int, int, int],
 ) -> Body:
     """The raised frame along the player's edge of the table (automatic tables have one)."""
@@ -294,8 +293,12 @@ def _draw_all(canvas: Canvas, camera: Camera, solids: list[Body | Disc], light: 
         if np.min(camera.to_camera(corners)[:, 2]) < 5.0:
             continue
         points = camera.project(corners)
-        if (points[:, 0].max() < 0 or points[:, 1].max() < 0 or points[:, 0].min() > camera.width
-                or points[:, 1].min() > camera.height):
+        if (
+            points[:, 0].max() < 0
+            or points[:, 1].max() < 0
+            or points[:, 0].min() > camera.width
+            or points[:, 1].min() > camera.height
+        ):
             continue
         if isinstance(solid, Disc):
             draw_disc(canvas, camera, solid, light)
@@ -303,58 +306,20 @@ def _draw_all(canvas: Canvas, camera: Camera, solids: list[Body | Disc], light: 
             draw_body(canvas, camera, solid, light, 2 * solid.label + 1 if solid.label >= 0 else 0)
 
 
-def _labels(canvas: Canvas, camera: Camera, tiles: list[Placed], bodies: list[Body]) -> list[SceneBox | None]:
-    boxes: list[SceneBox | None] = []
-    for i, (tile, body) in enumerate(zip(tiles, bodies, strict=True)):
-        boxes.append(_label(canvas, camera, i, tile, body))
-    return boxes
-
-
-def _label(canvas: Canvas, camera: Camera, i: int, tile: Placed, body: Body) -> SceneBox | None:
-    corners = body.corners()
-    if np.min(camera.to_camera(corners)[:, 2]) < 5.0:
-        return None
-    points = camera.project(corners)
-    x0 = max(0, int(np.floor(points[:, 0].min())) - 1)
-    y0 = max(0, int(np.floor(points[:, 1].min())) - 1)
-    x1 = min(canvas.width, int(np.ceil(points[:, 0].max())) + 2)
-    y1 = min(canvas.height, int(np.ceil(points[:, 1].max())) + 2)
-    if x1 <= x0 or y1 <= y0:
-        return None
-    ids = canvas.ids[y0:y1, x0:x1]
-    mine = (ids == 2 * i + 1) | (ids == 2 * i + 2)
-    rows = np.flatnonzero(mine.any(axis=1))
-    if rows.size == 0:
-        return None
-    cols = np.flatnonzero(mine.any(axis=0))
-    box = (float(x0 + cols[0]), float(y0 + rows[0]), float(x0 + cols[-1] + 1), float(y0 + rows[-1] + 1))
-    hull = cv2.convexHull(points.astype(np.float32))
-    silhouette = max(float(cv2.contourArea(hull)), 1.0)
-    visible = float(np.count_nonzero(mine)) / silhouette
-    a, _, c = body.axes
-    face_up = camera.sees_front(body.point(body.size[0] / 2, body.size[1] / 2, 0), -c) > 0.05
-    face = None
-    face_visible = 0.0
-    if face_up:
-        quad = camera.project(body.front_corners())
-        face = tuple((round(float(x), 2), round(float(y), 2)) for x, y in quad)
-        face_area = max(float(cv2.contourArea(quad.astype(np.float32))), 1.0)
-        face_visible = min(1.0, float(np.count_nonzero(ids == 2 * i + 2)) / face_area)
-    name = tile.key if isinstance(tile.key, str) else CLASS_NAMES[tile.key]
-    if not face_up:
-        class_id = BACK
-    elif isinstance(tile.key, str):
-        class_id = HONOUR
-    else:
-        class_id = int(tile.key)
-    return SceneBox(class_id, box, tile.role, tile.group, name, tile.win, face, round(visible, 3),
-                    round(face_visible, 3))
-
-
-def _labelled(box: SceneBox) -> bool:
-    """Label a tile when enough of it shows; slivers (mostly hidden or outside the photo) become ``ignored``."""
-    x1, y1, x2, y2 = box.box
-    return box.visible >= MIN_VISIBLE and x2 - x1 >= 3 and y2 - y1 >= 3
+def _gloss(canvas: Canvas, rng: np.random.Generator) -> None:
+    """A lamp's reflection on the glossy tile faces (and backs): a soft bright patch that skips the cloth."""
+    height, width = canvas.height, canvas.width
+    cx, cy = rng.uniform(0, 1, 2)
+    radius = float(rng.uniform(0.08, 0.3))
+    strength = float(rng.uniform(0.2, 0.6))
+    ys, xs = np.mgrid[0:24, 0:32].astype(np.float32)
+    small = np.exp(-(((xs / 31 - cx) * width / height) ** 2 + (ys / 23 - cy) ** 2) / (2 * radius**2))
+    blob = cv2.resize(
+        (small * 255 * strength).astype(np.float32), (width, height), interpolation=cv2.INTER_LINEAR
+    )
+    shiny = (canvas.ids > 0).astype(np.float32)
+    boost = cv2.merge([cv2.multiply(blob, shiny)] * 3)
+    canvas.image[...] = cv2.add(canvas.image, boost, dtype=cv2.CV_8U)
 
 
 def _player_visible(boxes: list[SceneBox | None], count: int) -> bool:

@@ -16,11 +16,20 @@ from datasets.synth.camera import CV_OFFSET, Camera
 from datasets.synth.ink import Colour
 
 _FELTS: tuple[Colour, ...] = (
-    (40, 120, 60), (30, 100, 55), (60, 150, 80), (35, 80, 140), (40, 60, 110), (50, 110, 120),
-    (90, 40, 50), (70, 70, 75), (120, 60, 130),
+    (40, 120, 60),
+    (30, 100, 55),
+    (60, 150, 80),
+    (35, 80, 140),
+    (40, 60, 110),
+    (50, 110, 120),
+    (90, 40, 50),
+    (70, 70, 75),
+    (120, 60, 130),
 )
 _WOODS: tuple[tuple[Colour, Colour], ...] = (
-    ((170, 120, 75), (130, 85, 50)), ((200, 165, 120), (165, 125, 85)), ((110, 70, 45), (80, 50, 30)),
+    ((170, 120, 75), (130, 85, 50)),
+    ((200, 165, 120), (165, 125, 85)),
+    ((110, 70, 45), (80, 50, 30)),
     ((215, 205, 190), (185, 175, 160)),
 )
 _CLOTHS: tuple[Colour, ...] = ((200, 200, 195), (60, 60, 70), (150, 40, 40), (215, 210, 180), (90, 110, 140))
@@ -69,7 +78,7 @@ def random_table_look(rng: np.random.Generator, plain: Colour | None = None) -> 
         rim=_RIMS[int(rng.integers(len(_RIMS)))],
         beyond=_BEYOND[int(rng.integers(len(_BEYOND)))],
         grain_angle=float(rng.uniform(0, math.pi)),
-        period=float(rng.uniform(4, 14) if material == "wood" else rng.uniform(15, 60)),
+        period=float(rng.uniform(14, 45) if material == "wood" else rng.uniform(15, 60)),
         pattern=("plain", "stripes", "checks")[int(rng.integers(3))],
     )
 
@@ -79,31 +88,41 @@ def _felt_p() -> np.ndarray:
     return p / p.sum()
 
 
-def render_table(rng: np.random.Generator, camera: Camera, geometry: TableGeometry, look: TableLook) -> np.ndarray:
-    """The empty table as the camera sees it: (height, width, 3) uint8 RGB."""
+def render_table(
+    rng: np.random.Generator, camera: Camera, geometry: TableGeometry, look: TableLook
+) -> np.ndarray:
+    """The empty table as the camera sees it: (height, width, 3) uint8 RGB.
+
+    The table, its frame and a margin of floor are a texture patch in table millimetres, warped by the
+    camera's homography; further away there is an out-of-focus backdrop drawn in image space.
+    """
     height, width = camera.height, camera.width
     if look.material == "plain":
         return np.full((height, width, 3), look.colour, np.uint8)
-    corners = [camera.table_point(u, v, 4000.0) for u, v in
-               ((0, 0), (width, 0), (width, height), (0, height), (width / 2, 0), (width / 2, height))]
+    g = geometry
+    margin = g.rim + 500.0
+    corners = [
+        camera.table_point(u, v, 3000.0)
+        for u, v in ((0, 0), (width, 0), (width, height), (0, height), (width / 2, 0), (width / 2, height))
+    ]
     points = np.array([p[:2] for p in corners if p is not None])
-    gx0, gy0 = points.min(axis=0) - 20
-    gx1, gy1 = points.max(axis=0) + 20
-    extent = max(gx1 - gx0, gy1 - gy0)
-    size = 400
-    step = extent / size
+    gx0, gy0 = np.maximum(points.min(axis=0) - 20, [g.x0 - margin, g.y0 - margin])
+    gx1, gy1 = np.minimum(points.max(axis=0) + 20, [g.x1 + margin, g.y1 + margin])
+    gx1, gy1 = max(gx1, gx0 + 50), max(gy1, gy0 + 50)
+    step = max(gx1 - gx0, gy1 - gy0) / 320
     nx, ny = max(8, int((gx1 - gx0) / step) + 1), max(8, int((gy1 - gy0) / step) + 1)
     xs = gx0 + (np.arange(nx, dtype=np.float32) + 0.5) * step
     ys = gy0 + (np.arange(ny, dtype=np.float32) + 0.5) * step
     wx, wy = np.meshgrid(xs, ys)
     patch = _surface(rng, look, wx, wy, step)
-    inside = (wx >= geometry.x0) & (wx <= geometry.x1) & (wy >= geometry.y0) & (wy <= geometry.y1)
-    g = geometry
-    on_rim = (wx >= g.x0 - g.rim) & (wx <= g.x1 + g.rim) & (wy >= g.y0 - g.rim) & (wy <= g.y1 + g.rim) & ~inside
+    inside = (wx >= g.x0) & (wx <= g.x1) & (wy >= g.y0) & (wy <= g.y1)
+    on_rim = (
+        (wx >= g.x0 - g.rim) & (wx <= g.x1 + g.rim) & (wy >= g.y0 - g.rim) & (wy <= g.y1 + g.rim) & ~inside
+    )
     outside = ~inside
     if outside.any():
         rim = np.asarray(look.rim, np.float32) * (1 + _low_noise(rng, wx.shape, 6, 0.05))[..., None]
-        beyond = np.asarray(look.beyond, np.float32) * (1 + _low_noise(rng, wx.shape, 4, 0.25))[..., None]
+        beyond = _beyond(rng, look, wx, wy, step)
         patch[on_rim] = rim[on_rim]
         far = outside & ~on_rim
         patch[far] = beyond[far]
@@ -112,8 +131,31 @@ def render_table(rng: np.random.Generator, camera: Camera, geometry: TableGeomet
     to_cv = np.array([[1, 0, CV_OFFSET], [0, 1, CV_OFFSET], [0, 0, 1]])
     matrix = to_cv @ camera.table_homography() @ to_world
     patch_u8 = np.clip(patch, 0, 255).astype(np.uint8)
-    return cv2.warpPerspective(patch_u8, matrix, (width, height), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REPLICATE)
+    table = cv2.warpPerspective(
+        patch_u8,
+        matrix,
+        (width, height),
+        dst=_backdrop(rng, look, width, height),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_TRANSPARENT,
+    )
+    # Beyond the patch (far floor, the room) an out-of-focus backdrop of the same colour shows through.
+    return np.asarray(table)
+
+
+def _backdrop(rng: np.random.Generator, look: TableLook, width: int, height: int) -> np.ndarray:
+    """The room beyond the table, far out of focus: the floor colour with broad blotches."""
+    small = np.asarray(look.beyond, np.float32) * (1 + rng.normal(0, 0.2, (6, 8, 1)).astype(np.float32))
+    small *= float(rng.uniform(0.55, 0.9))
+    return cv2.resize(np.clip(small, 0, 255).astype(np.uint8), (width, height), interpolation=cv2.INTER_CUBIC)
+
+
+def _beyond(
+    rng: np.random.Generator, look: TableLook, wx: np.ndarray, wy: np.ndarray, step: float
+) -> np.ndarray:
+    """The floor or the players' laps below the table: darker, out of focus, broad blotches only."""
+    shade = float(rng.uniform(0.55, 0.9)) * (1 + _low_noise(rng, wx.shape, 5, 0.2))
+    return np.asarray(look.beyond, np.float32) * shade[..., None]
 
 
 def _low_noise(rng: np.random.Generator, shape: tuple[int, ...], cells: int, amplitude: float) -> np.ndarray:
@@ -121,7 +163,9 @@ def _low_noise(rng: np.random.Generator, shape: tuple[int, ...], cells: int, amp
     return cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
 
 
-def _surface(rng: np.random.Generator, look: TableLook, wx: np.ndarray, wy: np.ndarray, step: float) -> np.ndarray:
+def _surface(
+    rng: np.random.Generator, look: TableLook, wx: np.ndarray, wy: np.ndarray, step: float
+) -> np.ndarray:
     shape = wx.shape
     base = np.asarray(look.colour, np.float32)
     if look.material == "felt":
@@ -132,11 +176,16 @@ def _surface(rng: np.random.Generator, look: TableLook, wx: np.ndarray, wy: np.n
         c, s = math.cos(look.grain_angle), math.sin(look.grain_angle)
         along = wx * c + wy * s
         across = -wx * s + wy * c
-        warp = _low_noise(rng, shape, 6, 2.5)
-        grain = 0.5 + 0.5 * np.sin(2 * np.pi * across / look.period + warp + 0.002 * along)
-        grain = grain ** 3
+        # Rings bent by slow noise, a second finer ring system, and per-plank shifts: no two boards alike.
         plank = float(rng.uniform(90, 200))
-        seam = (np.abs(((across + 1000) % plank) - plank / 2) > plank / 2 - max(1.2, step * 0.8)).astype(np.float32)
+        board = np.floor((across + 1000) / plank)
+        phase = np.sin(board * 12.9898) * 43.7  # a fixed pseudo-random offset per board
+        warp = _low_noise(rng, shape, 5, 5.0) + _low_noise(rng, shape, 14, 1.2)
+        rings = 2 * np.pi * across / look.period + warp + phase + 0.004 * along * np.sin(board)
+        grain = 0.5 + 0.3 * np.sin(rings) + 0.2 * np.sin(2.7 * rings + warp)
+        grain = np.clip(grain, 0, 1) ** 2 * float(rng.uniform(0.5, 1.0))
+        edge = np.abs(((across + 1000) % plank) - plank / 2) - plank / 2  # 0 on a seam, negative inside
+        seam = np.exp(-((edge / max(1.0, step * 0.7)) ** 2)).astype(np.float32)
         mix = grain[..., None]
         colour = base * (1 - mix) + np.asarray(look.colour2, np.float32) * mix
         colour *= (1 - 0.35 * seam)[..., None]
@@ -151,11 +200,19 @@ def _surface(rng: np.random.Generator, look: TableLook, wx: np.ndarray, wy: np.n
     else:
         band = np.zeros(shape, np.float32)
     colour = base * (1 - band[..., None]) + other * band[..., None]
-    return colour * (1 + _low_noise(rng, shape, 10, 0.05) + rng.normal(0, 0.03, shape).astype(np.float32))[..., None]
+    return (
+        colour
+        * (1 + _low_noise(rng, shape, 10, 0.05) + rng.normal(0, 0.03, shape).astype(np.float32))[..., None]
+    )
 
 
 def apply_shadows(
-    image: np.ndarray, camera: Camera, solids: list[np.ndarray], light: np.ndarray, strength: float, softness: float
+    image: np.ndarray,
+    camera: Camera,
+    solids: list[np.ndarray],
+    light: np.ndarray,
+    strength: float,
+    softness: float,
 ) -> np.ndarray:
     """Darken the table under and beside every solid (its corners), cast away from the light."""
     height, width = image.shape[:2]
@@ -175,6 +232,6 @@ def apply_shadows(
         cv2.fillConvexPoly(mask, pts, 255, cv2.LINE_AA, 4)
     sigma = max(0.6, softness * scale)
     blurred = cv2.GaussianBlur(mask, (0, 0), sigma)
-    factor = (255 - blurred.astype(np.float32) * strength).astype(np.uint8)
-    factor = cv2.resize(factor, (width, height), interpolation=cv2.INTER_LINEAR)
-    return cv2.multiply(image, cv2.merge([factor] * 3), scale=1 / 255.0)
+    small = (255 - blurred.astype(np.float32) * strength).astype(np.uint8)
+    factor = cv2.resize(small, (width, height), interpolation=cv2.INTER_LINEAR)
+    return np.asarray(cv2.multiply(image, cv2.merge([factor] * 3), scale=1 / 255.0))

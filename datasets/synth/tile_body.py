@@ -1,4 +1,4 @@
-"""2.5-D tile bodies: a box with a textured face, an ivory layer and a coloured back layer, drawn in perspective.
+"""2.5-D tile bodies: a box with a textured face, an ivory layer and a coloured back layer, in perspective.
 
 A ``Body`` is a box in world millimetres: ``origin + u*a + v*b + w*c`` for ``u`` in [0, W] (face width),
 ``v`` in [0, H] (face height, upwards on the face) and ``w`` in [0, D] (thickness, from the face to the
@@ -39,7 +39,7 @@ class Texture:
 
 
 def make_texture(premultiplied: np.ndarray) -> Texture:
-    levels = [np.ascontiguousarray(premultiplied, np.float32)]
+    levels: list[np.ndarray] = [np.ascontiguousarray(premultiplied, np.float32)]
     while levels[-1].shape[1] > 12:
         h, w = levels[-1].shape[:2]
         levels.append(cv2.resize(levels[-1], (max(1, w // 2), max(1, h // 2)), interpolation=cv2.INTER_AREA))
@@ -55,12 +55,16 @@ class FaceBase:
     alpha: np.ndarray  # (h, w)
 
 
-def face_base(width: int, height: int, body: Colour, corner: float, bevel: float, ink_gain: np.ndarray) -> FaceBase:
+def face_base(
+    width: int, height: int, body: Colour, corner: float, bevel: float, ink_gain: np.ndarray
+) -> FaceBase:
     base = _body_base(width, height, corner, bevel)
     weight = base[..., :1] * base[..., 1:2]
-    return FaceBase(np.ascontiguousarray(weight * np.asarray(body, np.float32)),
-                    np.ascontiguousarray(weight * np.asarray(ink_gain, np.float32)),
-                    np.ascontiguousarray(base[..., 1]))
+    return FaceBase(
+        np.ascontiguousarray(weight * np.asarray(body, np.float32)),
+        np.ascontiguousarray(weight * np.asarray(ink_gain, np.float32)),
+        np.ascontiguousarray(base[..., 1]),
+    )
 
 
 def face_texture(ink: np.ndarray, base: FaceBase) -> Texture:
@@ -125,7 +129,7 @@ class Body:
     def key_points(self) -> np.ndarray:
         """The 8 corners plus the 4 points where the ivory layer meets the back layer (indices 8..11)."""
         w, h, d = self.size
-        ring = self.origin + (_BITS[:4] * (w, h, d * self.split)) @ self.axes
+        ring = self.origin + (_BITS[:4] * (w, h, 0.0) + (0.0, 0.0, d * self.split)) @ self.axes
         return np.vstack([self.corners(), ring])
 
     def point(self, u: float, v: float, w: float) -> np.ndarray:
@@ -174,7 +178,9 @@ class Canvas:
         self.ids = np.zeros(image.shape[:2], np.uint16)
         self.height, self.width = image.shape[:2]
 
-    def fill(self, points: np.ndarray, colour: tuple[float, float, float], id_value: int, edge: float = 1.0) -> None:
+    def fill(
+        self, points: np.ndarray, colour: tuple[float, float, float], id_value: int, edge: float = 1.0
+    ) -> None:
         """A convex polygon; ``edge`` < 1 outlines it a little darker (the seams between tiles)."""
         pts = np.round((points + CV_OFFSET) * _ONE).astype(np.int32)
         paint = tuple(float(min(255.0, max(0.0, c))) for c in colour)
@@ -190,8 +196,11 @@ class Canvas:
         y1 = min(self.height, int(np.ceil(quad[:, 1].max())) + 1)
         if x1 - x0 < 1 or y1 - y0 < 1:
             return
-        span = max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[2] - quad[3]),
-                   0.75 * np.linalg.norm(quad[3] - quad[0]))
+        span = max(
+            np.linalg.norm(quad[1] - quad[0]),
+            np.linalg.norm(quad[2] - quad[3]),
+            0.75 * np.linalg.norm(quad[3] - quad[0]),
+        )
         level = texture.levels[0]
         for candidate in texture.levels[1:]:
             if candidate.shape[1] < span * 1.1:
@@ -201,8 +210,14 @@ class Canvas:
         src = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float32) + CV_OFFSET
         dst = (quad + CV_OFFSET - [x0, y0]).astype(np.float32)
         matrix = cv2.getPerspectiveTransform(src, dst)
-        warped = cv2.warpPerspective(level, matrix, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
-                                     borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+        warped = cv2.warpPerspective(
+            level,
+            matrix,
+            (x1 - x0, y1 - y0),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=(0, 0, 0, 0),
+        )
         alpha = warped[..., 3:4]
         roi = self.image[y0:y1, x0:x1]
         blended = roi.astype(np.float32) * (1 - alpha) + warped[..., :3] * shade
@@ -244,10 +259,16 @@ def draw_body(canvas: Canvas, camera: Camera, body: Body, light: Light, label_ba
             continue
         shade = light.shade(normal)
         if body.split > 1e-6:
-            canvas.fill(projected[[k0, k1, 8 + k1, 8 + k0]], _scaled(body.side_front, shade), body_id, body.edge)
+            canvas.fill(
+                projected[[k0, k1, 8 + k1, 8 + k0]], _scaled(body.side_front, shade), body_id, body.edge
+            )
         if body.split < 1 - 1e-6:
-            canvas.fill(projected[[8 + k0, 8 + k1, 4 + k1, 4 + k0]], _scaled(body.side_back, shade), body_id,
-                        body.edge)
+            canvas.fill(
+                projected[[8 + k0, 8 + k1, 4 + k1, 4 + k0]],
+                _scaled(body.side_back, shade),
+                body_id,
+                body.edge,
+            )
 
 
 def _scaled(colour: Colour, shade: float) -> tuple[float, float, float]:

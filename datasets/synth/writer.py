@@ -60,6 +60,12 @@ def write_dataset(
 ) -> Summary:
     """Render ``n`` scenes into ``out``; returns how long it took."""
     out = Path(out).resolve()
+    others = _other_images(out, seed, n)
+    if others:
+        print(
+            f"warning: {out / 'images'} already holds {others} other image(s); data.yaml will include them",
+            file=sys.stderr,
+        )
     (out / "images").mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(parents=True, exist_ok=True)
     job = Job(str(out), seed, art, options or SceneOptions(), with_boxes)
@@ -70,6 +76,14 @@ def write_dataset(
             lines.write(line + "\n")
     write_data_yaml(out)
     return Summary(out, n, time.perf_counter() - start, workers)
+
+
+def _other_images(out: Path, seed: int, n: int) -> int:
+    folder = out / "images"
+    if not folder.is_dir():
+        return 0
+    ours = {f"{image_name(seed, i)}.jpg" for i in range(n)}
+    return sum(1 for p in folder.iterdir() if p.is_file() and p.name not in ours)
 
 
 def _lines(job: Job, n: int, workers: int) -> Iterator[str]:
@@ -105,8 +119,9 @@ def _render_one(index: int) -> str:
     assert job is not None, "worker not initialised"
     scene = render_scene(job.seed, index, job.options.size, job.art, job.options)
     name = image_name(job.seed, index)
-    ok, data = cv2.imencode(".jpg", cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR),
-                            [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])
+    ok, data = cv2.imencode(
+        ".jpg", cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality]
+    )
     if not ok:
         raise RuntimeError(f"could not encode scene {index} as JPEG")
     out = Path(job.out)
@@ -125,7 +140,8 @@ def _write_atomic(path: Path, data: bytes) -> None:
 def write_data_yaml(out: Path) -> Path:
     """Ultralytics ``data.yaml``: train and val both point at ``images`` (split it later if you need to)."""
     names = "".join(f"  {i}: {name}\n" for i, name in enumerate(DETECTOR_CLASSES))
-    text = f"path: {json.dumps(str(out))}\ntrain: images\nval: images\nnc: {len(DETECTOR_CLASSES)}\nnames:\n{names}"
+    header = f"path: {json.dumps(str(out))}\ntrain: images\nval: images\nnc: {len(DETECTOR_CLASSES)}\n"
+    text = f"{header}names:\n{names}"
     path = out / "data.yaml"
     path.write_text(text, encoding="utf-8")
     return path

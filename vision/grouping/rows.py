@@ -30,6 +30,8 @@ TOUCHING = 1.3  # two tiles whose centres are at most this many tile widths apar
 SIDEWAYS = 0.35  # sideways offset allowed for a link, in tile widths ...
 SIDEWAYS_SLOPE = 0.06  # ... plus this much per tile width along the row (rows converge under perspective)
 COLLINEAR = math.cos(math.radians(150))  # the two links of a tile must point (nearly) opposite ways
+TOUCHING_STEP = 1.35  # a step up to this times a tile's pitch still counts as touching (a small gap)
+WELL_POSED = 0.5  # a box's extent is undone from a rotation of up to 30 degrees (cos 2t >= 0.5) off an axis
 TURN = math.radians(40)  # a row bends less than this from the photo's dominant direction
 VERTICAL = math.sin(math.radians(15))  # a row this close to vertical has no known reading direction
 
@@ -72,20 +74,17 @@ def find_rows(
     pair_scale = (scale[:, None] + scale[None, :]) / 2
     ratio = dist / pair_scale
     np.fill_diagonal(ratio, np.inf)
-    pitch = float(np.median(ratio.min(axis=1))) if n > 1 else 1.0
+    # Most tiles touch a neighbour; a low quantile keeps tiles turned in melds and lone tiles out of it.
+    pitch = float(np.percentile(ratio.min(axis=1), 25)) if n > 1 else 1.0
     widths = ratio / max(pitch, 1e-6)  # centre distances in tile widths
-    # Along a row, a step is better measured against the two boxes' extents in its direction (exact for
-    # an upright photo, where a tile turned in a meld is wider than the others; no worse when rotated).
-    # The same ratio between each tile and its nearest neighbour gives the photo's pitch in those units.
-    nearest = np.argmin(ratio, axis=1)
-    along_pitch = float(np.median([_step(sides, offsets, i, int(j)) for i, j in enumerate(nearest)])) if n > 1 else 1.0
 
     weights = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64).reshape(n)
     dominant = _dominant(_local_directions(offsets, widths), centres, weights)
     doubled = _local_directions(offsets, widths, dominant)
     unit = pitch * pair_scale  # pixels per tile width, per pair
     links = _link(centres, offsets, unit, doubled, dominant, max_link_gap)
-    rows = [_row(chain, centres, sides, offsets, along_pitch, dominant, split_gap) for chain in _chains(n, links)]
+    expected = pitch * scale  # a tile's pitch as its box's size suggests
+    rows = [_row(chain, centres, offsets, sides, expected, dominant, split_gap) for chain in _chains(n, links)]
     return tuple(sorted(rows, key=lambda row: _top_left(row, boxes)))
 
 
@@ -204,9 +203,9 @@ def _chains(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
 def _row(
     chain: list[int],
     centres: np.ndarray,
-    sides: np.ndarray,
     offsets: np.ndarray,
-    pitch: float,
+    sides: np.ndarray,
+    expected: np.ndarray,
     dominant: np.ndarray,
     split_gap: float,
 ) -> Row:
@@ -215,39 +214,93 @@ def _row(
     reading_known = abs(run[0]) >= VERTICAL * length
     if (run[0] < 0) if reading_known else (run[1] < 0):
         chain = chain[::-1]
-    steps = np.array([_step(sides, offsets, a, b) for a, b in zip(chain, chain[1:], strict=False)])
-    own = _own_pitch(steps, pitch)
-    gaps = steps / own - 1
     clusters: list[tuple[int, ...]] = []
     cluster_gaps: list[float] = []
     current = [chain[0]]
-    for member, gap in zip(chain[1:], gaps, strict=True):
+    for member, gap in zip(chain[1:], _gaps(chain, offsets, sides, expected, _direction(chain, centres, dominant)), strict=True):
         if gap > split_gap:
             clusters.append(tuple(current))
-            cluster_gaps.append(float(gap))
+            cluster_gaps.append(gap)
             current = []
         current.append(member)
     clusters.append(tuple(current))
     return Row(tuple(chain), tuple(clusters), tuple(cluster_gaps), reading_known)
 
 
-def _step(sides: np.ndarray, offsets: np.ndarray, a: int, b: int) -> float:
-    """The centre distance of tiles ``a`` and ``b`` over their boxes' mean extent in that direction."""
-    dx, dy = np.abs(offsets[a, b])
-    length = math.hypot(dx, dy)
-    if length == 0:
-        return 0.0
-    extent = ((sides[a, 0] + sides[b, 0]) * dx + (sides[a, 1] + sides[b, 1]) * dy) / (2 * length)
-    return float(length / max(extent, 1e-9))
+def _gaps(
+    chain: list[int], offsets: np.ndarray, sides: np.ndarray, expected: np.ndarray, direction: np.ndarray
+) -> list[float]:
+    """The gap after each tile of a chain but the last, in tile widths.
+
+    A gap is measured against the *pitch* of the two tiles: the centre distance of each to its touching
+    neighbour, which holds whatever the rotation, perspective or kind of tile (standing, or flat or turned
+    in a meld). A tile with no touching neighbour (the winning tile set apart) takes its neighbour's
+    pitch, scaled by their sizes; with no such neighbour, its own size. A size is the box's extent along
+    the row, undone from the rotation where that is well posed, else the photo's pitch for its box.
+    """
+    steps = [float(np.hypot(*offsets[a, b])) for a, b in zip(chain, chain[1:], strict=False)]
+
+    # A box W x H around a tile a (along the row) x b, turned by t: W = a cos t + b sin t, H = a sin t + b cos t.
+    dx, dy = abs(float(direction[0])), abs(float(direction[1]))
+    posed = dx * dx - dy * dy  # cos 2t
+
+    def extent(k: int) -> float | None:
+        """Tile ``chain[k]``'s extent along the row, if its box tells it."""
+        if abs(posed) < WELL_POSED:
+            return None
+        width, height = sides[chain[k]]
+        return float(max((width * dx - height * dy) / posed, 0.25 * expected[chain[k]]))
+
+    def size(k: int) -> float:
+        """Tile ``chain[k]``'s expected pitch along the row."""
+        found = extent(k)
+        return found if found is not None else float(expected[chain[k]])
+
+    # Per tile: its shortest step and the neighbour at the other end of it.
+    shortest: list[tuple[float, int]] = []
+    for k in range(len(chain)):
+        around = [(steps[k - 1], k - 1)] if k > 0 else []
+        around += [(steps[k], k + 1)] if k < len(steps) else []
+        shortest.append(min(around))
+    # Settle tiles closest to a neighbour first, so that each is compared with a neighbour already settled.
+    pitch: list[float | None] = [None] * len(chain)
+    settled = [False] * len(chain)
+    for k in sorted(range(len(chain)), key=lambda k: (shortest[k][0], k)):
+        step, other = shortest[k]
+        known = pitch[other] if settled[other] else None
+        limit = known * size(k) / size(other) if known is not None else size(k)
+        pitch[k] = step if step <= TOUCHING_STEP * limit else None
+        settled[k] = True
+    # Where the extents are known, they measure the gap (a tile turned in a meld is wider than its
+    # neighbours), in proportion to how far apart touching tiles of this chain stand for their extents.
+    touching = [
+        steps[k] / ((size(k) + size(k + 1)) / 2)
+        for k in range(len(steps))
+        if pitch[k] is not None and pitch[k + 1] is not None and extent(k) is not None and extent(k + 1) is not None
+    ]
+    spacing = min(max(float(np.median(touching)), 0.85), 1.2) if touching else 1.0
+    gaps = []
+    for k, step in enumerate(steps):
+        a, b = extent(k), extent(k + 1)
+        if a is not None and b is not None:
+            gaps.append(step / (spacing * (a + b) / 2) - 1)
+            continue
+        pa, pb = pitch[k], pitch[k + 1]
+        if pa is None:
+            pa = pb * size(k) / size(k + 1) if pb is not None else size(k)
+        if pb is None:
+            pb = pa * size(k + 1) / size(k)
+        gaps.append(step / ((pa + pb) / 2) - 1)
+    return gaps
 
 
-def _own_pitch(steps: np.ndarray, pitch: float) -> float:
-    """The pitch of touching tiles in this chain, or the photo's when the chain cannot tell."""
-    if len(steps) == 0:
-        return pitch
-    close = steps[steps <= TOUCHING * float(np.median(steps))]
-    own = float(np.percentile(close, 25))
-    return own if 0.7 * pitch <= own <= TOUCHING * pitch else pitch
+def _direction(chain: list[int], centres: np.ndarray, dominant: np.ndarray) -> np.ndarray:
+    """The principal direction of a chain's centres (the dominant one for a lone tile)."""
+    if len(chain) < 2:
+        return dominant
+    spread = centres[chain] - centres[chain].mean(axis=0)
+    _, vectors = np.linalg.eigh(spread.T @ spread)
+    return np.asarray(vectors[:, -1])
 
 
 def _top_left(row: Row, boxes: np.ndarray) -> tuple[float, float, int]:

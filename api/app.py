@@ -1,0 +1,85 @@
+"""``create_app()``: the FastAPI service and its page.
+
+    uvicorn --factory api.app:create_app        # or: smj serve
+
+The detector is loaded once, in the lifespan, from ``SMJ_WEIGHTS``; when that fails the service still
+starts, ``/healthz`` says ``model_loaded: false`` and photo endpoints answer 503. Everything else
+(settings, error shape, upload limit) is in ``api.settings``, ``api.errors`` and ``api.deps``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.staticfiles import StaticFiles
+
+from api.errors import MULTIPART_ALLOWANCE, BodySizeLimit, install_error_handlers
+from api.routes import examples, hands, health, page, photos
+from api.routes.page import STATIC_DIR
+from api.service import TileDetector
+from api.settings import Settings, get_settings
+
+log = logging.getLogger("api")
+
+DetectorLoader = Callable[[Settings], TileDetector]
+
+
+def load_detector(settings: Settings) -> TileDetector:
+    """The real detector (ONNX Runtime or ultralytics); raises ``vision.detector.ModelError``."""
+    from vision.detector import Detector
+
+    return Detector(settings.weights)
+
+
+def create_app(settings: Settings | None = None, *, load_detector: DetectorLoader = load_detector) -> FastAPI:
+    """The app. ``settings`` default to the environment's; ``load_detector`` runs in the lifespan."""
+    explicit = settings is not None
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        from vision.detector import ModelError
+
+        app.state.weights = str(settings.weights)
+        try:
+            app.state.detector = load_detector(settings)
+            app.state.model_error = None
+        except (ModelError, OSError) as error:
+            log.warning("starting without the detector: %s", error)
+            app.state.detector = None
+            app.state.model_error = str(error)
+        yield
+        app.state.detector = None
+
+    app = FastAPI(
+        title="smj: Sichuan mahjong scorer",
+        version="1.0.0",
+        description=(
+            "Score a Sichuan (血战到底) mahjong hand from a phone photo or from text. Every error answers "
+            '`{"error": {"code", "message", "details"}}` with a 4xx status (503 when the detector is not '
+            "loaded); see the codes in api/errors.py."
+        ),
+        lifespan=lifespan,
+    )
+    app.state.detector = None
+    app.state.model_error = "the service is starting"
+    if explicit:
+        app.dependency_overrides[get_settings] = lambda: settings
+    install_error_handlers(app)
+    for module in (health, photos, hands, examples, page):
+        app.include_router(module.router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    if settings.allowed_origins:
+        app.add_middleware(
+            CORSMiddleware, allow_origins=settings.allowed_origins, allow_methods=["GET", "POST"], allow_headers=["*"]
+        )
+    app.add_middleware(
+        BodySizeLimit,
+        max_bytes=settings.max_upload_bytes + MULTIPART_ALLOWANCE,
+        allowed_upload=settings.max_upload_bytes,
+    )
+    return app

@@ -1,0 +1,34 @@
+"""``smj serve [--host 127.0.0.1] [--port 8000] [--workers 1]``: the web API and page.
+
+Top-level imports stay light (this module is imported for every ``smj`` command); uvicorn and the app
+load when ``serve`` runs. Settings come from the environment (``SMJ_WEIGHTS``, ... see api/settings.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    serve = subparsers.add_parser(
+        "serve",
+        help="serve the web API and the phone page",
+        description="Serve the API (/api/v1, docs at /docs) and the page (/). Settings come from SMJ_* "
+        "environment variables: SMJ_WEIGHTS, SMJ_CONF, SMJ_MAX_UPLOAD_BYTES, SMJ_MAX_PIXELS, "
+        "SMJ_DATASET_DIR, SMJ_ALLOWED_ORIGINS.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--workers", type=int, default=1, help="worker processes, each loads the model (default 1)")
+    serve.set_defaults(func=run_serve)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    if args.workers < 1:
+        print("smj serve: --workers must be at least 1", file=sys.stderr)
+        return 2
+    uvicorn.run("api.app:create_app", factory=True, host=args.host, port=args.port, workers=args.workers)
+    return 0

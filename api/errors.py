@@ -1,0 +1,211 @@
+"""Every error the service answers, in one JSON shape, with a 4xx status (a 5xx only for a bug or no model).
+
+Shape, for every error including FastAPI's own validation errors and unknown paths::
+
+    {"error": {"code": "unknown_preset", "message": "unknown rules preset 'x'; valid presets: ...",
+               "details": null}}
+
+``details`` is a list of ``{loc, msg, type}`` for ``invalid_request`` and ``null`` otherwise.
+
+==========================  ======  ==============================================================
+code                        status  raised by
+==========================  ======  ==============================================================
+``invalid_request``         422     a body, form or query that does not fit the schema (FastAPI / pydantic)
+``invalid_tile``            422     ``scoring.TileParseError``: text that is not a tile
+``unknown_preset``          422     ``scoring.UnknownPresetError``
+``wrong_tile_count`` ...    422     an impossible hand (``ScoreError`` codes of ``scoring.errors``: wrong tile
+                                    count, a fifth copy, the winning tile not in the hand, a contradictory
+                                    context), from ``/score`` or ``scoring.InvalidHandError`` from ``/waits``
+``box_outside_image``       422     ``/examples``: a corrected box does not lie in the photo
+``consent_required``        422     ``/examples`` without ``consent=true``
+``not_an_image``            415     ``vision.images.ImageError``: the upload is not an image
+``corrupt_image``           422     ``vision.images.ImageError``: a truncated or corrupt image
+``too_many_pixels``         413     ``vision.images.ImageError``: more pixels than ``SMJ_MAX_PIXELS``
+``upload_too_large``        413     a body larger than ``SMJ_MAX_UPLOAD_BYTES`` (checked while it arrives)
+``not_found``               404     an unknown path
+``method_not_allowed``      405     a known path with another method
+``model_not_loaded``        503     a photo endpoint while the detector weights could not be loaded
+``internal_error``          500     a bug; the message says no more than that
+==========================  ======  ==============================================================
+
+``ApiError`` is the one exception the web layer raises itself; the library's exceptions are mapped here,
+so routes stay thin and let them propagate.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from scoring import InvalidHandError, TileParseError, UnknownPresetError
+from vision.images import ImageError
+
+log = logging.getLogger("api")
+
+IMAGE_ERROR_STATUS = {"not_an_image": 415, "corrupt_image": 422, "too_many_pixels": 413}
+MULTIPART_ALLOWANCE = 256 * 1024  # room for the form fields that travel with a photo
+
+
+class ApiError(Exception):
+    """An error answered as ``{"error": {"code", "message"}}`` with ``status_code``."""
+
+    def __init__(self, status_code: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.code = code
+        self.message = message
+
+
+def upload_too_large_message(limit: int) -> str:
+    return f"the upload is larger than the {limit:,} bytes allowed"
+
+
+def error_body(code: str, message: str, details: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "details": details}}
+
+
+def error_response(status_code: int, code: str, message: str, details: list[dict[str, Any]] | None = None) -> JSONResponse:
+    return JSONResponse(error_body(code, message, details), status_code=status_code)
+
+
+def _validation_details(errors: Any) -> list[dict[str, Any]]:
+    """pydantic's error list without ``input`` / ``ctx`` (which may hold bytes or the whole body)."""
+    return [
+        {"loc": [str(part) for part in error.get("loc", ())], "msg": str(error.get("msg", "")), "type": str(error.get("type", ""))}
+        for error in errors
+    ]
+
+
+def _validation_message(details: list[dict[str, Any]]) -> str:
+    if not details:
+        return "the request does not fit the schema"
+    first = details[0]
+    where = ".".join(first["loc"]) or "request"
+    more = f" (and {len(details) - 1} more)" if len(details) > 1 else ""
+    return f"{where}: {first['msg']}{more}"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Map every exception to the one error shape."""
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_: Request, error: ApiError) -> JSONResponse:
+        return error_response(error.status_code, error.code, error.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _request_validation(_: Request, error: RequestValidationError) -> JSONResponse:
+        details = _validation_details(error.errors())
+        return error_response(422, "invalid_request", _validation_message(details), details)
+
+    @app.exception_handler(ValidationError)
+    async def _model_validation(_: Request, error: ValidationError) -> JSONResponse:
+        details = _validation_details(error.errors())
+        return error_response(422, "invalid_request", _validation_message(details), details)
+
+    @app.exception_handler(ImageError)
+    async def _image(_: Request, error: ImageError) -> JSONResponse:
+        return error_response(IMAGE_ERROR_STATUS.get(error.code, 422), error.code, error.message)
+
+    @app.exception_handler(TileParseError)
+    async def _tile(_: Request, error: TileParseError) -> JSONResponse:
+        return error_response(422, "invalid_tile", str(error))
+
+    @app.exception_handler(UnknownPresetError)
+    async def _preset(_: Request, error: UnknownPresetError) -> JSONResponse:
+        return error_response(422, "unknown_preset", str(error))
+
+    @app.exception_handler(InvalidHandError)
+    async def _invalid_hand(_: Request, error: InvalidHandError) -> JSONResponse:
+        return error_response(422, error.error.code.value, error.error.message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, error: StarletteHTTPException) -> JSONResponse:
+        if error.status_code == 400:  # FastAPI could not parse the body (not UTF-8, a broken multipart)
+            return error_response(422, "invalid_request", f"the request body could not be read: {error.detail}")
+        codes = {404: "not_found", 405: "method_not_allowed", 413: "upload_too_large"}
+        code = codes.get(error.status_code, "bad_request" if error.status_code < 500 else "internal_error")
+        response = error_response(error.status_code, code, str(error.detail))
+        if error.headers:
+            response.headers.update(error.headers)
+        return response
+
+    @app.exception_handler(Exception)
+    async def _bug(_: Request, error: Exception) -> JSONResponse:
+        log.exception("unhandled error", exc_info=error)
+        return error_response(500, "internal_error", "the server failed on this request; it has been logged")
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+class BodySizeLimit:
+    """Refuse a request body larger than ``max_bytes`` with 413, counting bytes as they arrive.
+
+    A ``Content-Length`` above the limit is refused before anything is read; a chunked body is cut off
+    at the first chunk past it (whatever the app would have answered is replaced by the 413).
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int, allowed_upload: int | None = None) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.allowed_upload = allowed_upload if allowed_upload is not None else max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or ()).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            await self._refuse(send)
+            return
+        received = 0
+        too_large = False
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal received, too_large
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    too_large = True
+                    raise _BodyTooLarge()
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            nonlocal started
+            if too_large:
+                return  # the app's answer to a body cut short is replaced by the 413
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, guarded_send)
+        except Exception:
+            if not too_large:
+                raise
+        if too_large and not started:
+            await self._refuse(send)
+
+    async def _refuse(self, send: Send) -> None:
+        body = json.dumps(
+            error_body("upload_too_large", upload_too_large_message(self.allowed_upload))
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), (b"connection", b"close")],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,25 @@
+"""The routes, one module per concern; each is thin: parse (dependencies, schemas), call, return JSON.
+
+``health`` (``/healthz``), ``photos`` (recognize, score-photo), ``hands`` (score, waits, group, presets,
+tiles), ``examples`` (saving corrected photos), ``page`` (``/`` and its static files).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from api.schemas import ErrorResponse
+
+API_PREFIX = "/api/v1"
+
+_DESCRIPTIONS = {
+    413: "the upload is too large (bytes or pixels)",
+    415: "the upload is not an image",
+    422: "the request is malformed: invalid fields, tiles, preset, or an impossible hand",
+    503: "the detector weights are not loaded",
+}
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` documenting the error shape for these statuses."""
+    return {status: {"model": ErrorResponse, "description": _DESCRIPTIONS[status]} for status in statuses}

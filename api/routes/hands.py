@@ -1,0 +1,80 @@
+"""Hands as JSON: ``score``, ``waits``, ``group`` (corrected detections), ``presets`` and ``tiles``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from api import service
+from api.routes import API_PREFIX, error_responses
+from api.schemas import (
+    GroupingOut,
+    GroupRequest,
+    PresetsOut,
+    ScoreOut,
+    ScoreRequest,
+    TilesOut,
+    WaitsOut,
+    WaitsRequest,
+)
+from scoring import PRESETS, get_preset
+from scoring.presets import DEFAULT_PRESET
+from scoring.tiles import tile_name, tile_name_zh
+from vision.detections import BACK, DETECTOR_CLASSES
+
+router = APIRouter(prefix=API_PREFIX, tags=["hands"])
+
+
+@router.post("/score", response_model=ScoreOut, responses=error_responses(422), summary="score a hand")
+def score_hand(request: ScoreRequest) -> dict[str, Any]:
+    """The score, the same fields as ``smj score --json``.
+
+    A hand that is not a win (three suits, a tile of the void suit, no 4 sets + a pair) answers 200 with
+    ``valid: false`` and ``error`` giving the reason. An impossible hand (wrong tile count, a fifth copy,
+    a winning tile not in the hand, a contradictory context) or an unknown tile or preset is a 422.
+    """
+    rules = get_preset(request.preset)
+    result = service.score_hand(request.hand.to_hand(), request.context.to_context(), rules)
+    return result.to_json()
+
+
+@router.post("/waits", response_model=WaitsOut, responses=error_responses(422), summary="the waits of a ready hand")
+def hand_waits(request: WaitsRequest) -> dict[str, Any]:
+    """Every tile that completes a hand one tile short (13 tiles + 1 per kong), each with its best score
+    (as a win on a discard unless the context says otherwise). ``ready: false`` when none does; a hand
+    of the wrong size or with a fifth copy is a 422."""
+    rules = get_preset(request.preset)
+    concealed, melds = request.hand.tiles()
+    return service.waits_json(concealed, melds, request.context.to_context(), rules)
+
+
+@router.post("/group", response_model=GroupingOut, responses=error_responses(422), summary="group corrected detections")
+def group(request: GroupRequest) -> dict[str, Any]:
+    """Group detections (as ``recognize`` answered them, possibly corrected: tiles renamed, boxes added or
+    removed) into a hand, with the grouper's warnings."""
+    items = [(d.tile, d.box, d.confidence) for d in request.detections]
+    detections = service.detections_from(items, (request.width, request.height))
+    return service.grouping_json(service.group(detections))
+
+
+@router.get("/presets", response_model=PresetsOut, response_model_exclude_unset=True, summary="the rules presets and their knobs")
+def presets() -> dict[str, Any]:
+    return {"default": DEFAULT_PRESET, "presets": [rules.to_json() for rules in PRESETS.values()]}
+
+
+@router.get("/tiles", response_model=TilesOut, summary="the detector's classes, for the page's palette")
+def tiles() -> dict[str, Any]:
+    """The 27 suited tiles (from ``scoring.tiles``), then ``back`` (face down) and ``honour``."""
+    rows = []
+    for class_id, name in enumerate(DETECTOR_CLASSES):
+        suited = class_id < BACK
+        rows.append(
+            {
+                "class_id": class_id,
+                "name": name,
+                "tile": tile_name(class_id) if suited else None,
+                "name_zh": tile_name_zh(class_id) if suited else {"back": "背", "honour": "字"}[name],
+            }
+        )
+    return {"tiles": rows}

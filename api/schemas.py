@@ -1,0 +1,315 @@
+"""The JSON the API reads and writes, as pydantic models (they make the OpenAPI schema).
+
+Inputs forbid unknown fields and convert to the library's values (``HandIn.to_hand()``,
+``ContextIn.to_context()``); outputs mirror the library's ``to_json()`` shapes field for field, so the
+``score`` of ``/api/v1/score`` is exactly what ``smj score --json`` prints.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, model_validator
+
+from scoring import Hand, Meld, MeldKind, WinContext
+from scoring.presets import DEFAULT_PRESET
+from scoring.tiles import parse_tile, parse_tiles
+
+DetectorClass = Literal[
+    "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9",
+    "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9",
+    "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9",
+    "back", "honour",
+]  # fmt: skip  # == vision.detections.DETECTOR_CLASSES (a test checks)
+MAX_DETECTIONS = 300
+TILES_TEXT = Field(
+    max_length=80,
+    description="tiles as digits then their suit: m 万, p 筒, s 条 (e.g. 123345m66999p, or 123万...)",
+)
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---- errors
+
+
+class ErrorDetail(BaseModel):
+    loc: list[str]
+    msg: str
+    type: str
+
+
+class ErrorBody(BaseModel):
+    code: str = Field(description="machine-readable reason, see api/errors.py")
+    message: str
+    details: list[ErrorDetail] | None = None
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody
+
+
+# ---- hands and contexts
+
+
+class MeldIn(_In):
+    type: MeldKind = Field(description="pong, kong_exposed (直杠), kong_added (加杠) or kong_concealed (暗杠)")
+    tile: str = Field(max_length=8, description="the tile of the meld, e.g. 2p")
+
+
+class HandIn(_In):
+    """A winning hand, as ``Hand.to_json()`` writes it."""
+
+    concealed: str = TILES_TEXT
+    melds: list[MeldIn] = Field(default_factory=list, max_length=4)
+    win_tile: str | None = Field(None, max_length=8, description="default: the last concealed tile")
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [{"concealed": "123345m66999p", "melds": [{"type": "kong_exposed", "tile": "2p"}], "win_tile": "6p"}]
+        },
+    )
+
+    def to_hand(self) -> Hand:
+        """Raises ``TileParseError`` for text that is not tiles."""
+        by_kind: dict[MeldKind, list[str]] = {kind: [] for kind in MeldKind}
+        for meld in self.melds:
+            by_kind[meld.type].append(meld.tile)
+        return Hand.parse(
+            self.concealed,
+            pongs=tuple(by_kind[MeldKind.PONG]),
+            kongs=tuple(by_kind[MeldKind.KONG_EXPOSED]),
+            added_kongs=tuple(by_kind[MeldKind.KONG_ADDED]),
+            concealed_kongs=tuple(by_kind[MeldKind.KONG_CONCEALED]),
+            win=self.win_tile,
+        )
+
+
+class WaitingHandIn(_In):
+    """A hand one tile short of a win: concealed tiles and melds, no winning tile."""
+
+    concealed: str = TILES_TEXT
+    melds: list[MeldIn] = Field(default_factory=list, max_length=4)
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"concealed": "12345m66999p22s", "melds": []}]})
+
+    def tiles(self) -> tuple[tuple[int, ...], tuple[Meld, ...]]:
+        return parse_tiles(self.concealed), tuple(Meld(meld.type, parse_tile(meld.tile)) for meld in self.melds)
+
+
+class ContextIn(_In):
+    """How the hand was won (the fields of ``scoring.WinContext``); all false: a win on a discard."""
+
+    self_drawn: bool = Field(False, description="自摸: won on a self-drawn tile")
+    gang_shang_hua: bool = Field(False, description="杠上花: self-drawn on the replacement tile after a kong")
+    gang_shang_pao: bool = Field(False, description="杠上炮: won on the discard made right after a kong")
+    qiang_gang: bool = Field(False, description="抢杠胡: won on a tile another player added to a pong")
+    hai_di: bool = Field(False, description="海底: won on the last tile of the wall")
+    tian_hu: bool = Field(False, description="天胡: the dealer won on the initial 14 tiles")
+    di_hu: bool = Field(False, description="地胡: a non-dealer won in the first go-round")
+    void_suit: Literal["m", "p", "s"] | None = Field(None, description="定缺: the declared void suit")
+    dealer: bool = Field(False, description="the winner is the dealer (庄家)")
+
+    def to_context(self) -> WinContext:
+        return WinContext(**self.model_dump())
+
+
+class ScoreRequest(_In):
+    hand: HandIn
+    context: ContextIn = Field(default_factory=ContextIn)
+    preset: str = Field(DEFAULT_PRESET, max_length=64, description="rules preset, see GET /api/v1/presets")
+
+
+class WaitsRequest(_In):
+    hand: WaitingHandIn
+    context: ContextIn = Field(default_factory=ContextIn)
+    preset: str = Field(DEFAULT_PRESET, max_length=64)
+
+
+# ---- scores
+
+
+class ScoreErrorOut(BaseModel):
+    code: str
+    message: str
+
+
+class FanOut(BaseModel):
+    key: str
+    name_zh: str
+    name_en: str
+    fan: int = Field(description="what this line contributes (value x count)")
+    count: int
+
+
+class CombinationOut(BaseModel):
+    key: str
+    name_zh: str
+    name_en: str
+
+
+class ScoreOut(BaseModel):
+    """``Score.to_json()``; ``valid=false`` with an ``error`` when the hand is not a win."""
+
+    valid: bool
+    error: ScoreErrorOut | None
+    preset: str
+    fans: list[FanOut]
+    combination: CombinationOut | None
+    raw_fan: int | None
+    total_fan: int | None = Field(description="after the preset's cap")
+    multiplier: int | None
+    decomposition: list[str]
+
+
+class WaitOut(BaseModel):
+    tile: str
+    tile_zh: str
+    score: ScoreOut
+
+
+class WaitsOut(BaseModel):
+    preset: str
+    ready: bool
+    largest_fan: int | None
+    waits: list[WaitOut]
+
+
+# ---- presets and tiles
+
+
+class FanValueOut(BaseModel):
+    key: str
+    name_zh: str
+    name_en: str
+    fan: int
+    kind: str
+    limit: bool
+    derived: bool | None = None
+
+
+class PresetOut(BaseModel):
+    """``Rules.to_json()``: the preset's knobs."""
+
+    name: str
+    description: str
+    numbering: str
+    stacking: str
+    cap: int | None
+    fans: list[FanValueOut]
+    limit_fans: list[str]
+    absorbed_roots: dict[str, int]
+    rootless: list[str]
+    settlement: dict[str, Any]
+
+
+class PresetsOut(BaseModel):
+    default: str
+    presets: list[PresetOut]
+
+
+class TileOut(BaseModel):
+    class_id: int
+    name: str = Field(description="detector class name (m1..s9, back, honour)")
+    tile: str | None = Field(description="tile notation (1m...), null for back and honour")
+    name_zh: str
+
+
+class TilesOut(BaseModel):
+    tiles: list[TileOut]
+
+
+# ---- detections and groupings
+
+
+class DetectionOut(BaseModel):
+    tile: str = Field(description="detector class name")
+    confidence: float
+    box: list[float] = Field(description="x1, y1, x2, y2 in pixels of the upright photo")
+
+
+class DetectionIn(_In):
+    tile: DetectorClass
+    box: list[FiniteFloat] = Field(min_length=4, max_length=4, description="x1, y1, x2, y2 in pixels")
+    confidence: float = Field(1.0, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _box_has_size(self) -> DetectionIn:
+        x1, y1, x2, y2 = self.box
+        if x2 - x1 < 1 or y2 - y1 < 1:
+            raise ValueError("box: expected x1 < x2 and y1 < y2, at least one pixel apart")
+        return self
+
+
+class GroupRequest(_In):
+    width: int = Field(ge=1, le=100_000, description="of the upright photo, as recognize answered")
+    height: int = Field(ge=1, le=100_000)
+    detections: list[DetectionIn] = Field(max_length=MAX_DETECTIONS)
+
+    @model_validator(mode="after")
+    def _boxes_in_photo(self) -> GroupRequest:
+        for index, detection in enumerate(self.detections):
+            x1, y1, x2, y2 = detection.box
+            if x1 < 0 or y1 < 0 or x2 > self.width or y2 > self.height:
+                raise ValueError(f"detections[{index}].box lies outside the {self.width}x{self.height} photo")
+        return self
+
+
+class HandOut(BaseModel):
+    concealed: str
+    win_tile: str | None
+    melds: list[dict[str, str]]
+
+
+class GroupOut(BaseModel):
+    role: Literal["hand", "meld", "ignored"]
+    kind: str | None = Field(description="for a meld: pong, kong_exposed, kong_added or kong_concealed")
+    indices: list[int] = Field(description="into detections")
+
+
+class WarningOut(BaseModel):
+    code: str
+    message: str
+    tiles: list[str]
+    indices: list[int] = Field(description="the detections concerned, least confident first")
+
+
+class GroupingOut(BaseModel):
+    hand: HandOut | None = Field(description="null when no Sichuan tile was found")
+    groups: list[GroupOut]
+    win_index: int | None = Field(description="the detection read as the winning tile")
+    win_apart: bool = Field(description="whether the winning tile was set apart in the photo")
+    warnings: list[WarningOut]
+
+
+class RecognizeOut(GroupingOut):
+    width: int = Field(description="of the upright photo (EXIF orientation applied); boxes are in its pixels")
+    height: int
+    detections: list[DetectionOut]
+
+
+class ScorePhotoOut(RecognizeOut):
+    score: ScoreOut | None = Field(description="null when no hand was read; valid=false when it is not a win")
+
+
+# ---- health and examples
+
+
+class HealthOut(BaseModel):
+    status: Literal["ok"]
+    model_loaded: bool
+    weights: str
+    model_error: str | None
+
+
+class ExampleOut(BaseModel):
+    saved: bool
+    id: str
+    dataset_dir: str
+    image: str = Field(description="relative to dataset_dir")
+    labels: str
+    hands: str
+    boxes: int

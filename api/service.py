@@ -1,0 +1,115 @@
+"""What the routes do, as plain functions of library values (no FastAPI here).
+
+Photo endpoints decode the upload once (``vision.images.load_photo``: EXIF orientation applied, pixel
+limit enforced, large JPEGs decoded reduced), detect, and group; boxes come back in the pixels of the
+upright full-resolution photo, whose size is ``width`` / ``height`` in every answer.
+
+Scoring a hand given as JSON (``/api/v1/score``):
+
+* a hand that is simply not a win (three suits, a tile of the void suit, not 4 sets + a pair) is a valid
+  request: ``200`` with ``valid: false`` and the reason (``error.code`` / ``error.message``), as
+  ``smj score --json`` prints it;
+* an impossible hand (``IMPOSSIBLE``: a wrong tile count, a fifth copy, a winning tile not in the hand, a
+  contradictory win context) is a malformed request: ``422`` with that code.
+
+A photo's hand is different: reading it is the result, so ``/api/v1/score-photo`` answers ``200`` with
+whatever was read, its score (``valid: false`` with the reason when it is not a win, e.g. a tile missed)
+and the grouper's warnings naming the tiles to check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from scoring import ErrorCode, Hand, Rules, Score, WinContext, largest_wait, score, waits
+from scoring.hand import Meld
+from scoring.tiles import Tile
+from vision.detections import CLASS_IDS, Detections
+from vision.grouper import Grouping, group_detections
+from vision.images import Photo, load_photo
+
+from api.errors import ApiError
+
+REDUCE_TO = 1600  # decode large JPEGs at a reduced size still this long: the detector sees 640 pixels
+IMPOSSIBLE = frozenset(
+    {
+        ErrorCode.WRONG_TILE_COUNT,
+        ErrorCode.TOO_MANY_COPIES,
+        ErrorCode.WIN_TILE_NOT_IN_HAND,
+        ErrorCode.CONTRADICTORY_CONTEXT,
+    }
+)
+
+
+class TileDetector(Protocol):
+    """What the service needs of ``vision.detector.Detector`` (and what a fake provides)."""
+
+    def detect(self, photo: Photo, *, conf: float = ...) -> Detections: ...
+
+
+def decode(data: bytes, max_pixels: int, *, reduce: bool = True) -> Photo:
+    """Raises ``ImageError`` (not_an_image, corrupt_image, too_many_pixels)."""
+    return load_photo(data, max_pixels=max_pixels, reduce_to=REDUCE_TO if reduce else None)
+
+
+def recognise(photo: Photo, detector: TileDetector, conf: float) -> tuple[Detections, Grouping]:
+    """Detections in the full-resolution upright photo's pixels, and their grouping."""
+    detections = detector.detect(photo, conf=conf).scaled(photo.scale)
+    return detections, group(detections)
+
+
+def group(detections: Detections) -> Grouping:
+    return group_detections(detections)
+
+
+def grouping_json(grouping: Grouping) -> dict[str, Any]:
+    return {
+        "hand": grouping.hand.to_json() if grouping.hand is not None else None,
+        "groups": [
+            {"role": group.role.value, "kind": group.kind.value if group.kind else None, "indices": list(group.indices)}
+            for group in grouping.groups
+        ],
+        "win_index": grouping.win_index,
+        "win_apart": grouping.win_apart,
+        "warnings": [{**warning.to_json(), "indices": list(warning.indices)} for warning in grouping.warnings],
+    }
+
+
+def recognition_json(photo: Photo, detections: Detections, grouping: Grouping) -> dict[str, Any]:
+    width, height = photo.original_size
+    return {"width": width, "height": height, "detections": detections.as_json(), **grouping_json(grouping)}
+
+
+def detections_from(items: Sequence[tuple[str, Sequence[float], float]], size: tuple[int, int]) -> Detections:
+    """``(class name, box, confidence)`` triples (already validated) as ``Detections``."""
+    if not items:
+        return Detections.empty(size)
+    return Detections(
+        np.array([box for _, box, _ in items], np.float32),
+        np.array([CLASS_IDS[name] for name, _, _ in items], np.int64),
+        np.array([confidence for _, _, confidence in items], np.float32),
+        size,
+    )
+
+
+def score_hand(hand: Hand, context: WinContext, rules: Rules) -> Score:
+    """The score; an impossible hand raises ``ApiError`` 422 with the reason code (see the module doc)."""
+    result = score(hand, context, rules)
+    if result.error is not None and result.error.code in IMPOSSIBLE:
+        raise ApiError(422, result.error.code.value, result.error.message)
+    return result
+
+
+def waits_json(concealed: tuple[Tile, ...], melds: tuple[Meld, ...], context: WinContext, rules: Rules) -> dict[str, Any]:
+    """As ``smj waits --json``; a malformed hand raises ``InvalidHandError`` (mapped to 422)."""
+    found = waits(concealed, melds, context, rules)
+    best = largest_wait(found)
+    return {
+        "preset": rules.name,
+        "ready": bool(found),
+        "largest_fan": best.score.total_fan if best is not None else None,
+        "waits": [wait.to_json() for wait in found],
+    }

@@ -1,0 +1,538 @@
+// The page: photo -> /api/v1/score-photo; corrections -> /api/v1/group then /api/v1/score.
+// Plain script, no build step, no request leaves this origin.
+"use strict";
+
+(() => {
+  const API = "/api/v1";
+  const FLAGS = ["self_drawn", "gang_shang_hua", "gang_shang_pao", "qiang_gang", "hai_di", "tian_hu", "di_hu", "dealer"];
+  // Ticking a flag ticks what it implies (杠上花 and 天胡 are self-drawn, 天胡 is the dealer's) and clears
+  // what it excludes, so the context sent is one the rules accept.
+  const IMPLIES = { gang_shang_hua: ["self_drawn"], tian_hu: ["self_drawn", "dealer"] };
+  const EXCLUDES = {
+    self_drawn: ["gang_shang_pao", "qiang_gang"],
+    gang_shang_hua: ["gang_shang_pao", "qiang_gang"],
+    gang_shang_pao: ["self_drawn", "gang_shang_hua", "qiang_gang", "tian_hu"],
+    qiang_gang: ["self_drawn", "gang_shang_hua", "gang_shang_pao", "tian_hu", "di_hu"],
+    tian_hu: ["di_hu", "hai_di", "gang_shang_pao", "qiang_gang"],
+    di_hu: ["tian_hu", "hai_di", "dealer", "qiang_gang"],
+    hai_di: ["tian_hu", "di_hu"],
+    dealer: ["di_hu"],
+  };
+  const MELD_NAMES = { pong: "碰 pong", kong_exposed: "明杠 kong", kong_added: "加杠 kong", kong_concealed: "暗杠 kong" };
+  const UNSURE = 0.5;
+
+  const $ = (id) => document.getElementById(id);
+  const state = {
+    file: null,
+    width: 0,
+    height: 0,
+    detections: [], // {tile, box: [x1, y1, x2, y2], confidence}
+    grouping: null,
+    score: null,
+    tiles: [], // from /api/v1/tiles
+    presets: [],
+    editing: null, // index being corrected
+    adding: false,
+    addedIndex: null, // a tile just added: cancelling the palette removes it
+    flagged: new Set(),
+    sequence: 0, // the latest request wins
+  };
+
+  // ---- talking to the API
+
+  async function call(path, options) {
+    let response;
+    try {
+      response = await fetch(API + path, options);
+    } catch (error) {
+      throw new Error("the server cannot be reached");
+    }
+    let body = null;
+    try {
+      body = await response.json();
+    } catch (error) {
+      body = null;
+    }
+    if (!response.ok) {
+      const problem = body && body.error ? body.error : { code: String(response.status), message: response.statusText };
+      const error = new Error(problem.message);
+      error.code = problem.code;
+      error.status = response.status;
+      throw error;
+    }
+    return body;
+  }
+
+  const postJson = (path, payload) =>
+    call(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload) });
+
+  function context() {
+    const result = {};
+    for (const flag of FLAGS) result[flag] = document.querySelector(`#flags input[name="${flag}"]`).checked;
+    return result;
+  }
+
+  const preset = () => $("preset").value || "chengdu";
+
+  function setStatus(text, isError = false) {
+    const status = $("status");
+    status.textContent = text;
+    status.classList.toggle("error", isError);
+  }
+
+  // ---- tiles and names
+
+  function tileInfo(name) {
+    return state.tiles.find((tile) => tile.name === name) || { name, tile: null, name_zh: name };
+  }
+
+  function shortName(name) {
+    if (name === "back") return "背";
+    if (name === "honour") return "字";
+    const info = tileInfo(name);
+    return info.name_zh || name;
+  }
+
+  // ---- the photo
+
+  async function onPhoto(event) {
+    const file = event.target.files && event.target.files[0];
+    event.target.value = "";
+    if (!file) return;
+    state.file = file;
+    const image = $("photo");
+    if (image.src) URL.revokeObjectURL(image.src);
+    image.src = URL.createObjectURL(file);
+    $("stage").hidden = false;
+    $("tools").hidden = true;
+    state.detections = [];
+    state.grouping = null;
+    state.score = null;
+    render();
+    setStatus("识别中… Reading the tiles…");
+    const sequence = ++state.sequence;
+    const form = new FormData();
+    form.append("image", file, file.name || "photo.jpg");
+    form.append("preset", preset());
+    for (const [flag, on] of Object.entries(context())) form.append(flag, on ? "true" : "false");
+    try {
+      const result = await call("/score-photo", { method: "POST", body: form });
+      if (sequence !== state.sequence) return;
+      state.width = result.width;
+      state.height = result.height;
+      state.detections = result.detections.map((d) => ({ tile: d.tile, box: d.box.slice(), confidence: d.confidence }));
+      state.grouping = groupingOf(result);
+      state.score = result.score ? { ok: true, value: result.score } : null;
+      $("tools").hidden = false;
+      setStatus(`找到 ${state.detections.length} 张牌 Found ${state.detections.length} tiles. Tap a tile to correct it.`);
+      render();
+    } catch (error) {
+      if (sequence !== state.sequence) return;
+      $("stage").hidden = error.status === 415 || error.status === 422 || error.status === 413;
+      setStatus(`出错 ${error.message}`, true);
+    }
+  }
+
+  const groupingOf = (result) => ({
+    hand: result.hand,
+    groups: result.groups,
+    win_index: result.win_index,
+    win_apart: result.win_apart,
+    warnings: result.warnings,
+  });
+
+  // ---- corrections
+
+  async function regroup() {
+    const sequence = ++state.sequence;
+    try {
+      const grouping = await postJson("/group", { width: state.width, height: state.height, detections: state.detections });
+      if (sequence !== state.sequence) return;
+      state.grouping = grouping;
+      render();
+      await rescore(sequence);
+    } catch (error) {
+      if (sequence !== state.sequence) return;
+      setStatus(`出错 ${error.message}`, true);
+    }
+  }
+
+  async function rescore(sequence = ++state.sequence) {
+    const hand = state.grouping && state.grouping.hand;
+    if (!hand) {
+      state.score = null;
+      renderScore();
+      return;
+    }
+    try {
+      const score = await postJson("/score", { hand, context: context(), preset: preset() });
+      if (sequence !== state.sequence) return;
+      state.score = { ok: true, value: score };
+    } catch (error) {
+      if (sequence !== state.sequence) return;
+      state.score = { ok: false, code: error.code, message: error.message };
+    }
+    renderScore();
+  }
+
+  function openPalette(index) {
+    state.editing = index;
+    const detection = state.detections[index];
+    $("palette-title").textContent = `改牌 Correct tile ${index + 1}: ${shortName(detection.tile)}`;
+    for (const button of $("palette-tiles").children) button.classList.toggle("current", button.dataset.tile === detection.tile);
+    $("palette").hidden = false;
+    render();
+    const current = $("palette-tiles").querySelector(".current") || $("palette-tiles").firstElementChild;
+    if (current) current.focus();
+  }
+
+  function closePalette() {
+    $("palette").hidden = true;
+    state.editing = null;
+    state.addedIndex = null;
+    render();
+  }
+
+  function correct(action, tile) {
+    const index = state.editing;
+    if (index === null) return;
+    if (action === "cancel") {
+      if (state.addedIndex === index) state.detections.splice(index, 1);
+      const changed = state.addedIndex === index;
+      closePalette();
+      if (changed) regroup();
+      return;
+    }
+    if (action === "delete") state.detections.splice(index, 1);
+    else state.detections[index] = { ...state.detections[index], tile: action === "back" ? "back" : tile, confidence: 1 };
+    closePalette();
+    regroup();
+  }
+
+  function startAdding() {
+    state.adding = !state.adding;
+    $("add-tile").classList.toggle("active", state.adding);
+    $("overlay").classList.toggle("adding", state.adding);
+    $("tool-hint").textContent = state.adding ? "Tap where the missed tile is." : "Tap a tile to correct it.";
+  }
+
+  function typicalSize() {
+    const sizes = state.detections.map((d) => [d.box[2] - d.box[0], d.box[3] - d.box[1]]);
+    if (!sizes.length) return [state.width / 16, (state.width / 16) * 1.35];
+    const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    return [median(sizes.map((s) => s[0])), median(sizes.map((s) => s[1]))];
+  }
+
+  function addAt(event) {
+    const rect = $("overlay").getBoundingClientRect();
+    const x = ((event.clientX - rect.left) / rect.width) * state.width;
+    const y = ((event.clientY - rect.top) / rect.height) * state.height;
+    const [w, h] = typicalSize();
+    const x1 = Math.min(Math.max(x - w / 2, 0), state.width - w);
+    const y1 = Math.min(Math.max(y - h / 2, 0), state.height - h);
+    const box = [x1, y1, x1 + w, y1 + h].map((v, i) => Math.max(0, Math.min(v, i % 2 ? state.height : state.width)));
+    state.detections.push({ tile: "m1", box, confidence: 1 });
+    startAdding();
+    openPalette(state.detections.length - 1);
+    state.addedIndex = state.detections.length - 1;
+  }
+
+  // ---- drawing
+
+  const percent = (value, total) => `${((value / total) * 100).toFixed(3)}%`;
+
+  function place(element, [x1, y1, x2, y2]) {
+    element.style.left = percent(x1, state.width);
+    element.style.top = percent(y1, state.height);
+    element.style.width = percent(x2 - x1, state.width);
+    element.style.height = percent(y2 - y1, state.height);
+  }
+
+  function roles() {
+    const role = new Map();
+    const grouping = state.grouping;
+    if (!grouping) return role;
+    for (const group of grouping.groups) for (const index of group.indices) role.set(index, group.role);
+    return role;
+  }
+
+  function groupLabel(group) {
+    if (group.role === "meld") {
+      const tile = state.detections[group.indices[0]];
+      return `${MELD_NAMES[group.kind] || group.kind} ${tile ? shortName(tile.tile) : ""}`;
+    }
+    if (group.role === "ignored") return "不计 ignored";
+    const win = state.grouping.win_index;
+    if (group.indices.length === 1 && group.indices[0] === win) return "胡 win";
+    return "手牌 hand";
+  }
+
+  function render() {
+    renderOverlay();
+    renderStrip();
+    renderScore();
+    $("save-example").disabled = !($("consent").checked && state.file && state.grouping && state.grouping.hand);
+  }
+
+  function renderOverlay() {
+    const overlay = $("overlay");
+    overlay.replaceChildren();
+    if (!state.width) return;
+    const role = roles();
+    const grouping = state.grouping;
+    if (grouping) {
+      for (const group of grouping.groups) {
+        const boxes = group.indices.map((i) => state.detections[i]).filter(Boolean).map((d) => d.box);
+        if (!boxes.length) continue;
+        const pad = Math.min(state.width, state.height) * 0.006;
+        const outline = document.createElement("div");
+        outline.className = `group-outline ${group.role}`;
+        place(outline, [
+          Math.max(0, Math.min(...boxes.map((b) => b[0])) - pad),
+          Math.max(0, Math.min(...boxes.map((b) => b[1])) - pad),
+          Math.min(state.width, Math.max(...boxes.map((b) => b[2])) + pad),
+          Math.min(state.height, Math.max(...boxes.map((b) => b[3])) + pad),
+        ]);
+        const label = document.createElement("span");
+        label.textContent = groupLabel(group);
+        outline.append(label);
+        overlay.append(outline);
+      }
+    }
+    state.detections.forEach((detection, index) => {
+      const box = document.createElement("button");
+      box.type = "button";
+      box.className = "tile-box";
+      box.dataset.index = String(index);
+      box.dataset.tile = detection.tile;
+      const r = role.get(index);
+      if (r === "meld" || r === "ignored") box.classList.add(r);
+      if (grouping && grouping.win_index === index) box.classList.add("win");
+      if (detection.confidence < UNSURE) box.classList.add("unsure");
+      if (state.flagged.has(index)) box.classList.add("flagged");
+      if (state.editing === index) box.classList.add("selected");
+      box.setAttribute("aria-label", `tile ${index + 1}: ${detection.tile}, ${Math.round(detection.confidence * 100)}%`);
+      place(box, detection.box);
+      const tag = document.createElement("span");
+      tag.className = "tag";
+      tag.textContent = shortName(detection.tile);
+      box.append(tag);
+      box.addEventListener("click", (event) => {
+        if (state.adding) return; // the overlay's click adds a tile
+        event.stopPropagation();
+        openPalette(index);
+      });
+      overlay.append(box);
+    });
+  }
+
+  function renderStrip() {
+    const strip = $("strip");
+    strip.replaceChildren();
+    const grouping = state.grouping;
+    if (!grouping) return;
+    for (const group of grouping.groups) {
+      if (group.role === "ignored") continue;
+      const wrapper = document.createElement("div");
+      wrapper.className = "strip-group";
+      const label = document.createElement("small");
+      label.textContent = groupLabel(group);
+      const tiles = document.createElement("div");
+      tiles.className = "strip-tiles";
+      for (const index of group.indices) {
+        const detection = state.detections[index];
+        if (!detection) continue;
+        const chip = document.createElement("button");
+        chip.type = "button";
+        chip.className = "chip";
+        chip.dataset.index = String(index);
+        if (group.role === "meld") chip.classList.add("meld");
+        if (grouping.win_index === index) chip.classList.add("win");
+        if (detection.tile === "back") chip.classList.add("back");
+        if (state.flagged.has(index)) chip.classList.add("flagged");
+        chip.textContent = shortName(detection.tile);
+        chip.setAttribute("aria-label", `correct tile ${index + 1}: ${detection.tile}`);
+        chip.addEventListener("click", () => openPalette(index));
+        tiles.append(chip);
+      }
+      wrapper.append(label, tiles);
+      strip.append(wrapper);
+    }
+  }
+
+  function handText(hand) {
+    const parts = [`手牌 ${hand.concealed || "—"}`];
+    for (const meld of hand.melds) parts.push(`${MELD_NAMES[meld.type] || meld.type} ${meld.tile}`);
+    if (hand.win_tile) parts.push(`胡 win ${hand.win_tile}`);
+    return parts.join(" · ");
+  }
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function renderScore() {
+    const grouping = state.grouping;
+    const hand = grouping && grouping.hand;
+    $("hand-text").textContent = hand ? handText(hand) : state.width ? "没有找到四川麻将牌 No Sichuan tile found." : "No hand yet.";
+    const target = $("score");
+    target.replaceChildren();
+    const rules = state.presets.find((p) => p.name === preset());
+    const unit = rules && rules.numbering === "points" ? "分" : "番";
+    const unitEn = rules && rules.numbering === "points" ? "points" : "fan";
+    if (state.score && !state.score.ok) {
+      target.append(element("p", "not-win", `不能计分 Cannot score: ${state.score.message}`));
+    } else if (state.score && !state.score.value.valid) {
+      const error = state.score.value.error;
+      target.append(element("p", "not-win", `不是胡牌 Not a win: ${error.message}`));
+    } else if (state.score) {
+      const s = state.score.value;
+      const total = element("div", "total");
+      const fan = element("strong", "", `${s.total_fan} ${unit}`);
+      fan.dataset.testid = "total-fan";
+      total.append(fan, element("span", "multiplier", `×${s.multiplier}`), element("small", "", `${s.total_fan} ${unitEn}, multiplier ×${s.multiplier}`));
+      target.append(total);
+      const table = element("table", "fans");
+      for (const item of s.fans) {
+        const row = document.createElement("tr");
+        const count = item.count > 1 ? ` ×${item.count}` : "";
+        row.append(element("td", "", item.name_zh + count), element("td", "", item.name_en), element("td", "fan", `${item.fan >= 0 ? "+" : ""}${item.fan}`));
+        table.append(row);
+      }
+      target.append(table);
+      const summary = element("dl", "summary");
+      const add = (term, value) => summary.append(element("dt", "", term), element("dd", "", value));
+      if (s.combination) add("组合 Combination", `${s.combination.name_zh} ${s.combination.name_en}`);
+      add(`原${unit} Raw`, String(s.raw_fan));
+      const cap = rules ? (rules.cap === null ? "no cap" : `cap ${rules.cap}`) : "";
+      add(`封顶 Capped`, `${s.total_fan} (${cap})`);
+      add("倍数 Multiplier", `×${s.multiplier}`);
+      add("拆牌 Sets", s.decomposition.join(" "));
+      add("规则 Rules", s.preset);
+      target.append(summary);
+    }
+    renderWarnings();
+  }
+
+  function renderWarnings() {
+    const list = $("warnings");
+    list.replaceChildren();
+    state.flagged = new Set();
+    const warnings = (state.grouping && state.grouping.warnings) || [];
+    for (const warning of warnings) {
+      for (const index of warning.indices) state.flagged.add(index);
+      const item = document.createElement("li");
+      item.dataset.code = warning.code;
+      if (warning.indices.length) {
+        const button = element("button", "", warning.message);
+        button.type = "button";
+        button.addEventListener("click", () => openPalette(warning.indices[0]));
+        item.append(button);
+      } else {
+        item.textContent = warning.message;
+      }
+      list.append(item);
+    }
+    for (const node of document.querySelectorAll(".tile-box, .chip")) {
+      node.classList.toggle("flagged", state.flagged.has(Number(node.dataset.index)));
+    }
+  }
+
+  // ---- saving a labelled example
+
+  async function saveExample() {
+    const hand = state.grouping && state.grouping.hand;
+    if (!$("consent").checked || !state.file || !hand) return;
+    const form = new FormData();
+    form.append("image", state.file, state.file.name || "photo.jpg");
+    form.append("detections", JSON.stringify(state.detections));
+    form.append("hand", JSON.stringify(hand));
+    form.append("consent", "true");
+    $("save-status").textContent = "保存中… Saving…";
+    try {
+      const saved = await call("/examples", { method: "POST", body: form });
+      $("save-status").textContent = `已保存 Saved ${saved.image} with ${saved.boxes} boxes. Thank you!`;
+    } catch (error) {
+      $("save-status").textContent = `出错 ${error.message}`;
+    }
+  }
+
+  // ---- setup
+
+  function buildPalette() {
+    const grid = $("palette-tiles");
+    grid.replaceChildren();
+    for (const tile of state.tiles.filter((t) => t.tile)) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.tile = tile.name;
+      const rank = tile.tile[0];
+      const suit = tile.name_zh.slice(1);
+      button.append(document.createTextNode(rank), element("small", "", suit));
+      button.setAttribute("aria-label", `${tile.tile} ${tile.name_zh}`);
+      button.addEventListener("click", () => correct("set", tile.name));
+      grid.append(button);
+    }
+  }
+
+  function onFlag(event) {
+    const flag = event.target.name;
+    const box = (name) => document.querySelector(`#flags input[name="${name}"]`);
+    if (event.target.checked) {
+      for (const other of EXCLUDES[flag] || []) box(other).checked = false;
+      for (const implied of IMPLIES[flag] || []) box(implied).checked = true;
+    }
+    rescore();
+  }
+
+  function onPreset() {
+    const rules = state.presets.find((p) => p.name === preset());
+    $("preset-description").textContent = rules ? rules.description : "";
+    rescore();
+  }
+
+  async function start() {
+    $("camera").addEventListener("change", onPhoto);
+    $("file").addEventListener("change", onPhoto);
+    $("add-tile").addEventListener("click", startAdding);
+    $("overlay").addEventListener("click", (event) => {
+      if (state.adding) addAt(event);
+    });
+    for (const input of document.querySelectorAll("#flags input")) input.addEventListener("change", onFlag);
+    $("preset").addEventListener("change", onPreset);
+    $("consent").addEventListener("change", render);
+    $("save-example").addEventListener("click", saveExample);
+    for (const button of document.querySelectorAll(".sheet-actions button")) {
+      button.addEventListener("click", () => correct(button.dataset.action));
+    }
+    $("palette").addEventListener("click", (event) => {
+      if (event.target === $("palette")) correct("cancel");
+    });
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && !$("palette").hidden) correct("cancel");
+    });
+    try {
+      const [tiles, presets] = await Promise.all([call("/tiles"), call("/presets")]);
+      state.tiles = tiles.tiles;
+      state.presets = presets.presets;
+      const select = $("preset");
+      for (const rules of state.presets) {
+        const option = element("option", "", rules.name);
+        option.value = rules.name;
+        option.title = rules.description;
+        select.append(option);
+      }
+      select.value = presets.default;
+      $("preset-description").textContent = (state.presets.find((p) => p.name === presets.default) || {}).description || "";
+      buildPalette();
+      document.body.dataset.ready = "true";
+    } catch (error) {
+      setStatus(`出错 ${error.message}`, true);
+    }
+  }
+
+  start();
+})();

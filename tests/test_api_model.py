@@ -1,0 +1,75 @@
+"""The API with the shipped detector (models/tiles.onnx), loaded by the lifespan as in production.
+
+Skipped while the model is not shipped. The photo is the first ``examples/*.jpg`` (a real photo of a
+hand) or, without one, a drawn hand: these tests check the service around the model (loading, decoding,
+EXIF, concurrency), not the model's accuracy (``smj eval`` measures that).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from fastapi.testclient import TestClient
+from PIL import Image
+
+from api.app import create_app
+from api.fakes import fake_photo
+from api.settings import PROJECT_ROOT, Settings
+
+WEIGHTS = PROJECT_ROOT / "models" / "tiles.onnx"
+EXAMPLES = sorted((PROJECT_ROOT / "examples").glob("*.jpg"))
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not WEIGHTS.is_file(), reason=f"{WEIGHTS} is not shipped yet (smj ship puts it there)"),
+]
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    settings = Settings(weights=WEIGHTS, dataset_dir=tmp_path_factory.mktemp("dataset"))
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def photo() -> bytes:
+    return EXAMPLES[0].read_bytes() if EXAMPLES else fake_photo()
+
+
+def _size(data: bytes) -> tuple[int, int]:
+    with Image.open(io.BytesIO(data)) as image:
+        turned = image.getexif().get(0x0112, 1) in (5, 6, 7, 8)
+        return (image.height, image.width) if turned else (image.width, image.height)
+
+
+def test_the_lifespan_loads_the_shipped_model(client: TestClient) -> None:
+    health = client.get("/healthz").json()
+    assert health["model_loaded"] is True and health["weights"].endswith("tiles.onnx")
+
+
+def test_score_photo_with_the_model(client: TestClient, photo: bytes) -> None:
+    response = client.post("/api/v1/score-photo", files={"image": ("hand.jpg", photo, "image/jpeg")})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert (body["width"], body["height"]) == _size(photo)
+    for detection in body["detections"]:
+        x1, y1, x2, y2 = detection["box"]
+        assert 0 <= x1 <= x2 <= body["width"] and 0 <= y1 <= y2 <= body["height"]
+    if EXAMPLES:
+        assert len(body["detections"]) >= 14 and body["hand"] is not None and body["score"] is not None
+
+
+def test_the_shared_detector_gives_the_same_answer_to_concurrent_requests(client: TestClient, photo: bytes) -> None:
+    def recognise(_: int) -> list[dict[str, object]]:
+        response = client.post("/api/v1/recognize", files={"image": ("hand.jpg", photo, "image/jpeg")})
+        assert response.status_code == 200
+        return list(response.json()["detections"])
+
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(recognise, range(4)))
+    assert all(answer == answers[0] for answer in answers)
+

@@ -1,0 +1,195 @@
+"""The page in real headless Chromium (Debian's ``chromium``, driven by Playwright), on a phone-sized screen.
+
+A uvicorn server on 127.0.0.1 runs the real app with a fake detector that misreads one tile (5m as 5s, so
+the photo first reads as no win); the test uploads a photo, sees the tiles boxed, corrects the misread
+tile from the palette, reads the new score, deletes and re-adds a tile, changes the rules, saves a
+labelled example and checks an EXIF-rotated photo is shown the way the server measured it. No request
+may leave the machine. Screenshots go to ``tmp_path`` (``page.png``, ``palette.png``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from api.app import create_app
+from api.fakes import FakeDetector, fake_photo
+from api.settings import Settings
+
+playwright_sync = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[dev])")
+uvicorn = pytest.importorskip("uvicorn")
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+if not Path(CHROMIUM).exists():
+    pytest.skip("Debian's chromium is not installed (apt-get install chromium, or ./setup.sh)", allow_module_level=True)
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+
+MISREAD = (("1m2m3m3m4m5s6p9p9p9p", "6p"), ("2p2p2p2p",))  # the 6th tile, 5m, read as 5s
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """(base URL, dataset folder) of a server running the app with the misreading fake detector."""
+    dataset = tmp_path_factory.mktemp("dataset")
+    app = create_app(Settings(dataset_dir=dataset), load_detector=lambda _: FakeDetector(MISREAD))
+    port = _free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    instance = uvicorn.Server(config)
+    thread = threading.Thread(target=instance.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 15
+    while not instance.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", dataset
+    instance.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def page(tmp_path: Path, server: tuple[str, Path]) -> Iterator[playwright_sync.Page]:
+    base, _ = server
+    with playwright_sync.sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "profile"),  # a fresh --user-data-dir
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 390, "height": 844},
+            device_scale_factor=2,
+            is_mobile=True,
+            has_touch=True,
+            service_workers="block",
+        )
+        context.set_default_timeout(10_000)
+        page = context.pages[0] if context.pages else context.new_page()
+        outside: list[str] = []
+        page.on("request", lambda request: outside.append(request.url) if not _local(request.url, base) else None)
+        page.goto(base + "/")
+        page.wait_for_selector("body[data-ready=true]")
+        yield page
+        context.close()
+        assert outside == [], f"the page made requests off the machine: {outside}"
+
+
+def _local(url: str, base: str) -> bool:
+    return url.startswith((base + "/", "blob:", "data:"))
+
+
+def _rotated_photo() -> bytes:
+    """A portrait photo stored turned on its side, with EXIF orientation 6 (as phones write them)."""
+    from PIL import Image
+
+    upright = Image.open(io.BytesIO(fake_photo((900, 1200))))
+    stored = upright.transpose(Image.Transpose.ROTATE_90)  # counter-clockwise: orientation 6 turns it back
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    out = io.BytesIO()
+    stored.save(out, format="JPEG", exif=exif.tobytes(), quality=90)
+    return out.getvalue()
+
+
+def _score_text(page: playwright_sync.Page) -> str:
+    return page.locator("#score").inner_text()
+
+
+def test_photo_correct_score_and_save(page: playwright_sync.Page, server: tuple[str, Path], tmp_path: Path) -> None:
+    _, dataset = server
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(fake_photo())
+    page.set_input_files("#file", str(photo))
+
+    boxes = page.locator("#overlay .tile-box")
+    playwright_sync.expect(boxes).to_have_count(15)
+    playwright_sync.expect(page.locator("#score")).to_contain_text("不是胡牌 Not a win")
+    playwright_sync.expect(page.locator("#overlay .group-outline.meld")).to_have_count(1)
+    assert "5条" in boxes.nth(5).inner_text()
+
+    # The misread tile: tap it on the photo, pick 5万 from the palette.
+    boxes.nth(5).click()
+    playwright_sync.expect(page.locator("#palette")).to_be_visible()
+    playwright_sync.expect(page.locator("#palette-tiles button")).to_have_count(27)
+    page.screenshot(path=str(tmp_path / "palette.png"))
+    page.click("#palette-tiles button[data-tile=m5]")
+    playwright_sync.expect(page.locator("#palette")).to_be_hidden()
+    playwright_sync.expect(page.locator("[data-testid=total-fan]")).to_have_text("1 番")
+    playwright_sync.expect(page.locator("#hand-text")).to_contain_text("123345m66999p")
+    text = _score_text(page)
+    assert "根" in text and "Root" in text and "×2" in text and "平胡" in text
+
+    # A deleted tile is a wrong count (no score, a warning); adding it back restores the score.
+    boxes.nth(0).click()
+    page.click("#palette [data-action=delete]")
+    playwright_sync.expect(page.locator("#score")).to_contain_text("不能计分")
+    playwright_sync.expect(page.locator("#warnings li[data-code=tile_count]")).to_have_count(1)
+    first = boxes.nth(0).bounding_box()
+    assert first is not None
+    page.click("#add-tile")
+    page.mouse.click(first["x"] - first["width"] * 0.55, first["y"] + first["height"] / 2)
+    page.click("#palette-tiles button[data-tile=m1]")
+    playwright_sync.expect(boxes).to_have_count(15)
+    playwright_sync.expect(page.locator("[data-testid=total-fan]")).to_have_text("1 番")
+    playwright_sync.expect(page.locator("#warnings li")).to_have_count(0)
+
+    # Other rules, other numbers: QQ 血战 counts 平胡 as 1 fan.
+    page.select_option("#preset", "qq_xuezhan")
+    playwright_sync.expect(page.locator("[data-testid=total-fan]")).to_have_text("2 番")
+    page.check("#flags input[name=tian_hu]")  # implies self-drawn and dealer; impossible with a kong
+    assert page.is_checked("#flags input[name=self_drawn]") and page.is_checked("#flags input[name=dealer]")
+    playwright_sync.expect(page.locator("#score")).to_contain_text("天胡")
+    page.uncheck("#flags input[name=tian_hu]")
+    playwright_sync.expect(page.locator("[data-testid=total-fan]")).to_have_text("2 番")
+
+    # Saving is opt-in.
+    assert page.is_disabled("#save-example")
+    page.check("#consent")
+    page.click("#save-example")
+    playwright_sync.expect(page.locator("#save-status")).to_contain_text("Saved images/")
+    record = json.loads((dataset / "hands.jsonl").read_text(encoding="utf-8").splitlines()[-1])
+    assert record["hand"]["concealed"] == "123345m66999p"
+    assert len((dataset / record["labels"]).read_text().splitlines()) == 15
+
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"the page is wider than the phone screen: {width}px"
+
+
+def test_rotated_photo_boxes_follow_the_upright_image(page: playwright_sync.Page, tmp_path: Path) -> None:
+    photo = tmp_path / "portrait.jpg"
+    photo.write_bytes(_rotated_photo())
+    page.set_input_files("#camera", str(photo))
+    playwright_sync.expect(page.locator("#overlay .tile-box")).to_have_count(15)
+    shown = page.locator("#photo").bounding_box()
+    first = page.locator("#overlay .tile-box").nth(0).bounding_box()
+    assert shown is not None and first is not None
+    assert shown["height"] / shown["width"] == pytest.approx(1200 / 900, rel=0.01)  # shown upright
+    # The fake's first tile starts 32% down the upright photo.
+    assert (first["y"] - shown["y"]) / shown["height"] == pytest.approx(0.32, abs=0.01)
+    page.screenshot(path=str(tmp_path / "portrait.png"))
