@@ -18,7 +18,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 
 from api.errors import MULTIPART_ALLOWANCE, BodySizeLimit, install_error_handlers
-from api.routes import examples, hands, health, page, photos
+from api.routes import examples, hands, health, page, photos, settle
 from api.routes.page import STATIC_DIR
 from api.service import TileDetector
 from api.settings import Settings, get_settings
@@ -70,12 +70,15 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
     if explicit:
         app.dependency_overrides[get_settings] = lambda: settings
     install_error_handlers(app)
-    for module in (health, photos, hands, examples, page):
+    for module in (health, photos, hands, settle, examples, page):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     if settings.allowed_origins:
         app.add_middleware(
-            CORSMiddleware, allow_origins=settings.allowed_origins, allow_methods=["GET", "POST"], allow_headers=["*"]
+            CORSMiddleware,
+            allow_origins=settings.allowed_origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["*"],
         )
     app.add_middleware(
         BodySizeLimit,

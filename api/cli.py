@@ -20,7 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    serve.add_argument("--workers", type=int, default=1, help="worker processes, each loads the model (default 1)")
+    serve.add_argument(
+        "--workers", type=int, default=1, help="worker processes, each loads the model (default 1)"
+    )
     serve.set_defaults(func=run_serve)
 
 

@@ -59,7 +59,9 @@ def context_form(
     tian_hu: Annotated[bool, Form(description="天胡")] = False,
     di_hu: Annotated[bool, Form(description="地胡")] = False,
     dealer: Annotated[bool, Form(description="the winner is the dealer")] = False,
-    void_suit: Annotated[Literal["m", "p", "s"] | None, Form(description="定缺: the declared void suit")] = None,
+    void_suit: Annotated[
+        Literal["m", "p", "s"] | None, Form(description="定缺: the declared void suit")
+    ] = None,
 ) -> WinContext:
     """The win context as form fields, next to a photo (same names as ``ContextIn``)."""
     return WinContext(
@@ -78,7 +80,9 @@ def context_form(
 ContextFormDep = Annotated[WinContext, Depends(context_form)]
 
 
-def preset_form(preset: Annotated[str, Form(max_length=64, description="rules preset")] = DEFAULT_PRESET) -> Rules:
+def preset_form(
+    preset: Annotated[str, Form(max_length=64, description="rules preset")] = DEFAULT_PRESET,
+) -> Rules:
     """Raises ``UnknownPresetError`` (422)."""
     return get_preset(preset)
 

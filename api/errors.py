@@ -16,6 +16,8 @@ code                        status  raised by
 ``wrong_tile_count`` ...    422     an impossible hand (``ScoreError`` codes of ``scoring.errors``: wrong tile
                                     count, a fifth copy, the winning tile not in the hand, a contradictory
                                     context), from ``/score`` or ``scoring.InvalidHandError`` from ``/waits``
+``malformed``, ...          422     ``scoring.settlement.RoundError`` from ``/settle``: its ``RoundErrorCode``
+                                    (malformed, unknown_player, out_of_order, bad_kong, bad_win, ...)
 ``box_outside_image``       422     ``/examples``: a corrected box does not lie in the photo
 ``consent_required``        422     ``/examples`` without ``consent=true``
 ``not_an_image``            415     ``vision.images.ImageError``: the upload is not an image
@@ -46,6 +48,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scoring import InvalidHandError, TileParseError, UnknownPresetError
+from scoring.settlement import RoundError
 from vision.images import ImageError
 
 log = logging.getLogger("api")
@@ -72,14 +75,20 @@ def error_body(code: str, message: str, details: list[dict[str, Any]] | None = N
     return {"error": {"code": code, "message": message, "details": details}}
 
 
-def error_response(status_code: int, code: str, message: str, details: list[dict[str, Any]] | None = None) -> JSONResponse:
+def error_response(
+    status_code: int, code: str, message: str, details: list[dict[str, Any]] | None = None
+) -> JSONResponse:
     return JSONResponse(error_body(code, message, details), status_code=status_code)
 
 
 def _validation_details(errors: Any) -> list[dict[str, Any]]:
     """pydantic's error list without ``input`` / ``ctx`` (which may hold bytes or the whole body)."""
     return [
-        {"loc": [str(part) for part in error.get("loc", ())], "msg": str(error.get("msg", "")), "type": str(error.get("type", ""))}
+        {
+            "loc": [str(part) for part in error.get("loc", ())],
+            "msg": str(error.get("msg", "")),
+            "type": str(error.get("type", "")),
+        }
         for error in errors
     ]
 
@@ -126,10 +135,17 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _invalid_hand(_: Request, error: InvalidHandError) -> JSONResponse:
         return error_response(422, error.error.code.value, error.error.message)
 
+    @app.exception_handler(RoundError)
+    async def _round(_: Request, error: RoundError) -> JSONResponse:
+        where = f"event {error.event}: " if error.event is not None else ""
+        return error_response(422, error.code.value, where + error.message)
+
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, error: StarletteHTTPException) -> JSONResponse:
         if error.status_code == 400:  # FastAPI could not parse the body (not UTF-8, a broken multipart)
-            return error_response(422, "invalid_request", f"the request body could not be read: {error.detail}")
+            return error_response(
+                422, "invalid_request", f"the request body could not be read: {error.detail}"
+            )
         codes = {404: "not_found", 405: "method_not_allowed", 413: "upload_too_large"}
         code = codes.get(error.status_code, "bad_request" if error.status_code < 500 else "internal_error")
         response = error_response(error.status_code, code, str(error.detail))
@@ -199,13 +215,18 @@ class BodySizeLimit:
 
     async def _refuse(self, send: Send) -> None:
         body = json.dumps(
-            error_body("upload_too_large", upload_too_large_message(self.allowed_upload))
+            error_body("upload_too_large", upload_too_large_message(self.allowed_upload)),
+            separators=(",", ":"),
         ).encode()
         await send(
             {
                 "type": "http.response.start",
                 "status": 413,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), (b"connection", b"close")],
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                ],
             }
         )
         await send({"type": "http.response.body", "body": body})

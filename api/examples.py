@@ -3,8 +3,8 @@
 Layout of the dataset folder (``SMJ_DATASET_DIR``), readable by ``smj dataset check`` and training::
 
     images/<id>.jpg        the photo, upright (re-encoded only when its EXIF orientation turns it)
-    labels/<id>.txt        YOLO lines: class id (``DETECTOR_CLASSES``), centre x, centre y, width, height, 0..1
-    hands.jsonl            one line per example: {"id", "image", "labels", "hand", "width", "height", "saved_at"}
+    labels/<id>.txt        YOLO lines: class id (``DETECTOR_CLASSES``), x/y centre, width, height in 0..1
+    hands.jsonl            one line per example: {id, image, labels, hand, width, height, saved_at}
     data.yaml              written once: the 29 class names
 
 Ids are a UTC timestamp plus random hex; files are created exclusively, so nothing is ever overwritten.
@@ -12,6 +12,7 @@ Ids are a UTC timestamp plus random hex; files are created exclusively, so nothi
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import secrets
@@ -86,7 +87,7 @@ def save_example(root: Path, data: bytes, photo: Photo, detections: Detections, 
         except FileExistsError:
             continue
         break
-    boxes = [Box.from_xyxy(int(c), tuple(float(v) for v in b), width, height) for b, c in zip(detections.boxes, detections.class_ids, strict=True)]  # type: ignore[arg-type]
+    boxes = [Box.from_xyxy(d.class_id, d.box, width, height) for d in detections]
     _create(label_path, format_label_lines(boxes).encode())
     record = {
         "id": example_id,
@@ -101,9 +102,14 @@ def save_example(root: Path, data: bytes, photo: Photo, detections: Detections, 
         handle.write(json.dumps(record, ensure_ascii=False) + "\n")
     data_yaml = root / "data.yaml"
     if not data_yaml.exists():
-        names = {"path": str(root.resolve()), "train": "images", "val": "images", "names": dict(enumerate(DETECTOR_CLASSES))}
-        try:
+        names = {
+            "path": str(root.resolve()),
+            "train": "images",
+            "val": "images",
+            "names": dict(enumerate(DETECTOR_CLASSES)),
+        }
+        with contextlib.suppress(FileExistsError):  # another request wrote it first
             _create(data_yaml, yaml.safe_dump(names, allow_unicode=True, sort_keys=False).encode())
-        except FileExistsError:
-            pass
-    return SavedExample(example_id, root, record["image"], record["labels"], "hands.jsonl", len(boxes))  # type: ignore[arg-type]
+    return SavedExample(
+        example_id, root, f"images/{image_path.name}", f"labels/{label_path.name}", "hands.jsonl", len(boxes)
+    )

@@ -105,12 +105,21 @@ def fake_photo(
     draw = ImageDraw.Draw(image)
     font = ImageFont.load_default(size=max(10, int(width * TILE_W * 0.4)))
     for tile in layout(rows, aspect=width / height):
-        x1, y1, x2, y2 = (tile.box[0] * width, tile.box[1] * height, tile.box[2] * width, tile.box[3] * height)
+        x1, y1, x2, y2 = (
+            tile.box[0] * width,
+            tile.box[1] * height,
+            tile.box[2] * width,
+            tile.box[3] * height,
+        )
         face = (40, 90, 160) if tile.class_id == BACK else (245, 243, 232)
-        draw.rounded_rectangle((x1, y1, x2, y2), radius=int((x2 - x1) * 0.12), fill=face, outline=(90, 90, 80))
+        draw.rounded_rectangle(
+            (x1, y1, x2, y2), radius=int((x2 - x1) * 0.12), fill=face, outline=(90, 90, 80)
+        )
         if tile.class_id != BACK:
             name = DETECTOR_CLASSES[tile.class_id]
-            draw.text(((x1 + x2) / 2, (y1 + y2) / 2), name[1] + name[0], fill=(20, 20, 20), font=font, anchor="mm")
+            draw.text(
+                ((x1 + x2) / 2, (y1 + y2) / 2), name[1] + name[0], fill=(20, 20, 20), font=font, anchor="mm"
+            )
     out = io.BytesIO()
     image.save(out, format=fmt, quality=90)
     return out.getvalue()

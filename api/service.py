@@ -24,14 +24,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from api.errors import ApiError
 from scoring import ErrorCode, Hand, Rules, Score, WinContext, largest_wait, score, waits
 from scoring.hand import Meld
 from scoring.tiles import Tile
 from vision.detections import CLASS_IDS, Detections
 from vision.grouper import Grouping, group_detections
 from vision.images import Photo, load_photo
-
-from api.errors import ApiError
 
 REDUCE_TO = 1600  # decode large JPEGs at a reduced size still this long: the detector sees 640 pixels
 IMPOSSIBLE = frozenset(
@@ -69,12 +68,18 @@ def grouping_json(grouping: Grouping) -> dict[str, Any]:
     return {
         "hand": grouping.hand.to_json() if grouping.hand is not None else None,
         "groups": [
-            {"role": group.role.value, "kind": group.kind.value if group.kind else None, "indices": list(group.indices)}
+            {
+                "role": group.role.value,
+                "kind": group.kind.value if group.kind else None,
+                "indices": list(group.indices),
+            }
             for group in grouping.groups
         ],
         "win_index": grouping.win_index,
         "win_apart": grouping.win_apart,
-        "warnings": [{**warning.to_json(), "indices": list(warning.indices)} for warning in grouping.warnings],
+        "warnings": [
+            {**warning.to_json(), "indices": list(warning.indices)} for warning in grouping.warnings
+        ],
     }
 
 
@@ -103,7 +108,9 @@ def score_hand(hand: Hand, context: WinContext, rules: Rules) -> Score:
     return result
 
 
-def waits_json(concealed: tuple[Tile, ...], melds: tuple[Meld, ...], context: WinContext, rules: Rules) -> dict[str, Any]:
+def waits_json(
+    concealed: tuple[Tile, ...], melds: tuple[Meld, ...], context: WinContext, rules: Rules
+) -> dict[str, Any]:
     """As ``smj waits --json``; a malformed hand raises ``InvalidHandError`` (mapped to 422)."""
     found = waits(concealed, melds, context, rules)
     best = largest_wait(found)

@@ -30,11 +30,13 @@ MB = 1_000_000
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="SMJ_", extra="ignore", frozen=True)
 
-    weights: Path = Field(PROJECT_ROOT / "models" / "tiles.onnx", description="detector weights file")
-    conf: float = Field(0.25, gt=0, le=1, description="detection confidence threshold")
-    max_upload_bytes: int = Field(15 * MB, gt=0, description="largest photo upload, in bytes")
-    max_pixels: int = Field(50_000_000, gt=0, description="largest photo, in pixels (width x height)")
-    dataset_dir: Path = Field(PROJECT_ROOT / "data" / "corrections", description="saved corrected examples")
+    weights: Path = Field(default=PROJECT_ROOT / "models" / "tiles.onnx", description="detector weights file")
+    conf: float = Field(default=0.25, gt=0, le=1, description="detection confidence threshold")
+    max_upload_bytes: int = Field(default=15 * MB, gt=0, description="largest photo upload, in bytes")
+    max_pixels: int = Field(default=50_000_000, gt=0, description="largest photo, in pixels (width x height)")
+    dataset_dir: Path = Field(
+        default=PROJECT_ROOT / "data" / "corrections", description="saved corrected examples"
+    )
     allowed_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="origins allowed by CORS; empty: same-origin only"
     )

@@ -62,7 +62,17 @@ def _photo(path: str | None) -> tuple[str, bytes]:
 
 def start_server(fake: bool, port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
     factory = "api.fakes:create_fake_app" if fake else "api.app:create_app"
-    command = [sys.executable, "-m", "uvicorn", "--factory", factory, "--host", "127.0.0.1", "--port", str(port)]
+    command = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "--factory",
+        factory,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+    ]
     command += ["--log-level", "warning", "--no-access-log"]
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
 
@@ -124,12 +134,16 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--fake", action="store_true", help="serve with the fake detector instead of the shipped model")
+    parser.add_argument(
+        "--fake", action="store_true", help="serve with the fake detector instead of the shipped model"
+    )
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--warmup", type=int, default=16, help="requests before the memory baseline")
     parser.add_argument("--photo", help="the photo to send (default: examples/*.jpg or a drawn one)")
-    parser.add_argument("--max-growth-mb", type=float, default=40.0, help="allowed RSS growth after the warm-up")
+    parser.add_argument(
+        "--max-growth-mb", type=float, default=40.0, help="allowed RSS growth after the warm-up"
+    )
     parser.add_argument("--startup-timeout", type=float, default=60.0)
     args = parser.parse_args(argv)
     if args.requests < 1 or args.concurrency < 1:
@@ -148,7 +162,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"bench_api: {error}", file=sys.stderr)
             return 2
         if not health.get("model_loaded"):
-            print(f"bench_api: the model is not loaded ({health.get('model_error')}); use --fake", file=sys.stderr)
+            print(
+                f"bench_api: the model is not loaded ({health.get('model_error')}); use --fake",
+                file=sys.stderr,
+            )
             return 2
         _, warm_errors = load(base, photo, args.warmup, args.concurrency)
         before = rss_mb(server.pid)
@@ -173,11 +190,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"bench_api: {args.requests} POST /api/v1/score-photo, {args.concurrency} clients, {model}")
     print(f"  photo: {photo[0]} ({len(photo[1]) / 1024:.0f} KiB)")
     print(f"  errors: {len(errors)}")
-    for error in errors[:5]:
-        print(f"    {error}")
+    for failure in errors[:5]:
+        print(f"    {failure}")
     if latencies:
         print(
-            f"  latency: p50 {percentile(latencies, 50) * 1000:.1f} ms, p95 {percentile(latencies, 95) * 1000:.1f} ms, "
+            f"  latency: p50 {percentile(latencies, 50) * 1000:.1f} ms, "
+            f"p95 {percentile(latencies, 95) * 1000:.1f} ms, "
             f"max {max(latencies) * 1000:.1f} ms, mean {statistics.fmean(latencies) * 1000:.1f} ms"
         )
     print(f"  throughput: {len(latencies) / wall:.1f} requests/s over {wall:.2f} s")
@@ -185,7 +203,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if before is not None and after is not None:
         growth = after - before
         print(
-            f"  server RSS: {before:.1f} MB after warm-up, peak {sampler.peak:.1f} MB, {after:.1f} MB at the end "
+            f"  server RSS: {before:.1f} MB after warm-up, peak {sampler.peak:.1f} MB, "
+            f"{after:.1f} MB at the end "
             f"({growth:+.1f} MB)"
         )
     else:

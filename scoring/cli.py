@@ -201,18 +201,20 @@ def run_settle(args: argparse.Namespace) -> int:
 def format_ledger(ledger: Ledger) -> str:
     """The payments one per line, then each player's total."""
     names = ledger.players
-    width = max(len(name) for name in names)
+    width = max(_width(name) for name in names)
     lines = [f"结算 Settlement: preset {ledger.preset}, base {ledger.base}"]
     if not ledger.payments:
         lines.append("  no payments")
     for payment in ledger.payments:
         lines.append(
-            f"  [{payment.event}] {names[payment.payer]:>{width}} -> {names[payment.payee]:<{width}} "
+            f"  [{payment.event}] {_pad(names[payment.payer], width)} -> {_pad(names[payment.payee], width)} "
             f"{payment.amount:>6}  {payment.reason}"
         )
     lines.extend(f"  注 {note}" for note in ledger.notes)
     lines.append("合计 Totals:")
-    lines.extend(f"  {name:<{width}} {total:+d}" for name, total in zip(names, ledger.totals, strict=True))
+    lines.extend(
+        f"  {_pad(name, width)} {total:+d}" for name, total in zip(names, ledger.totals, strict=True)
+    )
     if not ledger.finished:
         lines.append("未完 The round has no end event: still in play")
     if ledger.next_dealer is not None:
@@ -274,8 +276,11 @@ def _describe_waits(found: tuple[Wait, ...], rules: Rules, error: str | None) ->
 
 def _pad(text: str, width: int) -> str:
     """Left-justify to a display width, counting CJK characters as two columns."""
-    used = sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
-    return text + " " * max(width - used, 0)
+    return text + " " * max(width - _width(text), 0)
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
 
 
 def _describe_hand(hand: Hand, waiting: bool = False) -> str:

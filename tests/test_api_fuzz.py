@@ -35,7 +35,9 @@ def _skip_assertion_rewriting(package: str) -> None:
 
 
 _skip_assertion_rewriting("schemathesis")
-schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is not installed (pip install -e .[dev])")
+schemathesis = pytest.importorskip(
+    "schemathesis", reason="schemathesis is not installed (pip install -e .[dev])"
+)
 from schemathesis.checks import (  # noqa: E402
     content_type_conformance,
     not_a_server_error,
@@ -48,7 +50,9 @@ pytestmark = pytest.mark.timeout(120)
 
 # A module-level schema (schemathesis' ``from_fixture`` needs a pytest private attribute pytest 9 removed).
 _FOLDER = Path(tempfile.mkdtemp(prefix="smj-fuzz-"))
-_APP = create_app(Settings(weights=_FOLDER / "none.onnx", dataset_dir=_FOLDER / "dataset", max_upload_bytes=1_000_000))
+_APP = create_app(
+    Settings(weights=_FOLDER / "none.onnx", dataset_dir=_FOLDER / "dataset", max_upload_bytes=1_000_000)
+)
 _APP.dependency_overrides[get_detector] = lambda: FakeDetector()
 schema = schemathesis.openapi.from_asgi("/openapi.json", _APP)
 
@@ -65,7 +69,12 @@ def test_no_server_errors_and_errors_in_one_shape(case: Any) -> None:
     response = case.call()
     case.validate_response(
         response,
-        checks=[not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance],
+        checks=[
+            not_a_server_error,
+            status_code_conformance,
+            content_type_conformance,
+            response_schema_conformance,
+        ],
     )
     if response.status_code >= 400:
         error = response.json()["error"]

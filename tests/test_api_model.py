@@ -24,7 +24,9 @@ EXAMPLES = sorted((PROJECT_ROOT / "examples").glob("*.jpg"))
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not WEIGHTS.is_file(), reason=f"{WEIGHTS} is not shipped yet (smj ship puts it there)"),
+    pytest.mark.skipif(
+        not WEIGHTS.is_file(), reason=f"{WEIGHTS} is not shipped yet (smj ship puts it there)"
+    ),
 ]
 
 
@@ -63,7 +65,9 @@ def test_score_photo_with_the_model(client: TestClient, photo: bytes) -> None:
         assert len(body["detections"]) >= 14 and body["hand"] is not None and body["score"] is not None
 
 
-def test_the_shared_detector_gives_the_same_answer_to_concurrent_requests(client: TestClient, photo: bytes) -> None:
+def test_the_shared_detector_gives_the_same_answer_to_concurrent_requests(
+    client: TestClient, photo: bytes
+) -> None:
     def recognise(_: int) -> list[dict[str, object]]:
         response = client.post("/api/v1/recognize", files={"image": ("hand.jpg", photo, "image/jpeg")})
         assert response.status_code == 200
@@ -72,4 +76,3 @@ def test_the_shared_detector_gives_the_same_answer_to_concurrent_requests(client
     with ThreadPoolExecutor(4) as pool:
         answers = list(pool.map(recognise, range(4)))
     assert all(answer == answers[0] for answer in answers)
-

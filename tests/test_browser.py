@@ -24,12 +24,16 @@ from api.app import create_app
 from api.fakes import FakeDetector, fake_photo
 from api.settings import Settings
 
-playwright_sync = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[dev])")
-uvicorn = pytest.importorskip("uvicorn")
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[dev])")
+import uvicorn
+from playwright.sync_api import Page, expect, sync_playwright
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 if not Path(CHROMIUM).exists():
-    pytest.skip("Debian's chromium is not installed (apt-get install chromium, or ./setup.sh)", allow_module_level=True)
+    pytest.skip(
+        "Debian's chromium is not installed (apt-get install chromium, or ./setup.sh)",
+        allow_module_level=True,
+    )
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
@@ -73,9 +77,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
 
 
 @pytest.fixture
-def page(tmp_path: Path, server: tuple[str, Path]) -> Iterator[playwright_sync.Page]:
+def page(tmp_path: Path, server: tuple[str, Path]) -> Iterator[Page]:
     base, _ = server
-    with playwright_sync.sync_playwright() as playwright:
+    with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             str(tmp_path / "profile"),  # a fresh --user-data-dir
             executable_path=CHROMIUM,
@@ -90,7 +94,9 @@ def page(tmp_path: Path, server: tuple[str, Path]) -> Iterator[playwright_sync.P
         context.set_default_timeout(10_000)
         page = context.pages[0] if context.pages else context.new_page()
         outside: list[str] = []
-        page.on("request", lambda request: outside.append(request.url) if not _local(request.url, base) else None)
+        page.on(
+            "request", lambda request: outside.append(request.url) if not _local(request.url, base) else None
+        )
         page.goto(base + "/")
         page.wait_for_selector("body[data-ready=true]")
         yield page
@@ -115,62 +121,62 @@ def _rotated_photo() -> bytes:
     return out.getvalue()
 
 
-def _score_text(page: playwright_sync.Page) -> str:
+def _score_text(page: Page) -> str:
     return page.locator("#score").inner_text()
 
 
-def test_photo_correct_score_and_save(page: playwright_sync.Page, server: tuple[str, Path], tmp_path: Path) -> None:
+def test_photo_correct_score_and_save(page: Page, server: tuple[str, Path], tmp_path: Path) -> None:
     _, dataset = server
     photo = tmp_path / "hand.jpg"
     photo.write_bytes(fake_photo())
     page.set_input_files("#file", str(photo))
 
     boxes = page.locator("#overlay .tile-box")
-    playwright_sync.expect(boxes).to_have_count(15)
-    playwright_sync.expect(page.locator("#score")).to_contain_text("不是胡牌 Not a win")
-    playwright_sync.expect(page.locator("#overlay .group-outline.meld")).to_have_count(1)
+    expect(boxes).to_have_count(15)
+    expect(page.locator("#score")).to_contain_text("不是胡牌 Not a win")
+    expect(page.locator("#overlay .group-outline.meld")).to_have_count(1)
     assert "5条" in boxes.nth(5).inner_text()
 
     # The misread tile: tap it on the photo, pick 5万 from the palette.
     boxes.nth(5).click()
-    playwright_sync.expect(page.locator("#palette")).to_be_visible()
-    playwright_sync.expect(page.locator("#palette-tiles button")).to_have_count(27)
+    expect(page.locator("#palette")).to_be_visible()
+    expect(page.locator("#palette-tiles button")).to_have_count(27)
     page.screenshot(path=str(tmp_path / "palette.png"))
     page.click("#palette-tiles button[data-tile=m5]")
-    playwright_sync.expect(page.locator("#palette")).to_be_hidden()
-    playwright_sync.expect(page.locator("[data-testid=total-fan]")).to_have_text("1 番")
-    playwright_sync.expect(page.locator("#hand-text")).to_contain_text("123345m66999p")
+    expect(page.locator("#palette")).to_be_hidden()
+    expect(page.locator("[data-testid=total-fan]")).to_have_text("1 番")
+    expect(page.locator("#hand-text")).to_contain_text("123345m66999p")
     text = _score_text(page)
     assert "根" in text and "Root" in text and "×2" in text and "平胡" in text
 
     # A deleted tile is a wrong count (no score, a warning); adding it back restores the score.
     boxes.nth(0).click()
     page.click("#palette [data-action=delete]")
-    playwright_sync.expect(page.locator("#score")).to_contain_text("不能计分")
-    playwright_sync.expect(page.locator("#warnings li[data-code=tile_count]")).to_have_count(1)
+    expect(page.locator("#score")).to_contain_text("不能计分")
+    expect(page.locator("#warnings li[data-code=tile_count]")).to_have_count(1)
     first = boxes.nth(0).bounding_box()
     assert first is not None
     page.click("#add-tile")
     page.mouse.click(first["x"] - first["width"] * 0.55, first["y"] + first["height"] / 2)
     page.click("#palette-tiles button[data-tile=m1]")
-    playwright_sync.expect(boxes).to_have_count(15)
-    playwright_sync.expect(page.locator("[data-testid=total-fan]")).to_have_text("1 番")
-    playwright_sync.expect(page.locator("#warnings li")).to_have_count(0)
+    expect(boxes).to_have_count(15)
+    expect(page.locator("[data-testid=total-fan]")).to_have_text("1 番")
+    expect(page.locator("#warnings li")).to_have_count(0)
 
     # Other rules, other numbers: QQ 血战 counts 平胡 as 1 fan.
     page.select_option("#preset", "qq_xuezhan")
-    playwright_sync.expect(page.locator("[data-testid=total-fan]")).to_have_text("2 番")
+    expect(page.locator("[data-testid=total-fan]")).to_have_text("2 番")
     page.check("#flags input[name=tian_hu]")  # implies self-drawn and dealer; impossible with a kong
     assert page.is_checked("#flags input[name=self_drawn]") and page.is_checked("#flags input[name=dealer]")
-    playwright_sync.expect(page.locator("#score")).to_contain_text("天胡")
+    expect(page.locator("#score")).to_contain_text("天胡")
     page.uncheck("#flags input[name=tian_hu]")
-    playwright_sync.expect(page.locator("[data-testid=total-fan]")).to_have_text("2 番")
+    expect(page.locator("[data-testid=total-fan]")).to_have_text("2 番")
 
     # Saving is opt-in.
     assert page.is_disabled("#save-example")
     page.check("#consent")
     page.click("#save-example")
-    playwright_sync.expect(page.locator("#save-status")).to_contain_text("Saved images/")
+    expect(page.locator("#save-status")).to_contain_text("Saved images/")
     record = json.loads((dataset / "hands.jsonl").read_text(encoding="utf-8").splitlines()[-1])
     assert record["hand"]["concealed"] == "123345m66999p"
     assert len((dataset / record["labels"]).read_text().splitlines()) == 15
@@ -181,11 +187,11 @@ def test_photo_correct_score_and_save(page: playwright_sync.Page, server: tuple[
     assert width <= 390, f"the page is wider than the phone screen: {width}px"
 
 
-def test_rotated_photo_boxes_follow_the_upright_image(page: playwright_sync.Page, tmp_path: Path) -> None:
+def test_rotated_photo_boxes_follow_the_upright_image(page: Page, tmp_path: Path) -> None:
     photo = tmp_path / "portrait.jpg"
     photo.write_bytes(_rotated_photo())
     page.set_input_files("#camera", str(photo))
-    playwright_sync.expect(page.locator("#overlay .tile-box")).to_have_count(15)
+    expect(page.locator("#overlay .tile-box")).to_have_count(15)
     shown = page.locator("#photo").bounding_box()
     first = page.locator("#overlay .tile-box").nth(0).bounding_box()
     assert shown is not None and first is not None

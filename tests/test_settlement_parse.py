@@ -303,3 +303,17 @@ def test_unknown_players(player: Any) -> None:
         parse_round(data)
     assert caught.value.code is RoundErrorCode.UNKNOWN_PLAYER
     assert "events[0].player" in caught.value.message and "A, B, C, D" in caught.value.message
+
+
+def test_void_suits_by_name_or_seat() -> None:
+    assert parse_round({"void_suits": {"B": "m", "2": "p", "3": "s"}, "events": []}).void_suits == {
+        1: "m",
+        2: "p",
+        3: "s",
+    }
+    with pytest.raises(RoundError) as caught:
+        parse_round({"void_suits": {"E": "m"}, "events": []})
+    assert caught.value.code is RoundErrorCode.UNKNOWN_PLAYER
+    with pytest.raises(RoundError) as caught:
+        parse_round({"void_suits": {"A": "m", "0": "p"}, "events": []})
+    assert caught.value.code is RoundErrorCode.MALFORMED

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scoring_builders import winning_hands
 
-from scoring import Hand, MeldKind, WinContext, score, waits
+from scoring import Hand, Meld, MeldKind, WinContext, score, waits
 from scoring.presets import PRESETS
 from scoring.rules import ChaJiao, KongAfterPao, Rules, SelfDrawBonus, Settlement
 from scoring.samples import random_ready_hand
@@ -144,7 +144,7 @@ def _win_index(round: Round) -> dict[int, int]:
     return won
 
 
-PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROPERTY
@@ -206,7 +206,7 @@ def test_round_json_round_trips(round: Round) -> None:
     assert parse_round(round_to_json(round)) == round
 
 
-def _declared_kongs(player: int, hand_melds: tuple, feeder: int) -> list[Event]:  # type: ignore[type-arg]
+def _declared_kongs(player: int, hand_melds: tuple[Meld, ...], feeder: int) -> list[Event]:
     return [
         Kong(
             player,

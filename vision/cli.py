@@ -22,6 +22,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
     train = commands.add_parser("train", help="train the tile detector (ultralytics, CPU or GPU)")
     train.add_argument("--data", required=True, help="dataset folders in this project's layout, comma-separated")
+    train.add_argument("--val", default="", help="datasets used only for validation, comma-separated")
     train.add_argument("--out", required=True, help="run folder (checkpoints every epoch in OUT/weights)")
     train.add_argument("--resume", action="store_true", help="resume the interrupted run in OUT")
     train.add_argument("--epochs", type=int, default=None)
@@ -106,7 +107,14 @@ def run_train(args: argparse.Namespace) -> int:
     }
     recipe = replace(recipe, **overrides)
     try:
-        best = train(args.data.split(","), args.out, recipe, resume=args.resume, device=args.device or "cpu")
+        best = train(
+            args.data.split(","),
+            args.out,
+            recipe,
+            val_dirs=[d for d in args.val.split(",") if d],
+            resume=args.resume,
+            device=args.device or "cpu",
+        )
     except (FileNotFoundError, ValueError) as error:
         return _fail(str(error))
     print(f"best weights: {best}")

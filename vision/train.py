@@ -51,11 +51,16 @@ class Recipe:
     fraction: float = 1.0
 
 
-def combined_data_yaml(data_dirs: Sequence[Path | str], out: Path) -> Path:
-    """One data.yaml naming the train and val image folders of every dataset given."""
+def combined_data_yaml(data_dirs: Sequence[Path | str], out: Path, val_dirs: Sequence[Path | str] = ()) -> Path:
+    """One data.yaml naming the train and val image folders of every dataset given.
+
+    A dataset of ``data_dirs`` gives its train part to training and its val part (when it has one
+    apart from train) to validation; every image of a dataset of ``val_dirs`` is for validation only.
+    """
     train: list[str] = []
     val: list[str] = []
-    for data_dir in (Path(d).resolve() for d in data_dirs):
+    given = [(Path(d).resolve(), False) for d in data_dirs] + [(Path(d).resolve(), True) for d in val_dirs]
+    for data_dir, val_only in given:
         config_path = data_dir / "data.yaml"
         if not config_path.is_file():
             raise FileNotFoundError(f"{data_dir}: no data.yaml (build it with 'smj dataset import' or 'synth')")
@@ -66,6 +71,10 @@ def combined_data_yaml(data_dirs: Sequence[Path | str], out: Path) -> Path:
             raise ValueError(f"{config_path}: classes differ from the detector's {len(DETECTOR_CLASSES)} classes")
         root = Path(config.get("path") or data_dir)
         root = root if root.is_absolute() else data_dir / root
+        if val_only:
+            val.extend(str(root / config[s]) for s in ("train", "val") if config.get(s) and (
+                s == "train" or config[s] != config.get("train")))
+            continue
         for split, bucket in (("train", train), ("val", val)):
             entry = config.get(split)
             if entry and (split == "train" or entry != config.get("train")):
@@ -80,7 +89,13 @@ def combined_data_yaml(data_dirs: Sequence[Path | str], out: Path) -> Path:
 
 
 def train(
-    data_dirs: Sequence[Path | str], out: Path | str, recipe: Recipe, *, resume: bool = False, device: str = "cpu"
+    data_dirs: Sequence[Path | str],
+    out: Path | str,
+    recipe: Recipe,
+    *,
+    val_dirs: Sequence[Path | str] = (),
+    resume: bool = False,
+    device: str = "cpu",
 ) -> Path:
     """Train (or resume) a run in ``out``; returns the path of the best weights."""
     from ultralytics import YOLO
@@ -92,7 +107,7 @@ def train(
             raise FileNotFoundError(f"{last}: nothing to resume")
         YOLO(str(last)).train(resume=True)
         return out / "weights" / "best.pt"
-    data_yaml = combined_data_yaml(data_dirs, out)
+    data_yaml = combined_data_yaml(data_dirs, out, val_dirs)
     (out / "recipe.yaml").write_text(yaml.safe_dump(asdict(recipe), sort_keys=False), encoding="utf-8")
     model = YOLO(recipe.model)
     settings = asdict(recipe)

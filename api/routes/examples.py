@@ -45,5 +45,7 @@ def save(
     except ValueError as error:
         raise ApiError(422, "box_outside_image", str(error).splitlines()[-1].strip()) from None
     items = [(d.tile, d.box, d.confidence) for d in checked.detections]
-    saved = save_example(settings.dataset_dir, data, photo, service.detections_from(items, (width, height)), parsed_hand)
+    saved = save_example(
+        settings.dataset_dir, data, photo, service.detections_from(items, (width, height)), parsed_hand
+    )
     return saved.to_json()

@@ -39,7 +39,9 @@ def score_hand(request: ScoreRequest) -> dict[str, Any]:
     return result.to_json()
 
 
-@router.post("/waits", response_model=WaitsOut, responses=error_responses(422), summary="the waits of a ready hand")
+@router.post(
+    "/waits", response_model=WaitsOut, responses=error_responses(422), summary="the waits of a ready hand"
+)
 def hand_waits(request: WaitsRequest) -> dict[str, Any]:
     """Every tile that completes a hand one tile short (13 tiles + 1 per kong), each with its best score
     (as a win on a discard unless the context says otherwise). ``ready: false`` when none does; a hand
@@ -49,7 +51,9 @@ def hand_waits(request: WaitsRequest) -> dict[str, Any]:
     return service.waits_json(concealed, melds, request.context.to_context(), rules)
 
 
-@router.post("/group", response_model=GroupingOut, responses=error_responses(422), summary="group corrected detections")
+@router.post(
+    "/group", response_model=GroupingOut, responses=error_responses(422), summary="group corrected detections"
+)
 def group(request: GroupRequest) -> dict[str, Any]:
     """Group detections (as ``recognize`` answered them, possibly corrected: tiles renamed, boxes added or
     removed) into a hand, with the grouper's warnings."""
@@ -58,7 +62,12 @@ def group(request: GroupRequest) -> dict[str, Any]:
     return service.grouping_json(service.group(detections))
 
 
-@router.get("/presets", response_model=PresetsOut, response_model_exclude_unset=True, summary="the rules presets and their knobs")
+@router.get(
+    "/presets",
+    response_model=PresetsOut,
+    response_model_exclude_unset=True,
+    summary="the rules presets and their knobs",
+)
 def presets() -> dict[str, Any]:
     return {"default": DEFAULT_PRESET, "presets": [rules.to_json() for rules in PRESETS.values()]}
 

@@ -106,10 +106,11 @@ def parse_round(data: object) -> Round:
     players = _Players(names)
     dealer = top.get("dealer")
     void_suits: dict[Seat, str] = {}
-    for key, suit in _object(top.get("void_suits", {}), "void_suits", (*names, "0", "1", "2", "3")).items():
-        if suit not in tuple(SUITS):
-            raise _malformed(f"void_suits.{key}", f"expected 'm', 'p' or 's', got {suit!r}")
-        void_suits[players.seat(key, f"void_suits.{key}")] = suit
+    for key, suit in _typed(top.get("void_suits", {}), dict, "void_suits", "an object of suits").items():
+        seat = players.seat(key, f"void_suits.{key}")
+        if suit not in tuple(SUITS) or seat in void_suits:
+            raise _malformed(f"void_suits.{key}", f"expected one 'm', 'p' or 's' per player, got {suit!r}")
+        void_suits[seat] = suit
     events = _typed(top["events"], list, "events", "a list of events")
     return Round(
         events=tuple(_event(event, f"events[{index}]", players) for index, event in enumerate(events)),

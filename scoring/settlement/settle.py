@@ -72,7 +72,7 @@ class _Table:
         if amount > 0:
             self.payments.append(Payment(payer, payee, amount, reason, kind, event))
 
-    def units(self, fan: int) -> int:
+    def fan_amount(self, fan: int) -> int:
         return self.base * self.rules.multiplier(fan)
 
     def name(self, seat: Seat) -> str:
@@ -111,8 +111,8 @@ class _Table:
         else:
             word = "抢杠" if win.qiang_gang else "杠上炮" if win.gang_shang_pao else "点炮"
             for player, fan in zip(win.players, fans, strict=True):
-                text = fan_text(fan.fan, self.rules, fan.label)
-                self.pay(win.discarder, player, self.units(fan.fan), f"{word} {text}", PaymentKind.WIN, index)
+                amount, text = self.fan_amount(fan.fan), fan_text(fan.fan, self.rules, fan.label)
+                self.pay(win.discarder, player, amount, f"{word} {text}", PaymentKind.WIN, index)
             if win.gang_shang_pao:
                 assert isinstance(previous, Kong)
                 self.after_pao(index, win, previous)
@@ -129,16 +129,17 @@ class _Table:
             and kong is not None
             and kong.discarder is not None
         ):
-            self.pay(kong.discarder, winner, self.units(fan.fan), f"点杠花 {text}", PaymentKind.WIN, index)
+            amount = self.fan_amount(fan.fan)
+            self.pay(kong.discarder, winner, amount, f"点杠花 {text}", PaymentKind.WIN, index)
             return
         word = "杠上花" if win.gang_shang_hua else "自摸"
         bonus = self.knobs.self_draw_bonus
         if bonus is SelfDrawBonus.ADD_FAN:
-            amount, text = self.units(self.rules.capped(fan.fan + 1)), f"{text} + 加番"
+            amount, text = self.fan_amount(self.rules.capped(fan.fan + 1)), f"{text} + 加番"
         elif bonus is SelfDrawBonus.ADD_BASE:
-            amount, text = self.units(fan.fan) + self.base, f"{text} + 加底"
+            amount, text = self.fan_amount(fan.fan) + self.base, f"{text} + 加底"
         else:
-            amount = self.units(fan.fan)
+            amount = self.fan_amount(fan.fan)
         for payer in self.still_in(winner):
             self.pay(payer, winner, amount, f"{word} {text}", PaymentKind.SELF_DRAW, index)
 
@@ -176,7 +177,7 @@ class _Table:
                 fan = standings[payee].ready_fan
                 assert fan is not None
                 reason = f"{word} {fan_text(fan, self.rules)}"
-                self.pay(payer, payee, self.units(fan), reason, PaymentKind.CHA_JIAO, index)
+                self.pay(payer, payee, self.fan_amount(fan), reason, PaymentKind.CHA_JIAO, index)
         if self.knobs.refund_kongs_when_not_ready:
             for seat in remaining:
                 if not standings[seat].ready:
@@ -186,7 +187,7 @@ class _Table:
         """What a 花猪 pays each non-花猪: the cap's worth (variant; needs a capped preset) or N base."""
         cap = self.rules.cap
         if self.knobs.hua_zhu_pays_cap and cap is not None:
-            return self.units(cap), f"cap {fan_text(cap, self.rules)}"
+            return self.fan_amount(cap), f"cap {fan_text(cap, self.rules)}"
         return self.base * self.knobs.hua_zhu_base, f"{self.knobs.hua_zhu_base} base"
 
     def refund_kongs(self, index: int, konger: Seat) -> None:

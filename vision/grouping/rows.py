@@ -31,7 +31,7 @@ SIDEWAYS = 0.35  # sideways offset allowed for a link, in tile widths ...
 SIDEWAYS_SLOPE = 0.06  # ... plus this much per tile width along the row (rows converge under perspective)
 COLLINEAR = math.cos(math.radians(150))  # the two links of a tile must point (nearly) opposite ways
 TOUCHING_STEP = 1.35  # a step up to this times a tile's pitch still counts as touching (a small gap)
-WELL_POSED = 0.5  # a box's extent is undone from a rotation of up to 30 degrees (cos 2t >= 0.5) off an axis
+WELL_POSED = 0.6  # a box's extent is undone from a rotation of up to 30 degrees (cos 2t >= 0.5) off an axis
 TURN = math.radians(40)  # a row bends less than this from the photo's dominant direction
 VERTICAL = math.sin(math.radians(15))  # a row this close to vertical has no known reading direction
 

@@ -1,0 +1,30 @@
+"""``POST /api/v1/settle``: the payments of a 血战到底 round (``scoring.settlement``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from api.errors import ApiError
+from api.routes import API_PREFIX, error_responses
+from api.schemas import LedgerOut, SettleRequest, reading_user_text
+from scoring import TileParseError, get_preset
+from scoring.settlement import RoundErrorCode, parse_round, settle_round
+
+router = APIRouter(prefix=API_PREFIX, tags=["settlement"])
+
+
+@router.post("/settle", response_model=LedgerOut, responses=error_responses(422), summary="settle a round")
+def settle(request: SettleRequest) -> dict[str, Any]:
+    """Every payment of the round (刮风下雨, wins, 查花猪, 查叫, 退税) and each player's total, in base
+    units times ``base``, as ``smj settle --json`` prints it. The round format is documented in
+    ``scoring/settlement/__init__.py`` (see ``examples/round.json``); a malformed or impossible round is
+    a 422 whose code is the ``RoundErrorCode`` (malformed, unknown_player, bad_win, ...)."""
+    rules = get_preset(request.preset)
+    try:
+        with reading_user_text():
+            round_ = parse_round(request.round)
+    except TileParseError as error:  # only when scoring.tiles lets a bare ValueError escape (see schemas)
+        raise ApiError(422, RoundErrorCode.MALFORMED.value, str(error)) from None
+    return settle_round(round_, rules, request.base).to_json()
