@@ -1,6 +1,7 @@
 """The web service and page: ``create_app()`` in ``api.app``, ``smj serve`` in ``api.cli``.
 
-Endpoints (OpenAPI at ``/docs`` and ``/openapi.json``), all under ``/api/v1`` but the page and health:
+Endpoints (OpenAPI schema at ``/openapi.json``), all under ``/api/v1`` but the page and health. FastAPI's
+``/docs`` and ``/redoc`` are off: they load their scripts from a CDN, and nothing here leaves the machine.
 
 ==============================  ==================================================================
 ``GET  /``                      the phone page (``api/static``: no build step, nothing from elsewhere)

@@ -64,6 +64,8 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
             "loaded); see the codes in api/errors.py."
         ),
         lifespan=lifespan,
+        docs_url=None,  # Swagger UI and ReDoc load their scripts from a CDN: nothing here leaves the machine
+        redoc_url=None,
     )
     app.state.detector = None
     app.state.model_error = "the service is starting"

@@ -14,8 +14,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve = subparsers.add_parser(
         "serve",
         help="serve the web API and the phone page",
-        description="Serve the API (/api/v1, docs at /docs) and the page (/). Settings come from SMJ_* "
-        "environment variables: SMJ_WEIGHTS, SMJ_CONF, SMJ_MAX_UPLOAD_BYTES, SMJ_MAX_PIXELS, "
+        description="Serve the API (/api/v1, schema at /openapi.json) and the page (/). Settings come from "
+        "SMJ_* environment variables: SMJ_WEIGHTS, SMJ_CONF, SMJ_MAX_UPLOAD_BYTES, SMJ_MAX_PIXELS, "
         "SMJ_DATASET_DIR, SMJ_ALLOWED_ORIGINS.",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

@@ -20,7 +20,7 @@ and the grouper's warnings naming the tiles to check.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 
@@ -28,9 +28,13 @@ from api.errors import ApiError
 from scoring import ErrorCode, Hand, Rules, Score, WinContext, largest_wait, score, waits
 from scoring.hand import Meld
 from scoring.tiles import Tile
+from vision import pipeline
 from vision.detections import CLASS_IDS, Detections
 from vision.grouper import Grouping, group_detections
 from vision.images import Photo, load_photo
+
+if TYPE_CHECKING:
+    from vision.detector import Detector
 
 REDUCE_TO = 1600  # decode large JPEGs at a reduced size still this long: the detector sees 640 pixels
 IMPOSSIBLE = frozenset(
@@ -55,9 +59,20 @@ def decode(data: bytes, max_pixels: int, *, reduce: bool = True) -> Photo:
 
 
 def recognise(photo: Photo, detector: TileDetector, conf: float) -> tuple[Detections, Grouping]:
-    """Detections in the full-resolution upright photo's pixels, and their grouping."""
-    detections = detector.detect(photo, conf=conf).scaled(photo.scale)
-    return detections, group(detections)
+    """Detections in the full-resolution upright photo's pixels, and their grouping (``vision.pipeline``)."""
+    _, detections, grouping = pipeline.recognise(photo, cast("Detector", detector), conf=conf)
+    return detections, grouping
+
+
+def score_photo_json(
+    photo: Photo, detector: TileDetector, context: WinContext, rules: Rules, conf: float
+) -> dict[str, Any]:
+    """``recognition_json`` plus ``score`` (``vision.pipeline.score_photo``): null when no tile was read."""
+    result = pipeline.score_photo(photo, cast("Detector", detector), context, rules, conf=conf)
+    return {
+        **recognition_json(photo, result.detections, result.grouping),
+        "score": result.score.to_json() if result.score is not None else None,
+    }
 
 
 def group(detections: Detections) -> Grouping:
@@ -98,6 +113,19 @@ def detections_from(items: Sequence[tuple[str, Sequence[float], float]], size: t
         np.array([confidence for _, _, confidence in items], np.float32),
         size,
     )
+
+
+def detections_in_photo(
+    items: Sequence[tuple[str, Sequence[float], float]], size: tuple[int, int]
+) -> Detections:
+    """As ``detections_from``; a box outside the photo raises ``ApiError`` 422 ``box_outside_image``."""
+    width, height = size
+    for index, (_, (x1, y1, x2, y2), _) in enumerate(items):
+        if x1 < 0 or y1 < 0 or x2 > width or y2 > height:
+            raise ApiError(
+                422, "box_outside_image", f"detections[{index}].box lies outside the {width}x{height} photo"
+            )
+    return detections_from(items, size)
 
 
 def score_hand(hand: Hand, context: WinContext, rules: Rules) -> Score:

@@ -139,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=8)
-    parser.add_argument("--warmup", type=int, default=16, help="requests before the memory baseline")
+    parser.add_argument("--warmup", type=int, default=64, help="requests before the memory baseline")
     parser.add_argument("--photo", help="the photo to send (default: examples/*.jpg or a drawn one)")
     parser.add_argument(
         "--max-growth-mb", type=float, default=40.0, help="allowed RSS growth after the warm-up"

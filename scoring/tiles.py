@@ -89,7 +89,7 @@ def parse_tiles(text: str) -> tuple[Tile, ...]:
         char = _CHINESE_DIGITS.get(char, char)
         if char.isspace() or char in ",+-_":
             continue
-        if char.isdigit():
+        if char in "0123456789":
             if char == "0":
                 raise TileParseError(f"rank 0 at position {position} in {text!r}: ranks are 1-9")
             pending.append(int(char))

@@ -7,10 +7,10 @@ is written anyway: random bytes are not a photo). Bounded: 30 examples per opera
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,17 +50,12 @@ pytestmark = pytest.mark.timeout(120)
 
 # A module-level schema (schemathesis' ``from_fixture`` needs a pytest private attribute pytest 9 removed).
 _FOLDER = Path(tempfile.mkdtemp(prefix="smj-fuzz-"))
+atexit.register(shutil.rmtree, _FOLDER, ignore_errors=True)
 _APP = create_app(
     Settings(weights=_FOLDER / "none.onnx", dataset_dir=_FOLDER / "dataset", max_upload_bytes=1_000_000)
 )
 _APP.dependency_overrides[get_detector] = lambda: FakeDetector()
 schema = schemathesis.openapi.from_asgi("/openapi.json", _APP)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _cleanup() -> Iterator[None]:
-    yield
-    shutil.rmtree(_FOLDER, ignore_errors=True)
 
 
 @schema.parametrize()

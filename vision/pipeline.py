@@ -10,7 +10,7 @@ from scoring.hand import Hand, WinContext
 from scoring.presets import Rules
 from vision.detections import Detections
 from vision.detector import DEFAULT_CONF, Detector
-from vision.grouper import Grouping, group_tiles
+from vision.grouper import Grouping, group_detections
 from vision.images import Photo, load_photo
 
 
@@ -53,7 +53,7 @@ def recognise(
     source: bytes | str | Path | Photo, detector: Detector, *, conf: float = DEFAULT_CONF
 ) -> tuple[Photo, Detections, Grouping]:
     photo, detections = detect_tiles(source, detector, conf=conf)
-    return photo, detections, group_tiles(detections)
+    return photo, detections, group_detections(detections)
 
 
 def score_photo(

@@ -5,17 +5,17 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form
-from pydantic import TypeAdapter
+from pydantic import Field, TypeAdapter
 
 from api import service
 from api.deps import PhotoUploadDep, SettingsDep
 from api.errors import ApiError
 from api.examples import save_example
 from api.routes import API_PREFIX, error_responses
-from api.schemas import DetectionIn, ExampleOut, GroupRequest, HandIn
+from api.schemas import MAX_DETECTIONS, DetectionIn, ExampleOut, HandIn
 
 router = APIRouter(prefix=API_PREFIX, tags=["examples"])
-_DETECTIONS = TypeAdapter(list[DetectionIn])
+_DETECTIONS = TypeAdapter(Annotated[list[DetectionIn], Field(max_length=MAX_DETECTIONS)])
 
 
 @router.post(
@@ -39,13 +39,7 @@ def save(
     boxes = _DETECTIONS.validate_json(detections)
     parsed_hand = HandIn.model_validate_json(hand).to_hand()
     photo = service.decode(data, settings.max_pixels, reduce=False)
-    width, height = photo.original_size
-    try:
-        checked = GroupRequest(width=width, height=height, detections=boxes)
-    except ValueError as error:
-        raise ApiError(422, "box_outside_image", str(error).splitlines()[-1].strip()) from None
-    items = [(d.tile, d.box, d.confidence) for d in checked.detections]
-    saved = save_example(
-        settings.dataset_dir, data, photo, service.detections_from(items, (width, height)), parsed_hand
+    corrected = service.detections_in_photo(
+        [(d.tile, d.box, d.confidence) for d in boxes], photo.original_size
     )
-    return saved.to_json()
+    return save_example(settings.dataset_dir, data, photo, corrected, parsed_hand).to_json()

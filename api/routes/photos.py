@@ -10,7 +10,6 @@ from api import service
 from api.deps import ContextFormDep, DetectorDep, PhotoUploadDep, PresetFormDep, SettingsDep
 from api.routes import API_PREFIX, error_responses
 from api.schemas import RecognizeOut, ScorePhotoOut
-from scoring import score
 
 router = APIRouter(prefix=API_PREFIX, tags=["photos"], responses=error_responses(413, 415, 422, 503))
 
@@ -35,9 +34,4 @@ def score_photo(
     """As ``recognize``, plus ``score``: null when no tile was found, ``valid: false`` with the reason when
     the hand read is not a win (the warnings name the tiles to check)."""
     photo = service.decode(data, settings.max_pixels)
-    detections, grouping = service.recognise(photo, detector, settings.conf)
-    result = score(grouping.hand, context, rules) if grouping.hand is not None else None
-    return {
-        **service.recognition_json(photo, detections, grouping),
-        "score": result.to_json() if result is not None else None,
-    }
+    return service.score_photo_json(photo, detector, context, rules, settings.conf)

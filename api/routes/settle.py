@@ -8,9 +8,9 @@ from fastapi import APIRouter
 
 from api.errors import ApiError
 from api.routes import API_PREFIX, error_responses
-from api.schemas import LedgerOut, SettleRequest, reading_user_text
-from scoring import TileParseError, get_preset
-from scoring.settlement import RoundErrorCode, parse_round, settle_round
+from api.schemas import LedgerOut, SettleRequest
+from scoring import get_preset
+from scoring.settlement import RoundError, RoundErrorCode, parse_round, settle_round
 
 router = APIRouter(prefix=API_PREFIX, tags=["settlement"])
 
@@ -23,8 +23,9 @@ def settle(request: SettleRequest) -> dict[str, Any]:
     a 422 whose code is the ``RoundErrorCode`` (malformed, unknown_player, bad_win, ...)."""
     rules = get_preset(request.preset)
     try:
-        with reading_user_text():
-            round_ = parse_round(request.round)
-    except TileParseError as error:  # only when scoring.tiles lets a bare ValueError escape (see schemas)
-        raise ApiError(422, RoundErrorCode.MALFORMED.value, str(error)) from None
+        round_ = parse_round(request.round)
+    except RoundError:
+        raise
+    except ValueError as error:  # scoring.tiles' bare ValueError for '²' (see schemas.reading_user_text)
+        raise ApiError(422, RoundErrorCode.MALFORMED.value, f"text that is not tiles: {error}") from None
     return settle_round(round_, rules, request.base).to_json()

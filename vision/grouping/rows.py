@@ -30,8 +30,8 @@ TOUCHING = 1.3  # two tiles whose centres are at most this many tile widths apar
 SIDEWAYS = 0.35  # sideways offset allowed for a link, in tile widths ...
 SIDEWAYS_SLOPE = 0.06  # ... plus this much per tile width along the row (rows converge under perspective)
 COLLINEAR = math.cos(math.radians(150))  # the two links of a tile must point (nearly) opposite ways
-TOUCHING_STEP = 1.35  # a step up to this times a tile's pitch still counts as touching (a small gap)
-WELL_POSED = 0.6  # a box's extent is undone from a rotation of up to 30 degrees (cos 2t >= 0.5) off an axis
+TOUCHING_STEP = 1.2  # a step up to this times a tile's pitch still counts as touching (a small gap)
+WELL_POSED = 0.5  # a box's extent is undone from a rotation of up to 30 degrees (cos 2t >= 0.5) off an axis
 TURN = math.radians(40)  # a row bends less than this from the photo's dominant direction
 VERTICAL = math.sin(math.radians(15))  # a row this close to vertical has no known reading direction
 
@@ -279,6 +279,9 @@ def _gaps(
         if pitch[k] is not None and pitch[k + 1] is not None and extent(k) is not None and extent(k + 1) is not None
     ]
     spacing = min(max(float(np.median(touching)), 0.85), 1.2) if touching else 1.0
+    # A lone tile's pitch: its size, in proportion to the pitch for their size of touching tiles.
+    known = [p / size(k) for k, p in enumerate(pitch) if p is not None]
+    lone = float(np.median(known)) if known else 1.0
     gaps = []
     for k, step in enumerate(steps):
         a, b = extent(k), extent(k + 1)
@@ -286,10 +289,8 @@ def _gaps(
             gaps.append(step / (spacing * (a + b) / 2) - 1)
             continue
         pa, pb = pitch[k], pitch[k + 1]
-        if pa is None:
-            pa = pb * size(k) / size(k + 1) if pb is not None else size(k)
-        if pb is None:
-            pb = pa * size(k + 1) / size(k)
+        pa = pa if pa is not None else lone * size(k)
+        pb = pb if pb is not None else lone * size(k + 1)
         gaps.append(step / ((pa + pb) / 2) - 1)
     return gaps
 
