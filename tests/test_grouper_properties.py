@@ -128,7 +128,7 @@ def near_vertical(angle: float) -> bool:
     return abs(abs(angle) - 90) < 20
 
 
-@settings(max_examples=5000, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(scenes())
 def test_a_laid_out_hand_is_read_back_exactly(scene: Scene) -> None:
     grouping = group_detections(render(scene))

@@ -100,7 +100,7 @@ class Detector:
             self._model = YOLO(str(self.weights), task="detect")
         except Exception as error:  # ultralytics raises many kinds
             raise ModelError(f"{self.weights}: not a loadable YOLO model ({error})") from None
-        self.imgsz = int(self._model.overrides.get("imgsz", 640) or 640)
+        self.imgsz = 640  # the same input size as the shipped ONNX export (see models/manifest.json)
         names = self._model.names
         self._class_map = _class_map([names[i] for i in sorted(names)])
 

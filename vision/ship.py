@@ -41,6 +41,9 @@ def ship(weights: Path, *, imgsz: int, models_dir: Path = MODELS_DIR, info: dict
     target_pt = models_dir / "tiles.pt"
     if weights.resolve() != target_pt.resolve():
         shutil.copy2(weights, target_pt)
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    strip_optimizer(str(target_pt))  # drop the optimizer state and EMA copy: half the size
     onnx_path = export_onnx(target_pt, imgsz)
     names = YOLO(str(target_pt)).names
     manifest_path = models_dir / MANIFEST

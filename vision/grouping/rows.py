@@ -21,6 +21,7 @@ closer together) and rotation (a rotated tile's axis-aligned box is larger than 
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -31,8 +32,7 @@ SIDEWAYS = 0.35  # sideways offset allowed for a link, in tile widths ...
 SIDEWAYS_SLOPE = 0.06  # ... plus this much per tile width along the row (rows converge under perspective)
 COLLINEAR = math.cos(math.radians(150))  # the two links of a tile must point (nearly) opposite ways
 TOUCHING_STEP = 1.2  # a step up to this times a tile's pitch still counts as touching (a small gap)
-WELL_POSED = 0.5  # a box's extent is undone from a rotation of up to 30 degrees (cos 2t >= 0.5) off an axis
-TURN = math.radians(40)  # a row bends less than this from the photo's dominant direction
+REACH = 3.0  # tile widths: the neighbours that say which way a tile's row runs
 VERTICAL = math.sin(math.radians(15))  # a row this close to vertical has no known reading direction
 
 
@@ -40,12 +40,14 @@ VERTICAL = math.sin(math.radians(15))  # a row this close to vertical has no kno
 class Row:
     """A chain of tiles in reading order.
 
-    ``members`` and ``clusters`` hold positions in the boxes given to ``find_rows``; ``gaps[i]`` is the
-    gap between ``clusters[i]`` and ``clusters[i + 1]`` in tile widths. ``reading_known`` is False for a
-    (nearly) vertical row, whose reading order could be either way (it is then taken top to bottom).
+    ``members`` and ``clusters`` hold positions in the boxes given to ``find_rows``; ``steps[i]`` is the
+    gap after ``members[i]``, ``gaps[i]`` the gap between ``clusters[i]`` and ``clusters[i + 1]``, in tile
+    widths. ``reading_known`` is False for a (nearly) vertical row, whose reading order could be either
+    way (it is then taken top to bottom).
     """
 
     members: tuple[int, ...]
+    steps: tuple[float, ...]
     clusters: tuple[tuple[int, ...], ...]
     gaps: tuple[float, ...]
     reading_known: bool
@@ -74,42 +76,52 @@ def find_rows(
     pair_scale = (scale[:, None] + scale[None, :]) / 2
     ratio = dist / pair_scale
     np.fill_diagonal(ratio, np.inf)
-    # Most tiles touch a neighbour; a low quantile keeps tiles turned in melds and lone tiles out of it.
-    pitch = float(np.percentile(ratio.min(axis=1), 25)) if n > 1 else 1.0
-    widths = ratio / max(pitch, 1e-6)  # centre distances in tile widths
+    # The centre distance of touching tiles over their size depends on how the tiles lie and are seen
+    # (standing, flat, from the side): each tile's own ratio to its nearest neighbour measures it, kept
+    # within a factor 2 of the photo's median so that a stray overlapping box does not decide.
+    nearest = ratio.min(axis=1) if n > 1 else np.ones(1)
+    pitch = float(np.median(nearest))
+    own = np.clip(nearest, pitch / 2, pitch * 2)
+    unit = np.minimum(own[:, None], own[None, :]) * pair_scale  # pixels per tile width, per pair
+    widths = dist / unit  # centre distances in tile widths
+    np.fill_diagonal(widths, np.inf)
 
     weights = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64).reshape(n)
-    dominant = _dominant(_local_directions(offsets, widths), centres, weights)
-    doubled = _local_directions(offsets, widths, dominant)
-    unit = pitch * pair_scale  # pixels per tile width, per pair
+    doubled = _local_directions(offsets, widths)
+    dominant = _dominant(doubled, centres, weights)
     links = _link(centres, offsets, unit, doubled, dominant, max_link_gap)
-    expected = pitch * scale  # a tile's pitch as its box's size suggests
-    rows = [_row(chain, centres, offsets, sides, expected, dominant, split_gap) for chain in _chains(n, links)]
+    rows = [_row(chain, centres, dist, scale, pitch, dominant, split_gap) for chain in _chains(n, links)]
     return tuple(sorted(rows, key=lambda row: _top_left(row, boxes)))
 
 
-def _local_directions(offsets: np.ndarray, widths: np.ndarray, dominant: np.ndarray | None = None) -> np.ndarray:
+def _local_directions(offsets: np.ndarray, widths: np.ndarray) -> np.ndarray:
     """Per tile, the doubled-angle vector (cos 2a, sin 2a) of its row, or zeros where it has no neighbour.
 
-    Given the dominant direction, only neighbours within ``TURN`` of it count: a tile whose only close
-    neighbour is in the next row (the winning tile set apart, above a line of melds) has no direction.
+    A tile's row is the line through it and a neighbour within ``REACH`` that most of its neighbours
+    lie on (within ``SIDEWAYS``, nearer ones counting more): a row's tiles outvote a single tile of the
+    next row, even one a little closer (the winning tile set apart, above a line of melds).
     """
+    n = len(widths)
     angle = np.arctan2(offsets[..., 1], offsets[..., 0])
-    vectors = np.stack([np.cos(2 * angle), np.sin(2 * angle)], axis=-1)
-    candidates = widths.copy()
-    if dominant is not None:
-        doubled = np.array([dominant[0] ** 2 - dominant[1] ** 2, 2 * dominant[0] * dominant[1]])
-        candidates[vectors @ doubled < math.cos(2 * TURN)] = np.inf
-    nearest = candidates.min(axis=1)
-    touching = (candidates <= TOUCHING) & (candidates <= 1.2 * nearest[:, None])
-    vectors = vectors * touching[..., None]
-    summed = vectors.sum(axis=1)
-    norm = np.hypot(summed[:, 0], summed[:, 1])
-    counts = touching.sum(axis=1)
-    # Neighbours on both sides agree; a corner (neighbours at right angles) has no direction of its own.
-    clear = norm >= 0.5 * np.maximum(counts, 1)
-    result = np.zeros_like(summed)
-    result[clear] = summed[clear] / norm[clear, None]
+    near = widths <= REACH
+    # across[i, j, k]: how far tile k lies off the line from tile i through tile j, in tile widths.
+    across = np.abs(np.sin(angle[:, None, :] - angle[:, :, None])) * np.where(near, widths, np.inf)[:, None, :]
+    support = ((across <= SIDEWAYS) * np.where(near, 1 / np.maximum(widths, 1e-9), 0)[:, None, :]).sum(axis=2)
+    support = np.where(near, support, 0.0)
+    # Break ties towards the nearer neighbour.
+    best = np.argmax(support - 1e-6 * np.where(near, widths, 0), axis=1)
+    result = np.zeros((n, 2))
+    for i in range(n):
+        j = int(best[i])
+        if not near[i, j]:
+            continue
+        on_line = near[i] & (across[i, j] <= SIDEWAYS)
+        # The mean direction of the tiles on that line (each counted at its angle, doubled).
+        doubled = np.stack([np.cos(2 * angle[i, on_line]), np.sin(2 * angle[i, on_line])], axis=-1)
+        mean = (doubled / widths[i, on_line][:, None]).sum(axis=0)
+        length = float(np.hypot(*mean))
+        if length > 0:
+            result[i] = mean / length
     return result
 
 
@@ -203,9 +215,9 @@ def _chains(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
 def _row(
     chain: list[int],
     centres: np.ndarray,
-    offsets: np.ndarray,
-    sides: np.ndarray,
-    expected: np.ndarray,
+    dist: np.ndarray,
+    scale: np.ndarray,
+    pitch: float,
     dominant: np.ndarray,
     split_gap: float,
 ) -> Row:
@@ -214,94 +226,64 @@ def _row(
     reading_known = abs(run[0]) >= VERTICAL * length
     if (run[0] < 0) if reading_known else (run[1] < 0):
         chain = chain[::-1]
+    steps = _gaps(chain, dist, scale, pitch)
     clusters: list[tuple[int, ...]] = []
     cluster_gaps: list[float] = []
     current = [chain[0]]
-    for member, gap in zip(chain[1:], _gaps(chain, offsets, sides, expected, _direction(chain, centres, dominant)), strict=True):
+    for member, gap in zip(chain[1:], steps, strict=True):
         if gap > split_gap:
             clusters.append(tuple(current))
             cluster_gaps.append(gap)
             current = []
         current.append(member)
     clusters.append(tuple(current))
-    return Row(tuple(chain), tuple(clusters), tuple(cluster_gaps), reading_known)
+    return Row(tuple(chain), tuple(steps), tuple(clusters), tuple(cluster_gaps), reading_known)
 
 
-def _gaps(
-    chain: list[int], offsets: np.ndarray, sides: np.ndarray, expected: np.ndarray, direction: np.ndarray
-) -> list[float]:
+def _gaps(chain: list[int], dist: np.ndarray, scale: np.ndarray, pitch: float) -> list[float]:
     """The gap after each tile of a chain but the last, in tile widths.
 
     A gap is measured against the *pitch* of the two tiles: the centre distance of each to its touching
-    neighbour, which holds whatever the rotation, perspective or kind of tile (standing, or flat or turned
-    in a meld). A tile with no touching neighbour (the winning tile set apart) takes its neighbour's
-    pitch, scaled by their sizes; with no such neighbour, its own size. A size is the box's extent along
-    the row, undone from the rotation where that is well posed, else the photo's pitch for its box.
+    neighbour. That holds whatever the rotation, the perspective or the kind of tile (standing, flat or
+    turned in a meld), where the box's own extent would not (a photographed tile's box takes in its top
+    and sides, more at one end of a row than at the other). A tile with no touching neighbour (the
+    winning tile set apart) takes the pitch its box's size suggests, in proportion to the pitch touching
+    tiles of the chain have for theirs.
     """
-    steps = [float(np.hypot(*offsets[a, b])) for a, b in zip(chain, chain[1:], strict=False)]
-
-    # A box W x H around a tile a (along the row) x b, turned by t: W = a cos t + b sin t, H = a sin t + b cos t.
-    dx, dy = abs(float(direction[0])), abs(float(direction[1]))
-    posed = dx * dx - dy * dy  # cos 2t
-
-    def extent(k: int) -> float | None:
-        """Tile ``chain[k]``'s extent along the row, if its box tells it."""
-        if abs(posed) < WELL_POSED:
-            return None
-        width, height = sides[chain[k]]
-        return float(max((width * dx - height * dy) / posed, 0.25 * expected[chain[k]]))
-
-    def size(k: int) -> float:
-        """Tile ``chain[k]``'s expected pitch along the row."""
-        found = extent(k)
-        return found if found is not None else float(expected[chain[k]])
-
+    if len(chain) < 2:
+        return []
+    steps = [float(dist[a, b]) for a, b in itertools.pairwise(chain)]
+    # What a tile's size suggests: the chain's median step for its sizes when the chain is long enough
+    # for most steps to be between touching tiles, else the photo's (``pitch``, over sizes).
+    if len(steps) >= 3:
+        pitch = float(np.median([step * 2 / (scale[a] + scale[b]) for step, (a, b) in zip(steps, itertools.pairwise(chain), strict=True)]))
     # Per tile: its shortest step and the neighbour at the other end of it.
     shortest: list[tuple[float, int]] = []
     for k in range(len(chain)):
         around = [(steps[k - 1], k - 1)] if k > 0 else []
         around += [(steps[k], k + 1)] if k < len(steps) else []
         shortest.append(min(around))
-    # Settle tiles closest to a neighbour first, so that each is compared with a neighbour already settled.
+    # Settle tiles closest to a neighbour first, so that each is compared with a neighbour already settled:
+    # a tile touches it when its step is within ``TOUCHING_STEP`` of the neighbour's pitch (of the pitch its
+    # own box suggests, when the neighbour has none).
+    size = [pitch * float(scale[member]) for member in chain]
     pitch: list[float | None] = [None] * len(chain)
     settled = [False] * len(chain)
     for k in sorted(range(len(chain)), key=lambda k: (shortest[k][0], k)):
         step, other = shortest[k]
         known = pitch[other] if settled[other] else None
-        limit = known * size(k) / size(other) if known is not None else size(k)
+        limit = known * size[k] / size[other] if known is not None else size[k]
         pitch[k] = step if step <= TOUCHING_STEP * limit else None
         settled[k] = True
-    # Where the extents are known, they measure the gap (a tile turned in a meld is wider than its
-    # neighbours), in proportion to how far apart touching tiles of this chain stand for their extents.
-    touching = [
-        steps[k] / ((size(k) + size(k + 1)) / 2)
-        for k in range(len(steps))
-        if pitch[k] is not None and pitch[k + 1] is not None and extent(k) is not None and extent(k + 1) is not None
-    ]
-    spacing = min(max(float(np.median(touching)), 0.85), 1.2) if touching else 1.0
-    # A lone tile's pitch: its size, in proportion to the pitch for their size of touching tiles.
-    known = [p / size(k) for k, p in enumerate(pitch) if p is not None]
-    lone = float(np.median(known)) if known else 1.0
+    touching = [p / size[k] for k, p in enumerate(pitch) if p is not None]
+    lone = float(np.median(touching)) if touching else 1.0
     gaps = []
     for k, step in enumerate(steps):
-        a, b = extent(k), extent(k + 1)
-        if a is not None and b is not None:
-            gaps.append(step / (spacing * (a + b) / 2) - 1)
-            continue
         pa, pb = pitch[k], pitch[k + 1]
-        pa = pa if pa is not None else lone * size(k)
-        pb = pb if pb is not None else lone * size(k + 1)
+        pa = pa if pa is not None else lone * size[k]
+        pb = pb if pb is not None else lone * size[k + 1]
         gaps.append(step / ((pa + pb) / 2) - 1)
     return gaps
-
-
-def _direction(chain: list[int], centres: np.ndarray, dominant: np.ndarray) -> np.ndarray:
-    """The principal direction of a chain's centres (the dominant one for a lone tile)."""
-    if len(chain) < 2:
-        return dominant
-    spread = centres[chain] - centres[chain].mean(axis=0)
-    _, vectors = np.linalg.eigh(spread.T @ spread)
-    return np.asarray(vectors[:, -1])
 
 
 def _top_left(row: Row, boxes: np.ndarray) -> tuple[float, float, int]:

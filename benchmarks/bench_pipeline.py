@@ -1,0 +1,112 @@
+"""Photo -> score, measured on synthetic scenes with known truth (``smj dataset synth`` output).
+
+    python benchmarks/bench_pipeline.py DIR [--weights W] [--limit N] [--truth-detections]
+
+For every scene of ``DIR/scenes.jsonl`` whose true hand is a win: reads the JPEG bytes, detects, groups
+and scores, then compares with the truth. Prints the full-hand exact rate (concealed tiles, melds with
+their types, winning tile), the score-match rate, both per meld count, and the median end-to-end
+latency. ``--truth-detections`` feeds the labelled boxes to the grouper instead of the detector, which
+measures the grouper alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+
+def _truth_hand(row: dict) -> object:
+    from scoring.hand import Hand, Meld, MeldKind
+    from scoring.tiles import parse_tile, parse_tiles
+
+    hand = row["hand"]
+    melds = tuple(Meld(MeldKind(m["type"]), parse_tile(m["tile"])) for m in hand["melds"])
+    return Hand(parse_tiles(hand["concealed"]), melds, parse_tile(hand["win_tile"]))
+
+
+def _same_hand(a: object, b: object) -> bool:
+    from scoring.hand import MeldKind
+
+    def key(hand: object) -> tuple:
+        melds = sorted(
+            ("kong" if m.kind in (MeldKind.KONG_EXPOSED, MeldKind.KONG_ADDED) else m.kind.value, m.tile)
+            for m in hand.melds  # type: ignore[attr-defined]
+        )
+        return tuple(sorted(hand.concealed)), tuple(melds), hand.win_tile  # type: ignore[attr-defined]
+
+    return key(a) == key(b)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from scoring import WinContext, score
+    from scoring.presets import CHENGDU
+    from vision.detections import Detections
+    from vision.detector import DEFAULT_WEIGHTS, Detector
+    from vision.grouper import group_detections
+    from vision.pipeline import score_photo
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
+    parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--truth-detections", action="store_true")
+    args = parser.parse_args(argv)
+    rows = [json.loads(line) for line in (args.data / "scenes.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = [r for r in rows if r.get("winning", True)]
+    if args.limit:
+        rows = rows[: args.limit]
+    detector = None if args.truth_detections else Detector(args.weights)
+    context = WinContext()
+    exact: dict[int, list[bool]] = defaultdict(list)
+    scored: dict[int, list[bool]] = defaultdict(list)
+    times: list[float] = []
+    for row in rows:
+        truth = _truth_hand(row)
+        truth_score = score(truth, context)  # type: ignore[arg-type]
+        melds = len(row["hand"]["melds"])
+        if detector is None:
+            boxes = row["boxes"]
+            detections = Detections(
+                np.array([b["box"] for b in boxes], np.float32).reshape(-1, 4),
+                np.array([b["cls"] for b in boxes], np.int64),
+                np.ones(len(boxes), np.float32),
+                (row["width"], row["height"]),
+            )
+            hand = group_detections(detections).hand
+            found_score = score(hand, context) if hand is not None else None
+        else:
+            data = (args.data / row["image"]).read_bytes()
+            start = time.perf_counter()
+            result = score_photo(data, detector, context, CHENGDU)
+            times.append(time.perf_counter() - start)
+            hand, found_score = result.hand, result.score
+        exact[melds].append(hand is not None and _same_hand(hand, truth))
+        scored[melds].append(
+            found_score is not None
+            and found_score.valid == truth_score.valid
+            and found_score.total_fan == truth_score.total_fan
+        )
+    all_exact = [v for values in exact.values() for v in values]
+    all_scored = [v for values in scored.values() for v in values]
+    print(f"{len(all_exact)} winning scenes from {args.data}"
+          f" ({'labelled boxes' if detector is None else args.weights.name})")
+    print(f"full hand exact: {np.mean(all_exact):.3f}   score matches: {np.mean(all_scored):.3f}")
+    for melds in sorted(exact):
+        print(f"  {melds} melds: {len(exact[melds]):4d} scenes, exact {np.mean(exact[melds]):.3f}, "
+              f"score {np.mean(scored[melds]):.3f}")
+    if times:
+        print(f"latency JPEG bytes -> score: median {1000 * statistics.median(times):.1f} ms, "
+              f"p90 {1000 * sorted(times)[int(0.9 * (len(times) - 1))]:.1f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""The shipped detector: loading, box mapping, EXIF, runtimes agreeing, thread safety, and what it finds."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision.detections import DETECTOR_CLASSES, Detections
+from vision.detector import DEFAULT_WEIGHTS, MODELS_DIR, Detector, ModelError
+from vision.evaluate import box_iou
+from vision.images import load_photo
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLE_NAMES = ["hand", "hand_melds", "hand_rotated"]
+
+pytestmark = pytest.mark.skipif(not DEFAULT_WEIGHTS.is_file(), reason="no shipped model in models/")
+
+
+@pytest.fixture(scope="module")
+def detector() -> Detector:
+    return Detector(DEFAULT_WEIGHTS)
+
+
+def _truth(name: str) -> tuple[np.ndarray, np.ndarray]:
+    scene = json.loads((EXAMPLES / f"{name}.json").read_text(encoding="utf-8"))
+    boxes = np.array([b["box"] for b in scene["boxes"]], np.float32)
+    classes = np.array([b["cls"] for b in scene["boxes"]], np.int64)
+    return boxes, classes
+
+
+def test_missing_or_bad_weights_raise_model_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="no such weights"):
+        Detector(tmp_path / "none.onnx")
+    bogus = tmp_path / "bogus.onnx"
+    bogus.write_bytes(b"not a model")
+    with pytest.raises(ModelError, match="not a loadable"):
+        Detector(bogus)
+
+
+def test_detections_are_in_image_pixels(detector: Detector) -> None:
+    photo = load_photo(EXAMPLES / "hand.jpg")
+    found = detector.detect(photo, conf=0.05)
+    assert isinstance(found, Detections)
+    assert found.image_size == photo.size
+    if len(found):
+        assert found.boxes[:, [0, 2]].max() <= photo.size[0] + 0.5
+        assert found.boxes[:, [1, 3]].max() <= photo.size[1] + 0.5
+        assert found.boxes.min() >= 0
+        assert set(found.names) <= set(DETECTOR_CLASSES)
+
+
+def test_a_higher_threshold_keeps_a_subset(detector: Detector) -> None:
+    photo = load_photo(EXAMPLES / "hand_melds.jpg")
+    low = detector.detect(photo, conf=0.05)
+    high = detector.detect(photo, conf=0.5)
+    assert len(high) <= len(low)
+    assert (high.confidences >= 0.5).all()
+
+
+def test_exif_rotated_photo_gives_rotated_boxes(detector: Detector) -> None:
+    """The same pixels stored sideways with EXIF orientation 6 must give the same boxes, upright."""
+    upright = Image.open(EXAMPLES / "hand.jpg")
+    stored = upright.transpose(Image.Transpose.ROTATE_90)  # what a phone stores; EXIF 6 turns it back
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    buffer = io.BytesIO()
+    stored.save(buffer, "JPEG", quality=95, exif=exif.tobytes())
+    rotated = detector.detect(load_photo(buffer.getvalue()), conf=0.2)
+    direct = detector.detect(load_photo(EXAMPLES / "hand.jpg"), conf=0.2)
+    assert rotated.image_size == direct.image_size
+    if len(direct) and len(rotated):
+        ious = box_iou(direct.boxes, rotated.boxes)
+        assert np.median(ious.max(axis=1)) > 0.7
+
+
+def test_shared_between_threads_gives_the_same_answers(detector: Detector) -> None:
+    photos = [load_photo(EXAMPLES / f"{name}.jpg") for name in EXAMPLE_NAMES]
+    alone = [detector.detect(p, conf=0.1) for p in photos]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        together = list(pool.map(lambda p: detector.detect(p, conf=0.1), photos * 2))
+    for first, again in zip(alone * 2, together, strict=True):
+        np.testing.assert_allclose(first.boxes, again.boxes, atol=1e-3)
+        assert first.class_ids.tolist() == again.class_ids.tolist()
+
+
+def test_onnx_and_torch_runtimes_agree(detector: Detector) -> None:
+    torch_detector = Detector(MODELS_DIR / "tiles.pt")
+    photo = load_photo(EXAMPLES / "hand_melds.jpg")
+    a = detector.detect(photo, conf=0.3)
+    b = torch_detector.detect(photo, conf=0.3)
+    assert abs(len(a) - len(b)) <= max(2, len(a) // 10)
+    if len(a) and len(b):
+        ious = box_iou(a.boxes, b.boxes)
+        best = ious.argmax(axis=1)
+        matched = ious.max(axis=1) > 0.8
+        assert matched.mean() > 0.8
+        assert (a.class_ids[matched] == b.class_ids[best[matched]]).mean() > 0.9
+
+
+def test_shipped_model_finds_the_tiles_of_the_bundled_photos(detector: Detector) -> None:
+    """Recall and precision of suited tiles at the operating threshold on the bundled synthetic photos.
+
+    The floor is what the shipped model measurably does (models/README.md): it rises with the model.
+    """
+    hits = truths = found_total = 0
+    for name in EXAMPLE_NAMES:
+        boxes, classes = _truth(name)
+        found = detector.detect(load_photo(EXAMPLES / f"{name}.jpg"))
+        ious = box_iou(found.boxes, boxes)
+        for i in range(len(found)):
+            if ious.shape[1] and ious[i].max() >= 0.5 and classes[ious[i].argmax()] == found.class_ids[i]:
+                hits += 1
+        truths += len(boxes)
+        found_total += len(found)
+    manifest = json.loads((MODELS_DIR / "manifest.json").read_text(encoding="utf-8"))
+    floor = manifest["test_floors"]["examples_recall"]
+    assert floor > 0
+    assert hits / truths >= floor, Counter({"hits": hits, "truths": truths})
+    assert found_total == 0 or hits / found_total >= floor * 0.8

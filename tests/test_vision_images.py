@@ -1,0 +1,101 @@
+"""Decoding photos: EXIF orientation, reduced decoding, and clear errors for bad input."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision.detector import letterbox, unletterbox
+from vision.images import ImageError, load_photo
+
+
+def _jpeg(width: int, height: int, orientation: int | None = None) -> bytes:
+    """A JPEG whose top-left quarter is red, so orientation can be checked by colour."""
+    pixels = np.full((height, width, 3), 255, np.uint8)
+    pixels[: height // 2, : width // 2] = (255, 0, 0)
+    image = Image.fromarray(pixels)
+    out = io.BytesIO()
+    exif = Image.Exif()
+    if orientation is not None:
+        exif[0x0112] = orientation
+    image.save(out, "JPEG", quality=95, exif=exif.tobytes())
+    return out.getvalue()
+
+
+def test_plain_photo_keeps_its_size() -> None:
+    photo = load_photo(_jpeg(64, 48))
+    assert photo.size == (64, 48)
+    assert photo.original_size == (64, 48)
+    assert photo.scale == 1
+    assert tuple(photo.pixels[5, 5]) == pytest.approx((255, 0, 0), abs=8)
+
+
+@pytest.mark.parametrize(
+    ("orientation", "red_corner"),
+    [(1, (0, 0)), (3, (1, 1)), (6, (0, 1)), (8, (1, 0))],
+    ids=["upright", "rotated-180", "rotated-90-cw", "rotated-90-ccw"],
+)
+def test_exif_orientation_is_applied(orientation: int, red_corner: tuple[int, int]) -> None:
+    photo = load_photo(_jpeg(80, 40, orientation))
+    expected_size = (40, 80) if orientation in (6, 8) else (80, 40)
+    assert photo.size == expected_size
+    assert photo.original_size == expected_size
+    height, width = photo.pixels.shape[:2]
+    row = 3 if red_corner[0] == 0 else height - 4
+    col = 3 if red_corner[1] == 0 else width - 4
+    assert photo.pixels[row, col, 1] < 60, "the red quarter should have moved with the orientation"
+
+
+def test_reduced_decode_of_a_large_jpeg_reports_its_scale() -> None:
+    photo = load_photo(_jpeg(2400, 1600, 6), reduce_to=500)
+    assert photo.original_size == (1600, 2400)
+    assert max(photo.size) < 2400
+    assert max(photo.size) >= 500
+    assert photo.scale == pytest.approx(1600 / photo.size[0])
+
+
+@pytest.mark.parametrize(
+    ("payload", "code"),
+    [
+        (b"this is not an image", "not_an_image"),
+        (b"", "not_an_image"),
+        (_jpeg(64, 48)[:300], "corrupt_image"),
+    ],
+    ids=["text", "empty", "truncated"],
+)
+def test_bad_bytes_raise_a_clear_error(payload: bytes, code: str) -> None:
+    with pytest.raises(ImageError) as caught:
+        load_photo(payload)
+    assert caught.value.code == code
+    assert caught.value.message
+
+
+def test_too_many_pixels_is_refused_before_decoding() -> None:
+    with pytest.raises(ImageError) as caught:
+        load_photo(_jpeg(400, 300), max_pixels=100_000)
+    assert caught.value.code == "too_many_pixels"
+    assert "400x300" in caught.value.message
+
+
+def test_missing_file_is_a_clear_error(tmp_path) -> None:
+    with pytest.raises(ImageError, match="no such file"):
+        load_photo(tmp_path / "nothing.jpg")
+
+
+@pytest.mark.parametrize("shape", [(480, 640), (640, 480), (300, 1000), (1000, 300), (640, 640)])
+def test_letterbox_round_trip_maps_boxes_back(shape: tuple[int, int]) -> None:
+    height, width = shape
+    pixels = np.zeros((height, width, 3), np.uint8)
+    square, gain, pad = letterbox(pixels, 320)
+    assert square.shape == (320, 320, 3)
+    original = np.array([[10, 20, 110, 220], [width - 50, height - 40, width, height]], np.float32)
+    in_square = original * gain
+    in_square[:, [0, 2]] += pad[0]
+    in_square[:, [1, 3]] += pad[1]
+    back = unletterbox(in_square, gain, pad, width, height)
+    np.testing.assert_allclose(back, original, atol=1.0)
+    # the picture itself sits where the padding says
+    assert square[int(pad[1]) + 1, int(pad[0]) + 1].tolist() == [0, 0, 0]

@@ -1,0 +1,33 @@
+"""Duplicate boxes: two detections of one tile."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def drop_duplicates(
+    boxes: np.ndarray, confidences: np.ndarray, *, iou: float, cover: float
+) -> tuple[list[int], list[tuple[int, int]]]:
+    """Greedy, most confident first: a box overlapping a kept one by ``iou`` (intersection over union),
+    or covered by ``cover`` of its area (or covering it), is dropped.
+
+    Returns the kept indices (ascending) and ``(dropped, kept in its place)`` pairs.
+    """
+    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    area = np.prod(boxes[:, 2:] - boxes[:, :2], axis=1)
+    order = sorted(range(len(boxes)), key=lambda i: (-float(confidences[i]), i))
+    kept: list[int] = []
+    dropped: list[tuple[int, int]] = []
+    for i in order:
+        if kept:
+            others = boxes[kept]
+            sides = np.clip(np.minimum(boxes[i, 2:], others[:, 2:]) - np.maximum(boxes[i, :2], others[:, :2]), 0, None)
+            inter = sides[:, 0] * sides[:, 1]
+            union = area[i] + area[kept] - inter
+            smaller = np.minimum(area[i], area[kept])
+            same = (inter > 0) & ((inter >= iou * union) | (inter >= cover * smaller))
+            if same.any():
+                dropped.append((i, kept[int(np.argmax(same))]))
+                continue
+        kept.append(i)
+    return sorted(kept), dropped

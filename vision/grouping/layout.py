@@ -1,0 +1,106 @@
+"""The clusters of each row, with what their tiles are: face up, face down, honour, melds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scoring.hand import MeldKind
+from scoring.tiles import Tile
+from vision.detections import BACK, HONOUR
+from vision.grouping.melds import split_melds
+from vision.grouping.rows import Row
+
+PEEL_LIMIT = 16  # at most this many tiles (four kongs) are peeled off either end of a cluster as melds
+
+FoundMeld = tuple[MeldKind, Tile, tuple[int, ...]]  # kind, tile, detection indices (backs included)
+
+
+@dataclass(frozen=True, eq=False)
+class Cluster:
+    """A run of touching tiles, by detection index in reading order."""
+
+    members: tuple[int, ...]
+    faces: tuple[int, ...]  # suited tiles
+    honours: tuple[int, ...]
+    melds: tuple[FoundMeld, ...] | None  # when the tiles (honours aside) read as melds
+    gap_before: float  # tile widths from the previous cluster of the row; 0 for the first
+    inner: tuple[float, ...]  # the gap after each member but the last
+
+    @property
+    def upright(self) -> bool:
+        """Face-up tiles and no backs: they may stand in the hand."""
+        return bool(self.faces) and len(self.faces) + len(self.honours) == len(self.members)
+
+    @property
+    def loose(self) -> bool:
+        """Face-up tiles that are not melds: part of the hand, or stray."""
+        return bool(self.faces) and self.melds is None
+
+    @property
+    def standing(self) -> bool:
+        """Upright tiles that are not melds: part of the standing hand, when in its row."""
+        return self.upright and self.melds is None
+
+    @property
+    def single_tile(self) -> bool:
+        return self.upright and len(self.faces) == 1
+
+
+def lay_out(rows: Sequence[Row], kept: Sequence[int], class_ids: Sequence[int]) -> list[list[Cluster]]:
+    """The clusters of each row; ``kept[m]`` is the detection index of the row member ``m``."""
+    layout = []
+    for row in rows:
+        clusters: list[Cluster] = []
+        start = 0
+        for position, members in enumerate(row.clusters):
+            gap = row.gaps[position - 1] if position else 0.0
+            inner = row.steps[start : start + len(members) - 1]
+            clusters += _clusters([kept[m] for m in members], class_ids, gap, inner)
+            start += len(members)
+        layout.append(clusters)
+    return layout
+
+
+def _cluster(
+    members: Sequence[int], class_ids: Sequence[int], gap_before: float, inner: Sequence[float]
+) -> Cluster:
+    run = [i for i in members if class_ids[i] != HONOUR]
+    faces = tuple(i for i in members if class_ids[i] < BACK)
+    spans = split_melds([class_ids[i] for i in run]) if faces else None
+    melds = None if spans is None else tuple((s.kind, s.tile, tuple(run[s.start : s.stop])) for s in spans)
+    honours = tuple(i for i in members if class_ids[i] == HONOUR)
+    return Cluster(tuple(members), faces, honours, melds, gap_before, tuple(inner))
+
+
+def _clusters(
+    members: list[int], class_ids: Sequence[int], gap_before: float, inner: Sequence[float]
+) -> list[Cluster]:
+    """One cluster; or, for face-up tiles with backs at one or both ends that only read as melds there
+    (a concealed kong laid too close to the standing hand), the melds and the tiles between, apart."""
+    whole = _cluster(members, class_ids, gap_before, inner)
+    backs = [k for k, i in enumerate(members) if class_ids[i] == BACK]
+    if whole.melds is not None or not whole.faces or not backs:
+        return [whole]
+    n = len(members)
+    best: tuple[int, int] | None = None
+    for head in range(min(n, PEEL_LIMIT) + 1):
+        for tail in range(min(n - head, PEEL_LIMIT) + 1):
+            middle = members[head : n - tail]
+            if best is not None and head + tail >= sum(best):
+                break
+            if (
+                any(class_ids[i] < BACK for i in middle)
+                and all(class_ids[i] != BACK for i in middle)
+                and (head == 0 or _cluster(members[:head], class_ids, 0, ()).melds)
+                and (tail == 0 or _cluster(members[n - tail :], class_ids, 0, ()).melds)
+            ):
+                best = (head, tail)
+    if best is None:
+        return [whole]
+    head, tail = best
+    bounds = [(start, stop) for start, stop in ((0, head), (head, n - tail), (n - tail, n)) if stop > start]
+    return [
+        _cluster(members[start:stop], class_ids, inner[start - 1] if start else gap_before, inner[start : stop - 1])
+        for start, stop in bounds
+    ]

@@ -1,0 +1,164 @@
+"""Which row is the hand, and which other clusters count towards it.
+
+A photo may hold more than the player's tiles: discards, other players' melds and walls, strays. The
+player's own melds lie near the hand (beside it on its line, or in the next row); farther melds and
+face-up tiles that are no melds count only when the hand needs them to reach 14 tiles plus one per
+kong, nearest first. Every row with upright tiles is tried as the hand's row; the reading whose count
+comes out right wins, then the one with the most standing tiles that are no melds, then the one with
+the longest cluster, then the one with the largest tiles (the nearest the camera).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from vision.grouping.layout import Cluster
+
+NEAR = 4.0  # tile widths between centres: a meld this close to the hand (or to its other melds) is the player's
+MOST_DOUBTFUL = 8  # clusters of the hand's row that read both as melds and as tiles, weighed by the count
+MOST_OPTIONAL = 24  # far melds and stray clusters weighed by the count, nearest first
+
+
+@dataclass(frozen=True)
+class Plan:
+    row: int | None  # the hand's row in the layout
+    hand: tuple[Cluster, ...]  # the clusters of that row that are concealed tiles, in reading order
+    melds: tuple[Cluster, ...]  # the player's melds: those of the hand's row first, in reading order
+    extra: tuple[Cluster, ...]  # face-up tiles elsewhere, counted as concealed tiles
+    left_out: tuple[Cluster, ...]  # melds and face-up tiles taken for someone else's
+    fits: bool  # 14 tiles plus one per kong
+
+    @property
+    def standing(self) -> int:
+        """Standing tiles that do not read as melds."""
+        return sum(len(c.faces) for c in self.hand if c.standing)
+
+    @property
+    def longest(self) -> int:
+        return max((len(c.faces) for c in self.hand), default=0)
+
+
+def plan(layout: list[list[Cluster]], centres: np.ndarray, scale: np.ndarray) -> Plan:
+    """The best reading of the layout; ``centres`` and ``scale`` (square root of the box area) per detection."""
+    rows = [r for r, row in enumerate(layout) if any(c.upright for c in row)]
+    if not rows:
+        everything = [c for row in layout for c in row]
+        melds = tuple(c for c in everything if c.melds)
+        extra = tuple(c for c in everything if c.loose)
+        return Plan(None, (), melds, extra, (), _fits((), melds, extra))
+    plans = [_plan(layout, r, centres, scale) for r in rows]
+    sizes = [float(np.median(scale[[i for c in layout[r] for i in c.members]])) for r in rows]
+    best = max(
+        range(len(plans)), key=lambda k: (plans[k].fits, plans[k].standing, plans[k].longest, sizes[k], -k)
+    )
+    return plans[best]
+
+
+def _plan(layout: list[list[Cluster]], hand_row: int, centres: np.ndarray, scale: np.ndarray) -> Plan:
+    row = layout[hand_row]
+    others = [c for r, clusters in enumerate(layout) if r != hand_row for c in clusters if c.faces]
+    # Melds near the hand, or near its melds, are the player's.
+    anchor = [i for c in row for i in c.members]
+    unit = _pitch(centres[anchor], scale[anchor])
+    melds = [c for c in row if c.melds]
+    far = [c for c in others if c.melds]
+    distance: dict[int, float] = {}
+    grown = True
+    while grown:
+        grown = False
+        for cluster in far:
+            distance[id(cluster)] = _distance(centres, anchor, cluster) / unit
+            if distance[id(cluster)] <= NEAR:
+                melds.append(cluster)
+                anchor += list(cluster.members)
+                far.remove(cluster)
+                grown = True
+                break
+    strays = [c for c in others if c.loose] + [c for c in row if c.loose and not c.upright]
+    for cluster in far + strays:
+        distance[id(cluster)] = _distance(centres, anchor, cluster) / unit
+    hand = _settle(row, melds)
+    melds = [c for c in melds if all(c is not h for h in hand)]
+    deficit = 14 - sum(len(c.faces) for c in hand) - 3 * sum(len(c.melds or ()) for c in melds)
+    optional = sorted(far + strays, key=lambda c: (distance[id(c)], c.members))[:MOST_OPTIONAL]
+    chosen = _fill(deficit, optional, distance)
+    melds += [c for c in chosen if c.melds]
+    extra = tuple(c for c in chosen if not c.melds)
+    left_out = tuple(c for c in far + strays if all(c is not k for k in chosen))
+    return Plan(hand_row, tuple(hand), tuple(melds), extra, left_out, _fits(hand, melds, extra))
+
+
+def _settle(row: list[Cluster], melds: list[Cluster]) -> list[Cluster]:
+    """The clusters of the hand's row that are concealed tiles, in reading order.
+
+    Loose upright tiles are. Upright tiles that also read as melds (``5555m`` set a little apart, or a
+    whole hand such as ``1111222233m3m``) are when only that reading gives the hand its 14 tiles plus
+    one per kong: each such cluster read as tiles adds (its tiles - 3 per meld) to the count. The fewest
+    such clusters, nearest the hand, are taken; when none fits and the row has nothing else, the largest.
+    """
+    loose = [c for c in row if c.standing]
+    doubtful = [c for c in row if c.upright and c.melds is not None][:MOST_DOUBTFUL]
+    short = 14 - sum(len(c.faces) for c in loose) - 3 * sum(len(c.melds or ()) for c in melds)
+    core = _position(row, max(loose or doubtful, key=lambda c: len(c.faces)))
+    taken: list[Cluster] | None = None
+    for size in range(len(doubtful) + 1):
+        fitting = [
+            subset
+            for subset in combinations(doubtful, size)
+            if sum(len(c.faces) - 3 * len(c.melds or ()) for c in subset) == short
+        ]
+        if fitting:
+            taken = list(min(fitting, key=lambda subset: sum(abs(_position(row, c) - core) for c in subset)))
+            break
+    if taken is None:
+        taken = [] if loose else [row[core]]
+    return [c for c in row if any(c is t for t in loose + taken)]
+
+
+def _fill(deficit: int, optional: list[Cluster], distance: dict[int, float]) -> list[Cluster]:
+    """The fewest, then nearest, clusters whose tiles make up exactly ``deficit`` (a meld counts 3)."""
+    if deficit <= 0:
+        return []
+    # best[s]: (clusters, total distance, picks) making up s, over the clusters seen so far.
+    best: list[tuple[int, float, tuple[int, ...]] | None] = [None] * (deficit + 1)
+    best[0] = (0, 0.0, ())
+    for k, cluster in enumerate(optional):
+        value = 3 * len(cluster.melds) if cluster.melds else len(cluster.faces)
+        for total in range(deficit, value - 1, -1):
+            before = best[total - value]
+            if before is None:
+                continue
+            option = (before[0] + 1, before[1] + distance[id(cluster)], (*before[2], k))
+            current = best[total]
+            if current is None or option[:2] < current[:2]:
+                best[total] = option
+    found = best[deficit]
+    return [optional[k] for k in found[2]] if found else []
+
+
+def _fits(hand: Sequence[Cluster], melds: Sequence[Cluster], extra: Sequence[Cluster]) -> bool:
+    concealed = sum(len(c.faces) for c in (*hand, *extra))
+    return concealed + 3 * sum(len(c.melds or ()) for c in melds) == 14
+
+
+def _pitch(centres: np.ndarray, scale: np.ndarray) -> float:
+    """The centre distance of touching tiles in a row: its tiles' median distance to their nearest."""
+    if len(centres) < 2:
+        return float(np.median(scale)) * 0.85 if len(scale) else 1.0
+    dist = np.hypot(*(centres[None, :, :] - centres[:, None, :]).transpose(2, 0, 1))
+    np.fill_diagonal(dist, np.inf)
+    return max(float(np.median(dist.min(axis=1))), 1e-6)
+
+
+def _distance(centres: np.ndarray, anchor: list[int], cluster: Cluster) -> float:
+    """The shortest centre distance between the cluster's tiles and the anchor's, in pixels."""
+    offsets = centres[list(cluster.members)][:, None, :] - centres[anchor][None, :, :]
+    return float(np.hypot(offsets[..., 0], offsets[..., 1]).min())
+
+
+def _position(row: list[Cluster], cluster: Cluster) -> int:
+    return next(k for k, c in enumerate(row) if c is cluster)

@@ -1,0 +1,75 @@
+"""What the grouper returns: a ``Grouping`` of the detections, with warnings naming the tiles concerned."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from scoring.hand import Hand, MeldKind
+
+
+class GroupRole(str, Enum):
+    HAND = "hand"  # concealed tiles (the winning tile included)
+    MELD = "meld"  # a revealed pong or kong
+    IGNORED = "ignored"  # backs outside melds, honours, duplicate boxes
+
+
+class WarningCode(str, Enum):
+    """Why a reading may be wrong; see ``vision.grouper`` for when each is given."""
+
+    DUPLICATE_BOX = "duplicate_box"
+    HONOUR_TILE = "honour_tile"
+    NOT_A_MELD = "not_a_meld"
+    STRAY_TILES = "stray_tiles"
+    WIN_TILE_NOT_APART = "win_tile_not_apart"
+    FIFTH_COPY = "fifth_copy"
+    TILE_COUNT = "tile_count"
+    NO_TILES = "no_tiles"
+
+
+@dataclass(frozen=True)
+class Group:
+    """Detections that go together, for drawing: indices into the ``Detections``, in reading order."""
+
+    role: GroupRole
+    indices: tuple[int, ...]
+    kind: MeldKind | None = None  # for a meld
+
+
+@dataclass(frozen=True)
+class GroupingWarning:
+    """Something the grouper could not settle. ``indices`` (detections) and ``tiles`` (their names,
+    ``"5p"``, ``"back"``, ``"honour"``) go least confident first."""
+
+    code: WarningCode
+    message: str
+    indices: tuple[int, ...]
+    tiles: tuple[str, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"code": self.code.value, "message": self.message, "tiles": list(self.tiles)}
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """The hand read from one photo's detections.
+
+    Every detection is in exactly one group; every suited detection is in the hand, in a meld, or named
+    in a warning.
+    """
+
+    hand: Hand | None  # None when no suited tile was found
+    groups: tuple[Group, ...]
+    win_index: int | None  # the detection read as the winning tile
+    win_apart: bool  # whether it was set apart (else it is the last tile of the row, with a warning)
+    warnings: tuple[GroupingWarning, ...]
+
+    @property
+    def codes(self) -> tuple[WarningCode, ...]:
+        return tuple(warning.code for warning in self.warnings)
+
+    def to_json(self) -> dict[str, object]:
+        """``{"concealed", "win_tile", "melds": [{"type", "tile"}], "win_apart", "warnings": [{"code",
+        "message", "tiles"}]}``; with no hand, ``concealed`` is empty and ``win_tile`` null."""
+        hand = self.hand.to_json() if self.hand else {"concealed": "", "win_tile": None, "melds": []}
+        return {**hand, "win_apart": self.win_apart, "warnings": [w.to_json() for w in self.warnings]}
