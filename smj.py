@@ -20,7 +20,9 @@ os.environ.setdefault("YOLO_OFFLINE", "1")
 def build_parser() -> argparse.ArgumentParser:
     from scoring import cli as scoring_cli
 
-    parser = argparse.ArgumentParser(prog="smj", description="Score Sichuan mahjong hands, from text or a photo.")
+    parser = argparse.ArgumentParser(
+        prog="smj", description="Score Sichuan mahjong hands, from text or a photo."
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     score = commands.add_parser(
@@ -31,7 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("photo", nargs="?", help="a photo of the winning hand (instead of --hand)")
     score.add_argument("--annotate", metavar="OUT", help="with a photo: write it with boxes and groups drawn")
     score.add_argument("--weights", help="with a photo: detector weights (default: the shipped model)")
-    score.add_argument("--conf", type=float, default=None, help="with a photo: detection confidence threshold")
+    score.add_argument(
+        "--conf", type=float, default=None, help="with a photo: detection confidence threshold"
+    )
     scoring_cli.add_hand_arguments(score, hand_required=False)
     scoring_cli.add_context_arguments(score)
     score.set_defaults(func=_run_score)

@@ -47,8 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         times = sorted(_time(detector, pixels, args.runs))
         results[name] = statistics.median(times)
         p90 = times[int(0.9 * (len(times) - 1))]
-        print(f"{detector.backend:5s} {name:11s} imgsz {detector.imgsz}: median {1000 * results[name]:.1f} ms, "
-              f"p90 {1000 * p90:.1f} ms over {args.runs} runs")
+        print(
+            f"{detector.backend:5s} {name:11s} imgsz {detector.imgsz}: median {1000 * results[name]:.1f} ms, "
+            f"p90 {1000 * p90:.1f} ms over {args.runs} runs"
+        )
     print(f"ONNX Runtime is {results['tiles.pt'] / results['tiles.onnx']:.2f}x faster than torch")
     return 0
 

@@ -53,13 +53,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     from vision.grouper import group_detections
     from vision.pipeline import score_photo
 
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("data", type=Path)
     parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--truth-detections", action="store_true")
     args = parser.parse_args(argv)
-    rows = [json.loads(line) for line in (args.data / "scenes.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = [
+        json.loads(line) for line in (args.data / "scenes.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     rows = [r for r in rows if r.get("winning", True)]
     if args.limit:
         rows = rows[: args.limit]
@@ -96,15 +100,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     all_exact = [v for values in exact.values() for v in values]
     all_scored = [v for values in scored.values() for v in values]
-    print(f"{len(all_exact)} winning scenes from {args.data}"
-          f" ({'labelled boxes' if detector is None else args.weights.name})")
+    print(
+        f"{len(all_exact)} winning scenes from {args.data}"
+        f" ({'labelled boxes' if detector is None else args.weights.name})"
+    )
     print(f"full hand exact: {np.mean(all_exact):.3f}   score matches: {np.mean(all_scored):.3f}")
     for melds in sorted(exact):
-        print(f"  {melds} melds: {len(exact[melds]):4d} scenes, exact {np.mean(exact[melds]):.3f}, "
-              f"score {np.mean(scored[melds]):.3f}")
+        print(
+            f"  {melds} melds: {len(exact[melds]):4d} scenes, exact {np.mean(exact[melds]):.3f}, "
+            f"score {np.mean(scored[melds]):.3f}"
+        )
     if times:
-        print(f"latency JPEG bytes -> score: median {1000 * statistics.median(times):.1f} ms, "
-              f"p90 {1000 * sorted(times)[int(0.9 * (len(times) - 1))]:.1f} ms")
+        print(
+            f"latency JPEG bytes -> score: median {1000 * statistics.median(times):.1f} ms, "
+            f"p90 {1000 * sorted(times)[int(0.9 * (len(times) - 1))]:.1f} ms"
+        )
     return 0
 
 

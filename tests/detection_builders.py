@@ -96,7 +96,9 @@ def lay_row(
         for class_id in group:
             position = len(tiles)
             w, h = (height, width) if position in sideways else (width, height)
-            corners = np.array([[x, y + height - h], [x + w, y + height - h], [x + w, y + height], [x, y + height]])
+            corners = np.array(
+                [[x, y + height - h], [x + w, y + height - h], [x + w, y + height], [x, y + height]]
+            )
             tiles.append(PlacedTile(class_id, corners, confidences[position]))
             x += w + inner[position] * width
         if g < len(gaps):
@@ -171,7 +173,9 @@ def centroid(tiles: Sequence[PlacedTile]) -> np.ndarray:
     return np.asarray(np.mean([t.centre for t in tiles], axis=0))
 
 
-def rotate(tiles: Sequence[PlacedTile], degrees: float, about: Sequence[float] | None = None) -> list[PlacedTile]:
+def rotate(
+    tiles: Sequence[PlacedTile], degrees: float, about: Sequence[float] | None = None
+) -> list[PlacedTile]:
     """Turn the whole photo by ``degrees`` (clockwise on screen, y pointing down) about ``about``."""
     cx, cy = centroid(tiles) if about is None else about
     c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
@@ -179,7 +183,9 @@ def rotate(tiles: Sequence[PlacedTile], degrees: float, about: Sequence[float] |
     return transform(tiles, move @ np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]]))
 
 
-def perspective(tiles: Sequence[PlacedTile], shrink: float, direction: tuple[float, float] = (1.0, 0.0)) -> list[PlacedTile]:
+def perspective(
+    tiles: Sequence[PlacedTile], shrink: float, direction: tuple[float, float] = (1.0, 0.0)
+) -> list[PlacedTile]:
     """Tile widths shrink by ``shrink`` (0.3: 30%) from one end of the layout to the other along
     ``direction``, and lines along it converge, as when that end is further from the camera."""
     if shrink <= 0:
@@ -213,7 +219,9 @@ def make_detections(
 ) -> Detections:
     """Detections of ``tiles`` (``PlacedTile`` or ``(box, class name or id, confidence)``), moved into
     the image (positive coordinates), optionally shuffled as a detector's output order is arbitrary."""
-    boxes, classes, confidences = [], [], []
+    boxes: list[Sequence[float]] = []
+    classes: list[int] = []
+    confidences: list[float] = []
     for item in tiles:
         if isinstance(item, PlacedTile):
             boxes.append(item.box)

@@ -36,8 +36,14 @@ def draw_detections(
         colour = _GROUP_COLOURS[number % len(_GROUP_COLOURS)]
         cv2.rectangle(canvas, (int(x1), int(y1)), (int(x2), int(y2)), colour, thickness + 1)
     for index, detection in enumerate(detections):
-        x1, y1, x2, y2 = (int(round(v)) for v in detection.box)
-        colour = _BACK_COLOUR if detection.class_id == BACK else _HONOUR_COLOUR if detection.class_id == HONOUR else _TILE_COLOUR
+        x1, y1, x2, y2 = (round(v) for v in detection.box)
+        colour = (
+            _BACK_COLOUR
+            if detection.class_id == BACK
+            else _HONOUR_COLOUR
+            if detection.class_id == HONOUR
+            else _TILE_COLOUR
+        )
         if index == win_index:
             colour = _WIN_COLOUR
         cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness)
@@ -45,7 +51,16 @@ def draw_detections(
         font_scale = max(0.4, 0.6 * scale)
         (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, 1)
         cv2.rectangle(canvas, (x1, y1 - th - 4), (x1 + tw + 2, y1), colour, -1)
-        cv2.putText(canvas, label, (x1 + 1, y1 - 3), cv2.FONT_HERSHEY_SIMPLEX, font_scale, (255, 255, 255), 1, cv2.LINE_AA)
+        cv2.putText(
+            canvas,
+            label,
+            (x1 + 1, y1 - 3),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            font_scale,
+            (255, 255, 255),
+            1,
+            cv2.LINE_AA,
+        )
     return canvas
 
 

@@ -21,14 +21,18 @@ def register(commands: argparse._SubParsersAction) -> None:
     detect.set_defaults(func=run_detect)
 
     train = commands.add_parser("train", help="train the tile detector (ultralytics, CPU or GPU)")
-    train.add_argument("--data", required=True, help="dataset folders in this project's layout, comma-separated")
+    train.add_argument(
+        "--data", required=True, help="dataset folders in this project's layout, comma-separated"
+    )
     train.add_argument("--val", default="", help="datasets used only for validation, comma-separated")
     train.add_argument("--out", required=True, help="run folder (checkpoints every epoch in OUT/weights)")
     train.add_argument("--resume", action="store_true", help="resume the interrupted run in OUT")
     train.add_argument("--epochs", type=int, default=None)
     train.add_argument("--imgsz", type=int, default=None)
     train.add_argument("--batch", type=int, default=None)
-    train.add_argument("--model", help="a config such as yolo26n.yaml (from scratch) or our own .pt (fine-tune)")
+    train.add_argument(
+        "--model", help="a config such as yolo26n.yaml (from scratch) or our own .pt (fine-tune)"
+    )
     train.add_argument("--lr0", type=float, default=None)
     train.add_argument("--device", default=None, help="cpu (default) or a CUDA device such as 0")
     train.set_defaults(func=run_train)
@@ -137,7 +141,10 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.group:
         images = [i for i in images if i.meta.get("source_group", "") == args.group]
     if not images:
-        return _fail(f"{args.data}: no images in split {args.split!r}" + (f" group {args.group!r}" if args.group else ""))
+        return _fail(
+            f"{args.data}: no images in split {args.split!r}"
+            + (f" group {args.group!r}" if args.group else "")
+        )
     result = evaluate(detector, images, conf=DEFAULT_CONF if args.conf is None else args.conf)
     summary = result.summary()
     summary["weights"] = str(detector.weights)
@@ -151,8 +158,16 @@ def run_eval(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
     else:
         print(f"{summary['data']}: {summary['images']} images, weights {summary['weights']}")
-        for key in ("map50", "map50_95", "precision", "recall", "exact_hand_rate", "honour_as_suited",
-                    "back_ap50", "median_ms"):
+        for key in (
+            "map50",
+            "map50_95",
+            "precision",
+            "recall",
+            "exact_hand_rate",
+            "honour_as_suited",
+            "back_ap50",
+            "median_ms",
+        ):
             print(f"  {key:18s} {summary[key]}")
         worst = sorted(result.per_class_ap50.items(), key=lambda kv: kv[1])[:5]
         print("  weakest classes   " + ", ".join(f"{k} {v:.2f}" for k, v in worst))

@@ -25,7 +25,9 @@ def class_id(name: str) -> int:
     try:
         return CLASS_IDS[name]
     except KeyError:
-        raise ValueError(f"unknown detector class {name!r}; expected one of {', '.join(DETECTOR_CLASSES)}") from None
+        raise ValueError(
+            f"unknown detector class {name!r}; expected one of {', '.join(DETECTOR_CLASSES)}"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -53,8 +55,10 @@ class Detections:
     image_size: tuple[int, int]  # (width, height) of the oriented image
 
     def __post_init__(self) -> None:
-        boxes = np.asarray(self.boxes, dtype=np.float32).reshape(-1, 4) if len(self.boxes) else np.zeros(
-            (0, 4), np.float32
+        boxes = (
+            np.asarray(self.boxes, dtype=np.float32).reshape(-1, 4)
+            if len(self.boxes)
+            else np.zeros((0, 4), np.float32)
         )
         class_ids = np.asarray(self.class_ids, dtype=np.int64).reshape(-1)
         confidences = np.asarray(self.confidences, dtype=np.float32).reshape(-1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -28,11 +29,16 @@ class ModelError(RuntimeError):
 
 
 def letterbox(pixels: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[float, float]]:
-    """Resize keeping the aspect ratio into a ``size`` square, padded grey; returns (image, gain, (pad_x, pad_y))."""
+    """Resize keeping the aspect ratio into a ``size`` square, padded grey.
+
+    Returns (image, gain, (pad_x, pad_y)).
+    """
     height, width = pixels.shape[:2]
     gain = min(size / width, size / height)
     new_w, new_h = max(1, round(width * gain)), max(1, round(height * gain))
-    resized = cv2.resize(pixels, (new_w, new_h), interpolation=cv2.INTER_AREA if gain < 1 else cv2.INTER_LINEAR)
+    resized = cv2.resize(
+        pixels, (new_w, new_h), interpolation=cv2.INTER_AREA if gain < 1 else cv2.INTER_LINEAR
+    )
     pad_x, pad_y = (size - new_w) / 2, (size - new_h) / 2
     top, left = round(pad_y - 0.1), round(pad_x - 0.1)
     canvas = np.full((size, size, 3), 114, np.uint8)
@@ -40,7 +46,9 @@ def letterbox(pixels: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[f
     return canvas, gain, (left, top)
 
 
-def unletterbox(boxes: np.ndarray, gain: float, pad: tuple[float, float], width: int, height: int) -> np.ndarray:
+def unletterbox(
+    boxes: np.ndarray, gain: float, pad: tuple[float, float], width: int, height: int
+) -> np.ndarray:
     """Map xyxy boxes from the letterboxed square back to the original image, clipped to it."""
     mapped = boxes.astype(np.float32).copy()
     mapped[:, [0, 2]] = (mapped[:, [0, 2]] - pad[0]) / gain
@@ -83,7 +91,9 @@ class Detector:
             options.intra_op_num_threads = threads
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         try:
-            self._session = ort.InferenceSession(str(self.weights), options, providers=["CPUExecutionProvider"])
+            self._session = ort.InferenceSession(
+                str(self.weights), options, providers=["CPUExecutionProvider"]
+            )
         except Exception as error:  # onnxruntime raises its own untyped errors
             raise ModelError(f"{self.weights}: not a loadable ONNX model ({error})") from None
         meta = self._session.get_modelmeta().custom_metadata_map
@@ -121,7 +131,9 @@ class Detector:
         keep = classes >= 0
         return Detections(boxes[keep], classes[keep], scores[keep], (width, height))
 
-    def _run_onnx(self, pixels: np.ndarray, conf: float, iou: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _run_onnx(
+        self, pixels: np.ndarray, conf: float, iou: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         square, gain, pad = letterbox(pixels, self.imgsz)
         blob = np.ascontiguousarray(square.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
         output = self._session.run(None, {self._input: blob})[0][0]
@@ -142,12 +154,14 @@ class Detector:
         boxes = unletterbox(boxes, gain, pad, pixels.shape[1], pixels.shape[0])
         return boxes, scores.astype(np.float32), self._class_map[classes]
 
-    def _run_torch(self, pixels: np.ndarray, conf: float, iou: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _run_torch(
+        self, pixels: np.ndarray, conf: float, iou: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         with self._lock:
-            result = self._model.predict(
+            results: Any = self._model.predict(
                 pixels[:, :, ::-1], conf=conf, iou=iou, imgsz=self.imgsz, verbose=False, device="cpu"
-            )[0]
-        boxes = result.boxes
+            )
+        boxes = results[0].boxes
         classes = boxes.cls.numpy().astype(np.int64)
         return boxes.xyxy.numpy(), boxes.conf.numpy(), self._class_map[classes]
 
@@ -157,7 +171,9 @@ def _parse_names(text: str) -> list[str]:
     import ast
 
     if not text:
-        raise ModelError("the ONNX model has no class names in its metadata; export it with 'smj train --export'")
+        raise ModelError(
+            "the ONNX model has no class names in its metadata; export it with 'smj train --export'"
+        )
     names = ast.literal_eval(text)
     return [names[i] for i in sorted(names)]
 

@@ -115,7 +115,9 @@ def evaluate(
     scored: dict[int, list[tuple[float, np.ndarray]]] = {c: [] for c in classes}
     truth_count: Counter[int] = Counter()
     results: list[ImageResult] = []
-    confusion = np.zeros((len(DETECTOR_CLASSES) + 1, len(DETECTOR_CLASSES) + 1), np.int64)  # last = background
+    confusion = np.zeros(
+        (len(DETECTOR_CLASSES) + 1, len(DETECTOR_CLASSES) + 1), np.int64
+    )  # last = background
     honour_as_suited = 0
     tp_at_conf = fp_at_conf = 0
     for item in images:
@@ -159,18 +161,19 @@ def evaluate(
         found_tiles = Counter(int(c) for c in found.class_ids[kept & ~ignored] if c < 27)
         errors = sum(((truth - found_tiles) + (found_tiles - truth)).values())
         results.append(ImageResult(item.image, seconds, truth, found_tiles, errors))
-    aps = {c: _class_ap(scored[c], truth_count[c]) for c in classes}
-    suited_aps = [aps[c] for c in SUITED if aps[c] is not None]
+    found_aps = {c: _class_ap(scored[c], truth_count[c]) for c in classes}
+    aps = {c: ap for c, ap in found_aps.items() if ap is not None}
+    suited_aps = [aps[c] for c in SUITED if c in aps]
     total_truth = sum(truth_count[c] for c in SUITED)
     return Evaluation(
         map50=float(np.mean([ap[0] for ap in suited_aps])) if suited_aps else 0.0,
         map50_95=float(np.mean([ap.mean() for ap in suited_aps])) if suited_aps else 0.0,
-        per_class_ap50={DETECTOR_CLASSES[c]: float(aps[c][0]) for c in SUITED if aps[c] is not None},
+        per_class_ap50={DETECTOR_CLASSES[c]: float(aps[c][0]) for c in SUITED if c in aps},
         precision=tp_at_conf / max(tp_at_conf + fp_at_conf, 1),
         recall=tp_at_conf / max(total_truth, 1),
         exact_hand_rate=sum(r.exact for r in results) / max(len(results), 1),
         honour_as_suited=honour_as_suited,
-        back_ap50=float(aps[BACK][0]) if aps[BACK] is not None else None,
+        back_ap50=float(aps[BACK][0]) if BACK in aps else None,
         images=results,
         confusion=confusion,
         conf=conf,
@@ -207,7 +210,11 @@ def _add_confusion(
     ious = box_iou(gt_boxes, boxes)
     matched_pred: set[int] = set()
     for g in np.argsort(-ious.max(axis=1)) if ious.size else range(len(gt_boxes)):
-        candidates = [p for p in np.argsort(-ious[g]) if ious[g, p] >= 0.5 and p not in matched_pred] if ious.size else []
+        candidates = (
+            [p for p in np.argsort(-ious[g]) if ious[g, p] >= 0.5 and p not in matched_pred]
+            if ious.size
+            else []
+        )
         if candidates:
             matched_pred.add(int(candidates[0]))
             matrix[gt_classes[g], classes[candidates[0]]] += 1
@@ -232,10 +239,16 @@ def save_confusion_png(matrix: np.ndarray, path: Path) -> Path:
         for c in range(n):
             shade = int(255 * (1 - normalised[r, c]))
             x, y = margin + c * cell, margin + r * cell
-            canvas[y : y + cell - 1, x : x + cell - 1] = (255, shade, shade) if r != c else (shade, 255, shade)
+            canvas[y : y + cell - 1, x : x + cell - 1] = (
+                (255, shade, shade) if r != c else (shade, 255, shade)
+            )
             if matrix[r, c]:
-                cv2.putText(canvas, str(int(matrix[r, c])), (x + 1, y + 15), cv2.FONT_HERSHEY_PLAIN, 0.7, (0, 0, 0), 1)
+                cv2.putText(
+                    canvas, str(int(matrix[r, c])), (x + 1, y + 15), cv2.FONT_HERSHEY_PLAIN, 0.7, (0, 0, 0), 1
+                )
         cv2.putText(canvas, labels[r], (2, margin + r * cell + 15), cv2.FONT_HERSHEY_PLAIN, 0.9, (0, 0, 0), 1)
-        cv2.putText(canvas, labels[r], (margin + r * cell + 2, margin - 6), cv2.FONT_HERSHEY_PLAIN, 0.7, (0, 0, 0), 1)
+        cv2.putText(
+            canvas, labels[r], (margin + r * cell + 2, margin - 6), cv2.FONT_HERSHEY_PLAIN, 0.7, (0, 0, 0), 1
+        )
     cv2.imwrite(str(path), canvas[:, :, ::-1])
     return path

@@ -44,16 +44,16 @@ from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, 
 from vision.grouping.rows import find_rows
 
 __all__ = [
-    "GrouperConfig",
     "Group",
     "GroupRole",
+    "GrouperConfig",
     "Grouping",
     "GroupingWarning",
     "WarningCode",
     "group_detections",
 ]
 
-BACK_WEIGHT = 0.25  # backs may be other players' walls, at any angle: they count less for the photo's direction
+BACK_WEIGHT = 0.25  # backs may be other players' walls, at any angle: less say in the photo's direction
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,8 @@ def load_photo(
             width, height = image.size
             if width * height > max_pixels:
                 raise ImageError(
-                    "too_many_pixels", f"{name}: {width}x{height} is more than the {max_pixels:,} pixels allowed"
+                    "too_many_pixels",
+                    f"{name}: {width}x{height} is more than the {max_pixels:,} pixels allowed",
                 )
             orientation = image.getexif().get(0x0112, 1)
             if reduce_to and image.format == "JPEG" and max(width, height) > 2 * reduce_to:

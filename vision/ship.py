@@ -30,10 +30,14 @@ def export_onnx(weights: Path, imgsz: int) -> Path:
     from ultralytics import YOLO
 
     model = YOLO(str(weights))
-    return Path(model.export(format="onnx", imgsz=imgsz, opset=17, simplify=True, dynamic=False, device="cpu"))
+    return Path(
+        model.export(format="onnx", imgsz=imgsz, opset=17, simplify=True, dynamic=False, device="cpu")
+    )
 
 
-def ship(weights: Path, *, imgsz: int, models_dir: Path = MODELS_DIR, info: dict[str, Any] | None = None) -> Path:
+def ship(
+    weights: Path, *, imgsz: int, models_dir: Path = MODELS_DIR, info: dict[str, Any] | None = None
+) -> Path:
     """Copy the weights into ``models_dir`` as tiles.pt / tiles.onnx and write the manifest."""
     from ultralytics import YOLO
 

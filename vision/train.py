@@ -51,7 +51,9 @@ class Recipe:
     fraction: float = 1.0
 
 
-def combined_data_yaml(data_dirs: Sequence[Path | str], out: Path, val_dirs: Sequence[Path | str] = ()) -> Path:
+def combined_data_yaml(
+    data_dirs: Sequence[Path | str], out: Path, val_dirs: Sequence[Path | str] = ()
+) -> Path:
     """One data.yaml naming the train and val image folders of every dataset given.
 
     A dataset of ``data_dirs`` gives its train part to training and its val part (when it has one
@@ -63,17 +65,24 @@ def combined_data_yaml(data_dirs: Sequence[Path | str], out: Path, val_dirs: Seq
     for data_dir, val_only in given:
         config_path = data_dir / "data.yaml"
         if not config_path.is_file():
-            raise FileNotFoundError(f"{data_dir}: no data.yaml (build it with 'smj dataset import' or 'synth')")
+            raise FileNotFoundError(
+                f"{data_dir}: no data.yaml (build it with 'smj dataset import' or 'synth')"
+            )
         config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
         names = config.get("names")
         names = [names[k] for k in sorted(names)] if isinstance(names, dict) else list(names or [])
         if list(names) != list(DETECTOR_CLASSES):
-            raise ValueError(f"{config_path}: classes differ from the detector's {len(DETECTOR_CLASSES)} classes")
+            raise ValueError(
+                f"{config_path}: classes differ from the detector's {len(DETECTOR_CLASSES)} classes"
+            )
         root = Path(config.get("path") or data_dir)
         root = root if root.is_absolute() else data_dir / root
         if val_only:
-            val.extend(str(root / config[s]) for s in ("train", "val") if config.get(s) and (
-                s == "train" or config[s] != config.get("train")))
+            val.extend(
+                str(root / config[s])
+                for s in ("train", "val")
+                if config.get(s) and (s == "train" or config[s] != config.get("train"))
+            )
             continue
         for split, bucket in (("train", train), ("val", val)):
             entry = config.get(split)

@@ -15,19 +15,23 @@ def drop_duplicates(
     """
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     area = np.prod(boxes[:, 2:] - boxes[:, :2], axis=1)
+    sides = np.clip(
+        np.minimum(boxes[:, None, 2:], boxes[None, :, 2:])
+        - np.maximum(boxes[:, None, :2], boxes[None, :, :2]),
+        0,
+        None,
+    )
+    inter = sides[..., 0] * sides[..., 1]
+    union = area[:, None] + area[None, :] - inter
+    smaller = np.minimum(area[:, None], area[None, :])
+    same = (inter > 0) & ((inter >= iou * union) | (inter >= cover * smaller))
     order = sorted(range(len(boxes)), key=lambda i: (-float(confidences[i]), i))
     kept: list[int] = []
     dropped: list[tuple[int, int]] = []
     for i in order:
-        if kept:
-            others = boxes[kept]
-            sides = np.clip(np.minimum(boxes[i, 2:], others[:, 2:]) - np.maximum(boxes[i, :2], others[:, :2]), 0, None)
-            inter = sides[:, 0] * sides[:, 1]
-            union = area[i] + area[kept] - inter
-            smaller = np.minimum(area[i], area[kept])
-            same = (inter > 0) & ((inter >= iou * union) | (inter >= cover * smaller))
-            if same.any():
-                dropped.append((i, kept[int(np.argmax(same))]))
-                continue
-        kept.append(i)
+        covering = [k for k in kept if same[i, k]]
+        if covering:
+            dropped.append((i, covering[0]))
+        else:
+            kept.append(i)
     return sorted(kept), dropped

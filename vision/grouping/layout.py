@@ -101,6 +101,8 @@ def _clusters(
     head, tail = best
     bounds = [(start, stop) for start, stop in ((0, head), (head, n - tail), (n - tail, n)) if stop > start]
     return [
-        _cluster(members[start:stop], class_ids, inner[start - 1] if start else gap_before, inner[start : stop - 1])
+        _cluster(
+            members[start:stop], class_ids, inner[start - 1] if start else gap_before, inner[start : stop - 1]
+        )
         for start, stop in bounds
     ]

@@ -1,16 +1,22 @@
 """Which row is the hand, and which other clusters count towards it.
 
 A photo may hold more than the player's tiles: discards, other players' melds and walls, strays. The
-player's own melds lie near the hand (beside it on its line, or in the next row); farther melds and
-face-up tiles that are no melds count only when the hand needs them to reach 14 tiles plus one per
-kong, nearest first. Every row with upright tiles is tried as the hand's row; the reading whose count
-comes out right wins, then the one with the most standing tiles that are no melds, then the one with
-the longest cluster, then the one with the largest tiles (the nearest the camera).
+player's own melds lie near the hand (beside it on its line, or in the next rows). The melds and the
+loose face-up tiles off the hand's row that count are those that bring the hand to 14 tiles plus one
+per kong at the least cost: a meld within ``NEAR`` of the hand (or of its other melds) is wanted (it
+costs less than nothing), anything else costs its distance, and a meld whose tiles look much larger
+or smaller than the hand's (another depth) costs more. When no choice makes the count, the near
+melds count and nothing else does.
+
+Every row with upright tiles is tried as the hand's row. The reading whose count comes out right
+wins; then the one that needs the fewest loose tiles off the hand's row; then the one with the most
+standing tiles that are no melds, less the cost of the rest; then the one with the largest tiles (the
+nearest the camera); then the one with the longest cluster.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -18,7 +24,8 @@ import numpy as np
 
 from vision.grouping.layout import Cluster
 
-NEAR = 4.0  # tile widths between centres: a meld this close to the hand (or to its other melds) is the player's
+DEPTH = 3.0  # tile widths of cost per unit of log size ratio between a meld's tiles and the hand's
+NEAR = 4.0  # tile widths between centres: a meld this close to the hand (or its melds) is the player's
 MOST_DOUBTFUL = 8  # clusters of the hand's row that read both as melds and as tiles, weighed by the count
 MOST_OPTIONAL = 24  # far melds and stray clusters weighed by the count, nearest first
 
@@ -31,6 +38,7 @@ class Plan:
     extra: tuple[Cluster, ...]  # face-up tiles elsewhere, counted as concealed tiles
     left_out: tuple[Cluster, ...]  # melds and face-up tiles taken for someone else's
     fits: bool  # 14 tiles plus one per kong
+    cost: float  # of the clusters off the hand's row that count (less than nothing for near melds)
 
     @property
     def standing(self) -> int:
@@ -43,17 +51,26 @@ class Plan:
 
 
 def plan(layout: list[list[Cluster]], centres: np.ndarray, scale: np.ndarray) -> Plan:
-    """The best reading of the layout; ``centres`` and ``scale`` (square root of the box area) per detection."""
+    """The best reading of the layout (``centres`` and ``scale``, the root of the box area, per detection)."""
     rows = [r for r, row in enumerate(layout) if any(c.upright for c in row)]
     if not rows:
         everything = [c for row in layout for c in row]
         melds = tuple(c for c in everything if c.melds)
         extra = tuple(c for c in everything if c.loose)
-        return Plan(None, (), melds, extra, (), _fits((), melds, extra))
+        fits = sum(len(c.faces) for c in extra) + 3 * sum(len(c.melds or ()) for c in melds) == 14
+        return Plan(None, (), melds, extra, (), fits, 0.0)
     plans = [_plan(layout, r, centres, scale) for r in rows]
     sizes = [float(np.median(scale[[i for c in layout[r] for i in c.members]])) for r in rows]
     best = max(
-        range(len(plans)), key=lambda k: (plans[k].fits, plans[k].standing, plans[k].longest, sizes[k], -k)
+        range(len(plans)),
+        key=lambda k: (
+            plans[k].fits,
+            -sum(len(c.faces) for c in plans[k].extra),
+            plans[k].standing - plans[k].cost,
+            sizes[k],
+            plans[k].longest,
+            -k,
+        ),
     )
     return plans[best]
 
@@ -61,35 +78,47 @@ def plan(layout: list[list[Cluster]], centres: np.ndarray, scale: np.ndarray) ->
 def _plan(layout: list[list[Cluster]], hand_row: int, centres: np.ndarray, scale: np.ndarray) -> Plan:
     row = layout[hand_row]
     others = [c for r, clusters in enumerate(layout) if r != hand_row for c in clusters if c.faces]
-    # Melds near the hand, or near its melds, are the player's.
+    # Distances in tile widths from the hand's row, or from a meld near it (melds may lie in a row or two).
     anchor = [i for c in row for i in c.members]
     unit = _pitch(centres[anchor], scale[anchor])
-    melds = [c for c in row if c.melds]
-    far = [c for c in others if c.melds]
-    distance: dict[int, float] = {}
-    grown = True
-    while grown:
-        grown = False
-        for cluster in far:
-            distance[id(cluster)] = _distance(centres, anchor, cluster) / unit
-            if distance[id(cluster)] <= NEAR:
-                melds.append(cluster)
-                anchor += list(cluster.members)
-                far.remove(cluster)
-                grown = True
-                break
+    melds = [c for c in others if c.melds]
+    distance = {id(c): _distance(centres, anchor, c) / unit for c in melds}
+    near: list[Cluster] = []
+    for _ in melds:
+        new = [c for c in melds if distance[id(c)] <= NEAR and all(c is not m for m in near)]
+        if not new:
+            break
+        near += new
+        anchor += [i for c in new for i in c.members]
+        distance.update(
+            {id(c): _distance(centres, anchor, c) / unit for c in melds if all(c is not m for m in near)}
+        )
     strays = [c for c in others if c.loose] + [c for c in row if c.loose and not c.upright]
-    for cluster in far + strays:
-        distance[id(cluster)] = _distance(centres, anchor, cluster) / unit
-    hand = _settle(row, melds)
-    melds = [c for c in melds if all(c is not h for h in hand)]
-    deficit = 14 - sum(len(c.faces) for c in hand) - 3 * sum(len(c.melds or ()) for c in melds)
-    optional = sorted(far + strays, key=lambda c: (distance[id(c)], c.members))[:MOST_OPTIONAL]
-    chosen = _fill(deficit, optional, distance)
-    melds += [c for c in chosen if c.melds]
-    extra = tuple(c for c in chosen if not c.melds)
-    left_out = tuple(c for c in far + strays if all(c is not k for k in chosen))
-    return Plan(hand_row, tuple(hand), tuple(melds), extra, left_out, _fits(hand, melds, extra))
+    distance.update({id(c): _distance(centres, anchor, c) / unit for c in strays})
+
+    beside = [c for c in row if c.melds]
+    hand = _settle(row, beside + near)
+    beside = [c for c in beside if all(c is not h for h in hand)]
+    deficit = 14 - sum(len(c.faces) for c in hand) - 3 * sum(len(c.melds or ()) for c in beside)
+    # Melds near the hand are wanted (a negative cost), anything farther or not a meld is not.
+    optional = sorted(melds + strays, key=lambda c: (distance[id(c)], c.members))[:MOST_OPTIONAL]
+    # ... and a meld whose tiles look much larger or smaller than the hand's lies at another depth.
+    size = float(np.median(scale[[i for c in row for i in c.members]]))
+    cost = {
+        id(c): distance[id(c)] - NEAR + DEPTH * abs(math.log(float(np.median(scale[list(c.members)])) / size))
+        if c.melds
+        else distance[id(c)]
+        for c in optional
+    }
+    chosen = _fill(deficit, optional, cost)
+    fits = chosen is not None
+    if chosen is None:
+        chosen = [c for c in optional if c.melds and distance[id(c)] <= NEAR]
+    in_order = [c for c in optional if any(c is k for k in chosen)]
+    extra = tuple(c for c in in_order if not c.melds)
+    left_out = tuple(c for c in melds + strays if all(c is not k for k in chosen))
+    melds_taken = (*beside, *(c for c in in_order if c.melds))
+    return Plan(hand_row, tuple(hand), melds_taken, extra, left_out, fits, sum(cost[id(c)] for c in in_order))
 
 
 def _settle(row: list[Cluster], melds: list[Cluster]) -> list[Cluster]:
@@ -119,30 +148,26 @@ def _settle(row: list[Cluster], melds: list[Cluster]) -> list[Cluster]:
     return [c for c in row if any(c is t for t in loose + taken)]
 
 
-def _fill(deficit: int, optional: list[Cluster], distance: dict[int, float]) -> list[Cluster]:
-    """The fewest, then nearest, clusters whose tiles make up exactly ``deficit`` (a meld counts 3)."""
-    if deficit <= 0:
-        return []
-    # best[s]: (clusters, total distance, picks) making up s, over the clusters seen so far.
-    best: list[tuple[int, float, tuple[int, ...]] | None] = [None] * (deficit + 1)
-    best[0] = (0, 0.0, ())
+def _fill(deficit: int, optional: list[Cluster], cost: dict[int, float]) -> list[Cluster] | None:
+    """The cheapest clusters (then the fewest) whose tiles make up exactly ``deficit``, a meld counting
+    3; None when none do."""
+    if deficit < 0:
+        return None
+    # best[s]: (total cost, clusters, picks) making up s, over the clusters seen so far.
+    best: list[tuple[float, int, tuple[int, ...]] | None] = [None] * (deficit + 1)
+    best[0] = (0.0, 0, ())
     for k, cluster in enumerate(optional):
         value = 3 * len(cluster.melds) if cluster.melds else len(cluster.faces)
         for total in range(deficit, value - 1, -1):
             before = best[total - value]
             if before is None:
                 continue
-            option = (before[0] + 1, before[1] + distance[id(cluster)], (*before[2], k))
+            option = (before[0] + cost[id(cluster)], before[1] + 1, (*before[2], k))
             current = best[total]
             if current is None or option[:2] < current[:2]:
                 best[total] = option
     found = best[deficit]
-    return [optional[k] for k in found[2]] if found else []
-
-
-def _fits(hand: Sequence[Cluster], melds: Sequence[Cluster], extra: Sequence[Cluster]) -> bool:
-    concealed = sum(len(c.faces) for c in (*hand, *extra))
-    return concealed + 3 * sum(len(c.melds or ()) for c in melds) == 14
+    return [optional[k] for k in found[2]] if found is not None else None
 
 
 def _pitch(centres: np.ndarray, scale: np.ndarray) -> float:

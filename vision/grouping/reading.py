@@ -1,4 +1,4 @@
-"""The grouper's decisions: which row is the hand, which tile won, what is a meld; and its warnings."""
+"""From a plan of the layout to the ``Grouping``: the winning tile, the ``Hand``, the groups, the warnings."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ WIN_GAP_RATIO = 2.5  # ... and this many times any other gap of the hand is stil
 
 
 class Reading:
-    """The decisions of one call, taken in order by ``grouping()``; never outlives the call."""
+    """One call's reading, made by ``grouping()``; it collects the warnings and never outlives the call."""
 
     def __init__(
         self,
@@ -141,7 +141,9 @@ class Reading:
             )
         found, needed = len(hand.all_tiles), 14 + hand.kong_count
         if found != needed:
-            kongs = f"with {hand.kong_count} kong{'s' if hand.kong_count > 1 else ''} " if hand.kong_count else ""
+            kongs = (
+                f"with {hand.kong_count} kong{'s' if hand.kong_count > 1 else ''} " if hand.kong_count else ""
+            )
             self._warn(
                 WarningCode.TILE_COUNT,
                 f"found {found} tiles; a winning hand {kongs}has {needed}. The least sure: {{tiles}}",

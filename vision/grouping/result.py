@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from scoring.hand import Hand, MeldKind
 
 
-class GroupRole(str, Enum):
+class GroupRole(StrEnum):
     HAND = "hand"  # concealed tiles (the winning tile included)
     MELD = "meld"  # a revealed pong or kong
     IGNORED = "ignored"  # backs outside melds, honours, duplicate boxes
 
 
-class WarningCode(str, Enum):
+class WarningCode(StrEnum):
     """Why a reading may be wrong; see ``vision.grouper`` for when each is given."""
 
     DUPLICATE_BOX = "duplicate_box"
@@ -34,6 +34,13 @@ class Group:
     role: GroupRole
     indices: tuple[int, ...]
     kind: MeldKind | None = None  # for a meld
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "role": self.role.value,
+            "kind": self.kind.value if self.kind else None,
+            "indices": list(self.indices),
+        }
 
 
 @dataclass(frozen=True)
@@ -69,7 +76,13 @@ class Grouping:
         return tuple(warning.code for warning in self.warnings)
 
     def to_json(self) -> dict[str, object]:
-        """``{"concealed", "win_tile", "melds": [{"type", "tile"}], "win_apart", "warnings": [{"code",
-        "message", "tiles"}]}``; with no hand, ``concealed`` is empty and ``win_tile`` null."""
+        """``{"concealed", "win_tile", "melds": [{"type", "tile"}]}`` (``Hand.to_json``; with no hand,
+        ``concealed`` is empty and ``win_tile`` null), ``"win_apart"``, ``"groups": [{"role", "kind",
+        "indices"}]`` and ``"warnings": [{"code", "message", "tiles"}]``."""
         hand = self.hand.to_json() if self.hand else {"concealed": "", "win_tile": None, "melds": []}
-        return {**hand, "win_apart": self.win_apart, "warnings": [w.to_json() for w in self.warnings]}
+        return {
+            **hand,
+            "win_apart": self.win_apart,
+            "groups": [group.to_json() for group in self.groups],
+            "warnings": [warning.to_json() for warning in self.warnings],
+        }

@@ -3,20 +3,22 @@
 A *row* is a chain of tiles along one line (the standing hand, a line of melds, another player's wall);
 a *cluster* is a run of touching tiles inside a row, split from the next one by a gap.
 
-Everything is measured in *tile widths* so that it holds under perspective (far tiles are smaller and
-closer together) and rotation (a rotated tile's axis-aligned box is larger than the tile):
+Distances are measured in *tile widths*, so that they hold under perspective (far tiles are smaller
+and closer together), rotation (a turned tile's axis-aligned box is larger than the tile) and 3-D
+views (a box takes in a tile's top and sides):
 
-1. Each box's *scale* is the square root of its area. The centre distance of two touching tiles, divided
-   by their mean scale, is about the same everywhere in a row; its median over every tile's nearest
-   neighbour is the *pitch* that turns distances into tile widths.
-2. Each tile's local row direction is the mean direction to its touching neighbours (angles doubled, so
-   that left and right agree); a tile with none (the winning tile set apart) takes the photo's dominant
-   direction.
-3. Candidate links join two tiles along their common direction (at most ``max_link_gap`` tile widths of
-   gap, little sideways offset). Links are taken cheapest first, each tile keeping at most two, on
-   opposite sides, and no cycles: what is left is a set of chains.
-4. Each chain is split into clusters where the gap exceeds ``split_gap`` tile widths, measured against
-   the pitch of the chain itself (tiles lying flat or turned in a meld have a pitch of their own).
+1. A box's *scale* is the square root of its area. A tile's centre distance to its nearest neighbour
+   over their mean scale is its *pitch ratio* (kept within a factor 2 of the photo's median); the
+   smaller ratio of two tiles times their mean scale is one tile width between them.
+2. A tile's row runs along the line through it and a neighbour within ``REACH`` that most of its
+   neighbours lie on, nearer ones counting more: a row's tiles outvote a tile of the next row. A tile
+   with no such line (the winning tile set apart) takes the photo's dominant direction.
+3. Two tiles are linked along their common direction, at most ``max_link_gap`` tile widths apart with
+   little sideways offset. Links are taken cheapest first, each tile keeping at most two, on opposite
+   sides, and no cycles: what is left is a set of chains, each a row.
+4. A row splits into clusters where a gap exceeds ``split_gap`` tile widths. A gap is measured against
+   the *pitch* of the two tiles beside it: the distance of each to its touching neighbour, so a tile
+   lying flat or turned in a meld is measured by its own kind.
 """
 
 from __future__ import annotations
@@ -27,12 +29,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-TOUCHING = 1.3  # two tiles whose centres are at most this many tile widths apart may be touching
+TOUCHING = 1.3  # tiles whose centres are at most this many tile widths apart may be touching
 SIDEWAYS = 0.35  # sideways offset allowed for a link, in tile widths ...
 SIDEWAYS_SLOPE = 0.06  # ... plus this much per tile width along the row (rows converge under perspective)
 COLLINEAR = math.cos(math.radians(150))  # the two links of a tile must point (nearly) opposite ways
 TOUCHING_STEP = 1.2  # a step up to this times a tile's pitch still counts as touching (a small gap)
 REACH = 3.0  # tile widths: the neighbours that say which way a tile's row runs
+TURN = math.radians(
+    40
+)  # a tile's row runs at most this far off the photo's dominant direction, unless it touches
 VERTICAL = math.sin(math.radians(15))  # a row this close to vertical has no known reading direction
 
 
@@ -77,51 +82,79 @@ def find_rows(
     ratio = dist / pair_scale
     np.fill_diagonal(ratio, np.inf)
     # The centre distance of touching tiles over their size depends on how the tiles lie and are seen
-    # (standing, flat, from the side): each tile's own ratio to its nearest neighbour measures it, kept
-    # within a factor 2 of the photo's median so that a stray overlapping box does not decide.
+    # (standing, flat, from the side): each tile's ratio to its nearest neighbour measures it, kept within
+    # a factor 2 of the photo's median so that a stray overlapping box does not decide.
     nearest = ratio.min(axis=1) if n > 1 else np.ones(1)
-    pitch = float(np.median(nearest))
-    own = np.clip(nearest, pitch / 2, pitch * 2)
+    photo_ratio = float(np.median(nearest))
+    own = np.clip(nearest, photo_ratio / 2, photo_ratio * 2)
     unit = np.minimum(own[:, None], own[None, :]) * pair_scale  # pixels per tile width, per pair
     widths = dist / unit  # centre distances in tile widths
     np.fill_diagonal(widths, np.inf)
 
     weights = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64).reshape(n)
-    doubled = _local_directions(offsets, widths)
-    dominant = _dominant(doubled, centres, weights)
+    first = _local_directions(offsets, widths)
+    dominant = _dominant(first, centres, weights)
+    doubled = _local_directions(offsets, widths, first, dominant)
     links = _link(centres, offsets, unit, doubled, dominant, max_link_gap)
-    rows = [_row(chain, centres, dist, scale, pitch, dominant, split_gap) for chain in _chains(n, links)]
+    rows = [
+        _row(chain, centres, dist, scale, photo_ratio, dominant, split_gap) for chain in _chains(n, links)
+    ]
     return tuple(sorted(rows, key=lambda row: _top_left(row, boxes)))
 
 
-def _local_directions(offsets: np.ndarray, widths: np.ndarray) -> np.ndarray:
-    """Per tile, the doubled-angle vector (cos 2a, sin 2a) of its row, or zeros where it has no neighbour.
+def _local_directions(
+    offsets: np.ndarray,
+    widths: np.ndarray,
+    first: np.ndarray | None = None,
+    dominant: np.ndarray | None = None,
+) -> np.ndarray:
+    """Per tile, the doubled-angle vector (cos 2a, sin 2a) of its row, or zeros where it has none.
 
-    A tile's row is the line through it and a neighbour within ``REACH`` that most of its neighbours
-    lie on (within ``SIDEWAYS``, nearer ones counting more): a row's tiles outvote a single tile of the
-    next row, even one a little closer (the winning tile set apart, above a line of melds).
+    A tile's row is the line through it and a neighbour within ``REACH`` that most of its neighbours lie
+    on (within ``SIDEWAYS``, nearer ones counting more): a row's tiles outvote a tile of the next row,
+    even a closer one. The line must hold a touching neighbour whose own row (by a ``first`` estimate,
+    when given) runs along it, or else two neighbours and run within ``TURN`` of the photo's
+    ``dominant`` direction: a tile set apart with only the next row near it (the winning tile beside a
+    line of melds) has no row of its own.
     """
     n = len(widths)
     angle = np.arctan2(offsets[..., 1], offsets[..., 0])
-    near = widths <= REACH
-    # across[i, j, k]: how far tile k lies off the line from tile i through tile j, in tile widths.
-    across = np.abs(np.sin(angle[:, None, :] - angle[:, :, None])) * np.where(near, widths, np.inf)[:, None, :]
-    support = ((across <= SIDEWAYS) * np.where(near, 1 / np.maximum(widths, 1e-9), 0)[:, None, :]).sum(axis=2)
-    support = np.where(near, support, 0.0)
-    # Break ties towards the nearer neighbour.
-    best = np.argmax(support - 1e-6 * np.where(near, widths, 0), axis=1)
+    # Each tile's neighbours within reach, nearest first, padded to a common count (padding: reach = inf).
+    count = int((widths <= REACH).sum(axis=1).max(initial=0))
+    if count == 0:
+        return np.zeros((n, 2))
+    order = np.argsort(widths, axis=1, kind="stable")[:, :count]
+    reach = np.take_along_axis(widths, order, axis=1)
+    near = reach <= REACH
+    reach = np.where(near, reach, np.inf)
+    theta = np.take_along_axis(angle, order, axis=1)
+    # across[i, j, k]: how far neighbour k lies off the line from tile i through neighbour j (tile widths).
+    across = np.abs(np.sin(theta[:, None, :] - theta[:, :, None])) * np.where(near, reach, 0)[:, None, :]
+    on_line = (across <= SIDEWAYS) & near[:, None, :] & near[:, :, None]
+    weight = np.where(near, 1 / np.where(near, reach, 1), 0)
+    support = (on_line * weight[:, None, :]).sum(axis=2)
+    touching = on_line & (reach <= TOUCHING)[:, None, :]
+    if first is not None:
+        # A touching neighbour only vouches for a line its own row runs along (or when it has no row).
+        theirs = first[order]  # (n, count, 2): each neighbour's first direction, doubled
+        mine = np.stack([np.cos(2 * theta), np.sin(2 * theta)], axis=-1)  # (n, count, 2): each line, doubled
+        agree = np.einsum("ijd,ikd->ijk", mine, theirs) >= math.cos(2 * TURN)
+        touching &= agree | (np.hypot(theirs[..., 0], theirs[..., 1]) == 0)[:, None, :]
+    valid = touching.any(axis=2)
+    if dominant is not None:
+        # A line through two neighbours, none touching, only along the photo's rows.
+        along = np.abs(np.cos(theta - math.atan2(dominant[1], dominant[0]))) >= math.cos(TURN)
+        valid |= (on_line.sum(axis=2) >= 2) & along
+    # Neighbours go nearest first, so ties go to the nearer.
+    best = np.argmax(np.where(valid, support, -np.inf), axis=1)
+    line = on_line[np.arange(n), best]  # (n, count)
+    # The mean direction of the tiles on that line (each at its angle, doubled; nearer ones count more).
+    doubled = np.stack([np.cos(2 * theta), np.sin(2 * theta)], axis=-1) * (line * weight)[..., None]
+    mean = doubled.sum(axis=1)
+    length = np.hypot(mean[:, 0], mean[:, 1])
+    found = valid[np.arange(n), best] & (length > 0)
     result = np.zeros((n, 2))
-    for i in range(n):
-        j = int(best[i])
-        if not near[i, j]:
-            continue
-        on_line = near[i] & (across[i, j] <= SIDEWAYS)
-        # The mean direction of the tiles on that line (each counted at its angle, doubled).
-        doubled = np.stack([np.cos(2 * angle[i, on_line]), np.sin(2 * angle[i, on_line])], axis=-1)
-        mean = (doubled / widths[i, on_line][:, None]).sum(axis=0)
-        length = float(np.hypot(*mean))
-        if length > 0:
-            result[i] = mean / length
+    result[found] = mean[found] / length[found, None]
     return result
 
 
@@ -137,7 +170,8 @@ def _dominant(doubled: np.ndarray, centres: np.ndarray, weights: np.ndarray) -> 
         direction = vectors[:, -1]
     else:
         direction = np.array([1.0, 0.0])
-    return direction if direction[0] > 1e-9 or (abs(direction[0]) <= 1e-9 and direction[1] > 0) else -direction
+    rightwards = direction[0] > 1e-9 or (abs(direction[0]) <= 1e-9 and direction[1] > 0)
+    return direction if rightwards else -direction
 
 
 def _link(
@@ -152,7 +186,8 @@ def _link(
     # The direction a pair is measured along: the mean of the two tiles' own directions, or the dominant one.
     pair = doubled[:, None, :] + doubled[None, :, :]
     norm = np.hypot(pair[..., 0], pair[..., 1])
-    angle = np.where(norm > 0.3, np.arctan2(pair[..., 1], pair[..., 0]) / 2, math.atan2(dominant[1], dominant[0]))
+    own = np.arctan2(pair[..., 1], pair[..., 0]) / 2
+    angle = np.where(norm > 0.3, own, math.atan2(dominant[1], dominant[0]))
     along = np.abs(offsets[..., 0] * np.cos(angle) + offsets[..., 1] * np.sin(angle)) / unit
     across = np.abs(offsets[..., 1] * np.cos(angle) - offsets[..., 0] * np.sin(angle)) / unit
     allowed = (along <= max_link_gap + 1) & (across <= SIDEWAYS + SIDEWAYS_SLOPE * along)
@@ -217,7 +252,7 @@ def _row(
     centres: np.ndarray,
     dist: np.ndarray,
     scale: np.ndarray,
-    pitch: float,
+    photo_ratio: float,
     dominant: np.ndarray,
     split_gap: float,
 ) -> Row:
@@ -226,7 +261,7 @@ def _row(
     reading_known = abs(run[0]) >= VERTICAL * length
     if (run[0] < 0) if reading_known else (run[1] < 0):
         chain = chain[::-1]
-    steps = _gaps(chain, dist, scale, pitch)
+    steps = _gaps(chain, dist, scale, photo_ratio)
     clusters: list[tuple[int, ...]] = []
     cluster_gaps: list[float] = []
     current = [chain[0]]
@@ -240,7 +275,7 @@ def _row(
     return Row(tuple(chain), tuple(steps), tuple(clusters), tuple(cluster_gaps), reading_known)
 
 
-def _gaps(chain: list[int], dist: np.ndarray, scale: np.ndarray, pitch: float) -> list[float]:
+def _gaps(chain: list[int], dist: np.ndarray, scale: np.ndarray, photo_ratio: float) -> list[float]:
     """The gap after each tile of a chain but the last, in tile widths.
 
     A gap is measured against the *pitch* of the two tiles: the centre distance of each to its touching
@@ -254,9 +289,13 @@ def _gaps(chain: list[int], dist: np.ndarray, scale: np.ndarray, pitch: float) -
         return []
     steps = [float(dist[a, b]) for a, b in itertools.pairwise(chain)]
     # What a tile's size suggests: the chain's median step for its sizes when the chain is long enough
-    # for most steps to be between touching tiles, else the photo's (``pitch``, over sizes).
+    # for most steps to be between touching tiles, else the photo's ratio.
+    ratio = photo_ratio
     if len(steps) >= 3:
-        pitch = float(np.median([step * 2 / (scale[a] + scale[b]) for step, (a, b) in zip(steps, itertools.pairwise(chain), strict=True)]))
+        pairs = itertools.pairwise(chain)
+        ratio = float(
+            np.median([step * 2 / (scale[a] + scale[b]) for step, (a, b) in zip(steps, pairs, strict=True)])
+        )
     # Per tile: its shortest step and the neighbour at the other end of it.
     shortest: list[tuple[float, int]] = []
     for k in range(len(chain)):
@@ -266,7 +305,7 @@ def _gaps(chain: list[int], dist: np.ndarray, scale: np.ndarray, pitch: float) -
     # Settle tiles closest to a neighbour first, so that each is compared with a neighbour already settled:
     # a tile touches it when its step is within ``TOUCHING_STEP`` of the neighbour's pitch (of the pitch its
     # own box suggests, when the neighbour has none).
-    size = [pitch * float(scale[member]) for member in chain]
+    size = [ratio * float(scale[member]) for member in chain]
     pitch: list[float | None] = [None] * len(chain)
     settled = [False] * len(chain)
     for k in sorted(range(len(chain)), key=lambda k: (shortest[k][0], k)):
