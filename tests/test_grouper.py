@@ -77,7 +77,7 @@ CASES = [
     ),
     Case("win apart", lay_hand(HAND, "5p"), HAND + "5p", "5p"),
     Case("win a little apart", lay_hand(HAND, "5p", win_gap=0.5), HAND + "5p", "5p"),
-    Case("win set off by a small but clear gap", lay_hand(HAND, "5p", win_gap=0.25), HAND + "5p", "5p"),
+    Case("win set off by a small but clear gap", lay_hand(HAND, "5p", win_gap=0.3), HAND + "5p", "5p"),
     Case(
         "uneven gaps in the hand",
         lay_hand(HAND, "5p", inner_gaps=[0, 0.1, 0.3, 0, 0.05, 0.3, 0, 0, 0.3, 0.1, 0, 0.2, 0, 0]),

@@ -134,7 +134,7 @@ def render(scene: Scene) -> Detections:
 
 def walls(tiles: list[PlacedTile], seats: tuple[int, ...], tile: tuple[float, float]) -> list[PlacedTile]:
     """Rows of 13 backs: across the table (parallel, 5 tile heights off) or at either side (turned)."""
-    width, height = tile
+    height = tile[1]
     corners = np.concatenate([t.corners for t in tiles])
     low, high = corners.min(axis=0), corners.max(axis=0)
     rows = []
@@ -148,3 +148,65 @@ def walls(tiles: list[PlacedTile], seats: tuple[int, ...], tile: tuple[float, fl
         shift = np.array([x, (low[1] + high[1]) / 2]) - centroid(row)
         rows += [replace(t, corners=t.corners + shift) for t in row]
     return rows
+
+
+def near_vertical(angle: float) -> bool:
+    return abs(abs(angle) - 90) < 20
+
+
+@settings(max_examples=300, deadline=None)
+@given(scenes())
+def test_a_laid_out_hand_is_read_back_exactly(scene: Scene) -> None:
+    grouping = group_detections(render(scene))
+    assert grouping.hand is not None
+    assert Counter(grouping.hand.concealed) == Counter(scene.concealed)
+    assert Counter(grouping.hand.melds) == Counter(scene.melds)
+    assert grouping.win_apart == scene.win_apart
+    expected_codes = [] if scene.win_apart else [WarningCode.WIN_TILE_NOT_APART]
+    assert list(grouping.codes) == expected_codes, grouping.warnings
+    # A vertical row has no known reading direction: a tile not set apart, or a pair alone, may be
+    # taken from either end.
+    lone_pair = near_vertical(scene.angle) and len(scene.concealed) == 2
+    if (scene.win_apart and not lone_pair) or not near_vertical(scene.angle):
+        assert grouping.hand.win_tile == scene.concealed[-1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0, 1000),
+            st.floats(0, 1000),
+            st.floats(5, 80),
+            st.floats(5, 80),
+            st.integers(0, HONOUR),
+            st.floats(0.05, 1.0),
+        ),
+        max_size=40,
+    )
+)
+def test_never_gains_or_loses_a_tile(items: list[tuple[float, float, float, float, int, float]]) -> None:
+    """Any detections at all: every detection is in one group, every suited one in the hand, a meld or a
+    warning; the hand's tiles are exactly the faces placed (and a concealed kong's tile for its backs)."""
+    detections = make_detections(
+        [((x, y, x + w, y + h), c, p) for x, y, w, h, c, p in items], image_size=(1100, 1100)
+    )
+    grouping = group_detections(detections)
+    indices = sorted(i for group in grouping.groups for i in group.indices)
+    assert indices == list(range(len(detections)))
+    placed = [i for g in grouping.groups if g.role is not GroupRole.IGNORED for i in g.indices]
+    warned = {i for w in grouping.warnings for i in w.indices}
+    for i in range(len(detections)):
+        if detections.class_ids[i] < BACK:
+            assert i in placed or i in warned
+    read = list(grouping.hand.all_tiles) if grouping.hand else []
+    faces = [int(detections.class_ids[i]) for i in placed if detections.class_ids[i] < BACK]
+    meld_groups = [g for g in grouping.groups if g.role is GroupRole.MELD]
+    hand_melds = grouping.hand.melds if grouping.hand else ()
+    kong_backs = Counter(
+        meld.tile
+        for group, meld in zip(meld_groups, hand_melds, strict=True)
+        for i in group.indices
+        if detections.class_ids[i] == BACK
+    )
+    assert Counter(read) == Counter(faces) + kong_backs

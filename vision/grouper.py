@@ -10,9 +10,12 @@ revealed melds laid down as separate groups, in a second row or on the same line
 * a cluster apart from the hand reads as melds (``vision.grouping.melds``): 3 identical tiles a pong,
   4 a kong (``kong_exposed``: a photo cannot tell it from an added kong), 4 with 1-3 backs a concealed
   kong; touching melds (``555p6666s``) are split;
-* the row with the most upright tiles that are not melds is the hand; a lone tile past a gap at its
-  right end is the winning tile (at either end of a vertical row: the one further apart). Four
-  identical tiles inside the standing row are concealed tiles, not a kong;
+* the hand's row is the one whose reading is best supported (``vision.grouping.plan``): most standing
+  tiles, a count of 14 plus one per kong; melds near it are the player's, other players' melds and
+  discards farther off count only when the hand needs them. Four identical tiles inside the standing
+  row are concealed tiles, not a kong;
+* the winning tile is a lone tile past a gap at the right end of the hand's row, or an end tile set off
+  by a gap far wider than the others (at either end of a vertical row: the one further apart);
 * honours, duplicate boxes and backs outside melds (other players' walls) are left out.
 
 Nothing is guessed silently: a tile is never gained or lost without a warning naming it. Every
@@ -23,7 +26,8 @@ warning. Warnings name the tiles concerned, least confident first:
 ``duplicate_box``        two boxes cover one tile; the less confident was dropped
 ``honour_tile``          honour tiles (winds, dragons, flowers) are not Sichuan tiles; left out of the hand
 ``not_a_meld``           face-up tiles apart from the hand that are no pong or kong; counted as concealed
-``win_tile_not_apart``   no lone tile at the end of the row: its last tile was taken as the winning tile
+``stray_tiles``          face-up tiles or melds away from the hand that it does not need; left out
+``win_tile_not_apart``   no tile set apart: the last tile of the row was taken as the winning tile
 ``fifth_copy``           a tile appears more than 4 times
 ``tile_count``           not 14 tiles plus one per kong (names the 3 least sure tiles)
 ``no_tiles``             no suited tile at all: ``hand`` is None

@@ -1,6 +1,7 @@
-"""The grouper's parts, behind the public surface of ``vision.grouper``.
+"""The grouper's parts, behind the public surface of ``vision.grouper``, in the order a call uses them.
 
-``rows`` (geometry: rows and clusters of boxes), ``melds`` (reading a run of tiles as melds),
-``layout`` (clusters with what their tiles are), ``reading`` (the decisions and warnings),
-``boxes`` (duplicate boxes), ``result`` (the values returned).
+``boxes`` (duplicate boxes), ``rows`` (geometry: rows and clusters of boxes), ``melds`` (a run of tiles
+read as melds), ``layout`` (clusters with what their tiles are), ``plan`` (which row is the hand and
+what counts towards it), ``reading`` (the winning tile, the hand, groups and warnings), ``result`` (the
+values returned).
 """

@@ -1,17 +1,18 @@
 """Which row is the hand, and which other clusters count towards it.
 
 A photo may hold more than the player's tiles: discards, other players' melds and walls, strays. The
-player's own melds lie near the hand (beside it on its line, or in the next rows). The melds and the
-loose face-up tiles off the hand's row that count are those that bring the hand to 14 tiles plus one
-per kong at the least cost: a meld within ``NEAR`` of the hand (or of its other melds) is wanted (it
-costs less than nothing), anything else costs its distance, and a meld whose tiles look much larger
-or smaller than the hand's (another depth) costs more. When no choice makes the count, the near
-melds count and nothing else does.
+player's own melds lie near the hand (beside it on its line, or in the next rows), each near the hand
+or near another of them. The melds and the loose face-up tiles off the hand's row that count are those
+that bring the hand to 14 tiles plus one per kong at the least cost: a meld within ``NEAR`` of the hand
+or of a nearer meld is wanted (it costs less than nothing), anything else costs its distance, and a
+meld whose tiles look much larger or smaller than the hand's (another depth) costs more. When no
+choice makes the count, the near melds count and nothing else does.
 
-Every row with upright tiles is tried as the hand's row. The reading whose count comes out right
-wins; then the one that needs the fewest loose tiles off the hand's row; then the one with the most
-standing tiles that are no melds, less the cost of the rest; then the one with the largest tiles (the
-nearest the camera); then the one with the longest cluster.
+Every row with upright tiles is tried as the hand's row, and the reading with the most evidence wins
+(``Plan.evidence``): standing tiles that are no melds count for it; tiles counted in from off the row,
+tiles left out, tiles of the row that read as melds but are taken for concealed ones, and the cost of
+far clusters count against it; a count that comes out right counts for it. Ties go to the row with
+the larger tiles (nearer the camera), then to the longer cluster.
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ import numpy as np
 
 from vision.grouping.layout import Cluster
 
-DEPTH = 3.0  # tile widths of cost per unit of log size ratio between a meld's tiles and the hand's
+DEPTH = 3.0  # cost per unit of log size ratio between a meld's tiles and the hand's
 NEAR = 4.0  # tile widths between centres: a meld this close to the hand (or its melds) is the player's
+FIT = 4.0  # evidence, in tiles, for a count that comes out right
+READ_AS_TILES = 0.5  # evidence against, per tile of the row that reads as melds but is taken for concealed
 MOST_DOUBTFUL = 8  # clusters of the hand's row that read both as melds and as tiles, weighed by the count
-MOST_OPTIONAL = 24  # far melds and stray clusters weighed by the count, nearest first
+MOST_OPTIONAL = 24  # melds and stray clusters off the hand's row weighed by the count, nearest first
 
 
 @dataclass(frozen=True)
@@ -41,9 +44,16 @@ class Plan:
     cost: float  # of the clusters off the hand's row that count (less than nothing for near melds)
 
     @property
-    def standing(self) -> int:
-        """Standing tiles that do not read as melds."""
-        return sum(len(c.faces) for c in self.hand if c.standing)
+    def evidence(self) -> float:
+        """Standing tiles that are no melds, less what the reading needs to explain away (tiles counted
+        in from off the row twice, tiles left out, tiles taken for concealed ones that read as melds,
+        the cost of far clusters), plus ``FIT`` when the count comes out right."""
+        standing = sum(len(c.faces) for c in self.hand if c.standing)
+        read_as_tiles = sum(len(c.faces) for c in self.hand if not c.standing)
+        extra = sum(len(c.faces) for c in self.extra)
+        left_out = sum(len(c.faces) for c in self.left_out)
+        fit = FIT if self.fits else 0.0
+        return standing - 2 * extra - left_out - READ_AS_TILES * read_as_tiles - max(self.cost, 0.0) + fit
 
     @property
     def longest(self) -> int:
@@ -61,64 +71,57 @@ def plan(layout: list[list[Cluster]], centres: np.ndarray, scale: np.ndarray) ->
         return Plan(None, (), melds, extra, (), fits, 0.0)
     plans = [_plan(layout, r, centres, scale) for r in rows]
     sizes = [float(np.median(scale[[i for c in layout[r] for i in c.members]])) for r in rows]
-    best = max(
-        range(len(plans)),
-        key=lambda k: (
-            plans[k].fits,
-            -sum(len(c.faces) for c in plans[k].extra),
-            plans[k].standing - plans[k].cost,
-            sizes[k],
-            plans[k].longest,
-            -k,
-        ),
-    )
+    best = max(range(len(plans)), key=lambda k: (plans[k].evidence, sizes[k], plans[k].longest, -k))
     return plans[best]
 
 
 def _plan(layout: list[list[Cluster]], hand_row: int, centres: np.ndarray, scale: np.ndarray) -> Plan:
     row = layout[hand_row]
     others = [c for r, clusters in enumerate(layout) if r != hand_row for c in clusters if c.faces]
-    # Distances in tile widths from the hand's row, or from a meld near it (melds may lie in a row or two).
     anchor = [i for c in row for i in c.members]
     unit = _pitch(centres[anchor], scale[anchor])
+    # Each meld's distance (tile widths) from the hand's row or from a nearer meld, nearest first.
+    distance: dict[int, float] = {}
+    pending = [c for c in others if c.melds]
+    while pending:
+        gaps = [_distance(centres, anchor, c) / unit for c in pending]
+        nearest = int(np.argmin(gaps))
+        cluster = pending.pop(nearest)
+        distance[id(cluster)] = gaps[nearest]
+        anchor += list(cluster.members)
     melds = [c for c in others if c.melds]
-    distance = {id(c): _distance(centres, anchor, c) / unit for c in melds}
-    near: list[Cluster] = []
-    for _ in melds:
-        new = [c for c in melds if distance[id(c)] <= NEAR and all(c is not m for m in near)]
-        if not new:
-            break
-        near += new
-        anchor += [i for c in new for i in c.members]
-        distance.update(
-            {id(c): _distance(centres, anchor, c) / unit for c in melds if all(c is not m for m in near)}
-        )
+    near = [c for c in melds if distance[id(c)] <= NEAR]
+    near_anchor = [i for c in row for i in c.members] + [i for c in near for i in c.members]
     strays = [c for c in others if c.loose] + [c for c in row if c.loose and not c.upright]
-    distance.update({id(c): _distance(centres, anchor, c) / unit for c in strays})
+    distance.update({id(c): _distance(centres, near_anchor, c) / unit for c in strays})
 
     beside = [c for c in row if c.melds]
     hand = _settle(row, beside + near)
     beside = [c for c in beside if all(c is not h for h in hand)]
     deficit = 14 - sum(len(c.faces) for c in hand) - 3 * sum(len(c.melds or ()) for c in beside)
-    # Melds near the hand are wanted (a negative cost), anything farther or not a meld is not.
     optional = sorted(melds + strays, key=lambda c: (distance[id(c)], c.members))[:MOST_OPTIONAL]
-    # ... and a meld whose tiles look much larger or smaller than the hand's lies at another depth.
     size = float(np.median(scale[[i for c in row for i in c.members]]))
-    cost = {
-        id(c): distance[id(c)] - NEAR + DEPTH * abs(math.log(float(np.median(scale[list(c.members)])) / size))
-        if c.melds
-        else distance[id(c)]
-        for c in optional
-    }
+    cost = {id(c): _cost(c, distance[id(c)], scale, size) for c in optional}
     chosen = _fill(deficit, optional, cost)
     fits = chosen is not None
     if chosen is None:
         chosen = [c for c in optional if c.melds and distance[id(c)] <= NEAR]
-    in_order = [c for c in optional if any(c is k for k in chosen)]
-    extra = tuple(c for c in in_order if not c.melds)
+    # In the layout's order: row by row, each in reading order.
+    taken = [c for clusters in layout for c in clusters if any(c is k for k in chosen)]
+    extra = tuple(c for c in taken if not c.melds)
     left_out = tuple(c for c in melds + strays if all(c is not k for k in chosen))
-    melds_taken = (*beside, *(c for c in in_order if c.melds))
-    return Plan(hand_row, tuple(hand), melds_taken, extra, left_out, fits, sum(cost[id(c)] for c in in_order))
+    total = sum(cost[id(c)] for c in taken)
+    return Plan(
+        hand_row, tuple(hand), (*beside, *(c for c in taken if c.melds)), extra, left_out, fits, total
+    )
+
+
+def _cost(cluster: Cluster, distance: float, scale: np.ndarray, size: float) -> float:
+    """A near meld is wanted (less than nothing), one at another depth less so; anything else costs."""
+    if not cluster.melds:
+        return distance
+    depth = abs(math.log(float(np.median(scale[list(cluster.members)])) / size))
+    return distance - NEAR + DEPTH * depth
 
 
 def _settle(row: list[Cluster], melds: list[Cluster]) -> list[Cluster]:

@@ -14,7 +14,7 @@ from vision.grouping.layout import Cluster, FoundMeld
 from vision.grouping.plan import plan
 from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode
 
-WIN_GAP = 0.2  # a winning tile set off by less than a split but at least this (tile widths) ...
+WIN_GAP = 0.28  # a winning tile set off by less than a split but at least this (tile widths) ...
 WIN_GAP_RATIO = 2.5  # ... and this many times any other gap of the hand is still set apart
 
 

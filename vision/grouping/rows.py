@@ -12,7 +12,8 @@ views (a box takes in a tile's top and sides):
    smaller ratio of two tiles times their mean scale is one tile width between them.
 2. A tile's row runs along the line through it and a neighbour within ``REACH`` that most of its
    neighbours lie on, nearer ones counting more: a row's tiles outvote a tile of the next row. A tile
-   with no such line (the winning tile set apart) takes the photo's dominant direction.
+   with no such line (the winning tile set apart) takes the photo's dominant direction (the mean of
+   the rows, backs counting less).
 3. Two tiles are linked along their common direction, at most ``max_link_gap`` tile widths apart with
    little sideways offset. Links are taken cheapest first, each tile keeping at most two, on opposite
    sides, and no cycles: what is left is a set of chains, each a row.
@@ -35,9 +36,7 @@ SIDEWAYS_SLOPE = 0.06  # ... plus this much per tile width along the row (rows c
 COLLINEAR = math.cos(math.radians(150))  # the two links of a tile must point (nearly) opposite ways
 TOUCHING_STEP = 1.2  # a step up to this times a tile's pitch still counts as touching (a small gap)
 REACH = 3.0  # tile widths: the neighbours that say which way a tile's row runs
-TURN = math.radians(
-    40
-)  # a tile's row runs at most this far off the photo's dominant direction, unless it touches
+TURN = math.radians(40)  # how far a row may turn from a neighbour's row, or from the photo's direction
 VERTICAL = math.sin(math.radians(15))  # a row this close to vertical has no known reading direction
 
 
