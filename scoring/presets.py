@@ -58,6 +58,17 @@ XUEZHAN_3CAP = replace(
     settlement=Settlement(self_draw_bonus=SelfDrawBonus.NONE, cha_jiao_cap=3),
 )
 
+# The pattern values qq_xuezhan and points_linear share (平胡 1 ... 将对 4); each adds its own on top.
+_PATTERN_VALUES = {
+    "ping_hu": 1,
+    "dui_dui_hu": 2,
+    "qing_yi_se": 3,
+    "dai_yao_jiu": 3,
+    "qi_dui": 3,
+    "qing_dui": 4,
+    "jiang_dui": 4,
+}
+
 QQ_XUEZHAN = Rules(
     name="qq_xuezhan",
     description=(
@@ -68,13 +79,7 @@ QQ_XUEZHAN = Rules(
     stacking=Stacking.LARGEST_PATTERN,
     cap=None,
     values={
-        "ping_hu": 1,
-        "dui_dui_hu": 2,
-        "qing_yi_se": 3,
-        "dai_yao_jiu": 3,
-        "qi_dui": 3,
-        "qing_dui": 4,
-        "jiang_dui": 4,
+        **_PATTERN_VALUES,
         "long_qi_dui": 5,
         "qing_qi_dui": 5,
         "qing_yao_jiu": 5,
@@ -109,13 +114,7 @@ POINTS_LINEAR = Rules(
     stacking=Stacking.LARGEST_PATTERN,
     cap=None,
     values={
-        "ping_hu": 1,
-        "dui_dui_hu": 2,
-        "qing_yi_se": 3,
-        "dai_yao_jiu": 3,
-        "qi_dui": 3,
-        "qing_dui": 4,
-        "jiang_dui": 4,
+        **_PATTERN_VALUES,
         "tian_hu": 8,
         "di_hu": 8,
         "gen": 1,

@@ -6,18 +6,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from dataset_builders import make_image
 from PIL import Image
 
 from datasets.check import ERROR_KINDS, check_dataset, contact_sheet
 from datasets.labels import Box, LabelledImage
 from datasets.yolo import write_yolo
-
-
-def make_image(path: Path, size: tuple[int, int] = (100, 80), seed: int = 0) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pixels = np.random.default_rng(seed).integers(0, 255, (size[1], size[0], 3), dtype=np.uint8)
-    Image.fromarray(pixels).save(path)
-    return path
 
 
 @pytest.fixture
@@ -27,7 +21,7 @@ def clean(tmp_path: Path) -> Path:
     for s, split in enumerate(("train", "val", "test")):
         for copy in range(2):
             stem = f"src{s}" if copy == 0 else f"src{s}__aug{copy}"
-            image = make_image(tmp_path / "raw" / f"{stem}.png", seed=s * 2 + copy)
+            image = make_image(tmp_path / "raw" / f"{stem}.png", (100, 80), seed=s * 2 + copy)
             boxes = (Box(0, 0.2, 0.5, 0.2, 0.5), Box(13, 0.5, 0.5, 0.2, 0.5), Box(28, 0.8, 0.5, 0.2, 0.5))
             items.append(LabelledImage(image, boxes[: 1 + copy * 2], 100, 80, source=f"src{s}", split=split))
     root = tmp_path / "set"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from dataset_builders import make_image
 from PIL import Image
 
 from datasets.autolabel import autolabel
@@ -35,13 +36,6 @@ def smj(monkeypatch: pytest.MonkeyPatch):
     import smj as module
 
     return module.main
-
-
-def make_image(path: Path, size: tuple[int, int] = (64, 48), seed: int = 0) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pixels = np.random.default_rng(seed).integers(0, 255, (size[1], size[0], 3), dtype=np.uint8)
-    Image.fromarray(pixels).save(path)
-    return path
 
 
 @pytest.fixture

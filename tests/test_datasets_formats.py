@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from dataset_builders import make_image
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
@@ -31,13 +32,6 @@ TOLERANCE = 1e-4
 
 
 # --- builders -------------------------------------------------------------------------------------------
-
-
-def make_image(path: Path, size: tuple[int, int] = (64, 48), seed: int = 0) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pixels = np.random.default_rng(seed).integers(0, 255, (size[1], size[0], 3), dtype=np.uint8)
-    Image.fromarray(pixels).save(path)
-    return path
 
 
 def sample_images(folder: Path, sources: int = 4, copies: int = 2, size: tuple[int, int] = (64, 48)):

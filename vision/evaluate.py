@@ -27,26 +27,29 @@ IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 SUITED = range(27)
 
 
+def _intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    top_left = np.maximum(a[:, None, :2], b[None, :, :2])
+    bottom_right = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    return np.prod(np.clip(bottom_right - top_left, 0, None), axis=2)
+
+
+def _areas(boxes: np.ndarray) -> np.ndarray:
+    return np.prod(boxes[:, 2:] - boxes[:, :2], axis=1)
+
+
 def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """IoU matrix of xyxy boxes a (N,4) and b (M,4)."""
     if len(a) == 0 or len(b) == 0:
         return np.zeros((len(a), len(b)), np.float32)
-    top_left = np.maximum(a[:, None, :2], b[None, :, :2])
-    bottom_right = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.prod(np.clip(bottom_right - top_left, 0, None), axis=2)
-    area_a = np.prod(a[:, 2:] - a[:, :2], axis=1)
-    area_b = np.prod(b[:, 2:] - b[:, :2], axis=1)
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+    inter = _intersections(a, b)
+    return inter / np.maximum(_areas(a)[:, None] + _areas(b)[None, :] - inter, 1e-9)
 
 
 def _inside_fraction(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Fraction of each box of a covered by each box of b."""
     if len(a) == 0 or len(b) == 0:
         return np.zeros((len(a), len(b)), np.float32)
-    top_left = np.maximum(a[:, None, :2], b[None, :, :2])
-    bottom_right = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.prod(np.clip(bottom_right - top_left, 0, None), axis=2)
-    return inter / np.maximum(np.prod(a[:, 2:] - a[:, :2], axis=1)[:, None], 1e-9)
+    return _intersections(a, b) / np.maximum(_areas(a)[:, None], 1e-9)
 
 
 def average_precision(recall: np.ndarray, precision: np.ndarray) -> float:

@@ -1,0 +1,83 @@
+"""The detector evaluation: mAP, exact-hand rate and ignore regions, with a fake detector on drawn images."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from datasets.labels import Box, LabelledImage
+from vision.detections import HONOUR, Detections
+from vision.evaluate import average_precision, box_iou, evaluate, save_confusion_png
+
+SIZE = (200, 100)
+
+
+class _Replay:
+    """Answers each image with prepared detections (looked up by image size order)."""
+
+    def __init__(self, answers: list[Detections]) -> None:
+        self._answers = iter(answers)
+
+    def detect(self, photo: object, *, conf: float = 0.25) -> Detections:
+        found = next(self._answers)
+        return found[found.confidences >= conf]
+
+
+def _image(tmp_path: Path, name: str, boxes: list[Box]) -> LabelledImage:
+    path = tmp_path / f"{name}.png"
+    Image.new("RGB", SIZE, (30, 120, 30)).save(path)
+    return LabelledImage(path, tuple(boxes), *SIZE)
+
+
+def _as_detections(boxes: list[Box], classes: list[int] | None = None, conf: float = 0.9) -> Detections:
+    xyxy = np.array([b.xyxy(*SIZE) for b in boxes], np.float32).reshape(-1, 4)
+    ids = np.array(classes if classes is not None else [b.class_id for b in boxes], np.int64)
+    return Detections(xyxy, ids, np.full(len(boxes), conf, np.float32), SIZE)
+
+
+TILES = [Box(0, 0.1, 0.5, 0.08, 0.3), Box(13, 0.3, 0.5, 0.08, 0.3), Box(26, 0.5, 0.5, 0.08, 0.3)]
+
+
+def test_perfect_detections_score_one(tmp_path: Path) -> None:
+    images = [_image(tmp_path, "a", TILES), _image(tmp_path, "b", TILES[:2])]
+    result = evaluate(_Replay([_as_detections(TILES), _as_detections(TILES[:2])]), images)
+    assert result.map50 == pytest.approx(1.0)
+    assert result.map50_95 == pytest.approx(1.0)
+    assert result.exact_hand_rate == 1.0
+    assert result.precision == 1.0 and result.recall == 1.0
+
+
+def test_a_wrong_class_and_a_miss_lower_every_figure(tmp_path: Path) -> None:
+    images = [_image(tmp_path, "a", TILES), _image(tmp_path, "b", TILES)]
+    wrong = _as_detections(TILES, [0, 14, 26])  # 5p read as 6p
+    missing = _as_detections(TILES[:2])
+    result = evaluate(_Replay([wrong, missing]), images)
+    assert result.exact_hand_rate == 0.0
+    assert result.per_class_ap50["p5"] < 1.0
+    assert result.per_class_ap50["m1"] == pytest.approx(1.0)
+    assert result.recall == pytest.approx(4 / 6)
+    assert result.precision == pytest.approx(4 / 5)
+    assert result.map50 < 1.0
+
+
+def test_suited_guesses_on_honour_tiles_are_ignored_but_counted(tmp_path: Path) -> None:
+    honour = Box(HONOUR, 0.8, 0.5, 0.08, 0.3)
+    images = [_image(tmp_path, "a", [*TILES, honour])]
+    guesses = _as_detections([*TILES, honour], [0, 13, 26, 5])  # the honour read as m6
+    result = evaluate(_Replay([guesses]), images)
+    assert result.map50 == pytest.approx(1.0)
+    assert result.honour_as_suited == 1
+    assert result.exact_hand_rate == 1.0
+
+
+def test_average_precision_and_iou_basics(tmp_path: Path) -> None:
+    assert average_precision(np.array([0.5, 1.0]), np.array([1.0, 1.0])) == pytest.approx(1.0)
+    assert average_precision(np.array([0.5]), np.array([1.0])) == pytest.approx(51 / 101, abs=0.01)
+    a = np.array([[0, 0, 10, 10]], np.float32)
+    b = np.array([[5, 0, 15, 10], [20, 20, 30, 30]], np.float32)
+    np.testing.assert_allclose(box_iou(a, b), [[1 / 3, 0.0]], atol=1e-6)
+    matrix = np.eye(30, dtype=np.int64)
+    assert save_confusion_png(matrix, tmp_path / "c.png").stat().st_size > 1000

@@ -1,0 +1,120 @@
+"""Photo -> detections -> hand -> score, through the Python API and the `smj` command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import smj
+from scoring import WinContext, score
+from scoring.hand import Hand, Meld, MeldKind
+from scoring.presets import CHENGDU
+from scoring.tiles import parse_tile, parse_tiles
+from vision.detections import Detections
+from vision.detector import DEFAULT_WEIGHTS
+from vision.images import Photo
+from vision.pipeline import score_photo
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+SCENES = ["hand", "hand_melds", "hand_rotated"]
+needs_model = pytest.mark.skipif(not DEFAULT_WEIGHTS.is_file(), reason="no shipped model in models/")
+
+
+class _TruthDetector:
+    """Answers with the labelled boxes of the bundled scene: the pipeline without the model's errors."""
+
+    def __init__(self, scene: dict) -> None:
+        self._scene = scene
+
+    def detect(self, photo: Photo, *, conf: float = 0.25) -> Detections:
+        boxes = self._scene["boxes"]
+        return Detections(
+            np.array([b["box"] for b in boxes], np.float32),
+            np.array([b["cls"] for b in boxes], np.int64),
+            np.full(len(boxes), 0.9, np.float32),
+            photo.size,
+        )
+
+
+def _scene(name: str) -> dict:
+    return json.loads((EXAMPLES / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def _truth_hand(scene: dict) -> Hand:
+    hand = scene["hand"]
+    melds = tuple(Meld(MeldKind(m["type"]), parse_tile(m["tile"])) for m in hand["melds"])
+    return Hand(parse_tiles(hand["concealed"]), melds, parse_tile(hand["win_tile"]))
+
+
+@pytest.mark.parametrize("name", SCENES)
+def test_bundled_photos_score_as_their_true_hand(name: str) -> None:
+    scene = _scene(name)
+    result = score_photo(
+        (EXAMPLES / f"{name}.jpg").read_bytes(),
+        _TruthDetector(scene),  # type: ignore[arg-type]
+        WinContext(),
+        CHENGDU,
+    )
+    truth = _truth_hand(scene)
+    assert result.hand is not None
+    assert sorted(result.hand.concealed) == sorted(truth.concealed)
+    assert sorted((m.tile, m.kind.is_kong) for m in result.hand.melds) == sorted(
+        (m.tile, m.kind.is_kong) for m in truth.melds
+    )
+    assert result.score is not None
+    found, expected = result.score.to_json(), score(truth, WinContext(), CHENGDU).to_json()
+    assert sorted(found.pop("decomposition")) == sorted(expected.pop("decomposition"))  # type: ignore[arg-type]
+    assert found == expected
+    payload = result.to_json(name)
+    assert (payload["width"], payload["height"]) == (scene["width"], scene["height"])
+    assert len(payload["detections"]) == len(scene["boxes"])  # type: ignore[arg-type]
+
+
+@needs_model
+def test_smj_detect_prints_json_for_each_image(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    images = [str(EXAMPLES / "hand.jpg"), str(EXAMPLES / "hand_melds.jpg")]
+    code = smj.main(["detect", *images, "--json", "--annotate", str(tmp_path)])
+    assert code == 0
+    results = json.loads(capsys.readouterr().out)
+    assert [r["image"] for r in results] == images
+    assert (results[0]["width"], results[0]["height"]) == (1024, 768)
+    for result in results:
+        for detection in result["detections"]:
+            assert set(detection) == {"tile", "confidence", "box"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hand.jpg", "hand_melds.jpg"]
+
+
+@needs_model
+def test_smj_score_photo_prints_the_whole_answer(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "annotated.jpg"
+    code = smj.main(["score", str(EXAMPLES / "hand.jpg"), "--json", "--annotate", str(out)])
+    payload = json.loads(capsys.readouterr().out)
+    assert {"image", "detections", "hand", "score", "warnings"} <= set(payload)
+    valid = payload["score"] is not None and payload["score"]["valid"]
+    assert code == (0 if valid else 1)
+    assert out.stat().st_size > 10_000
+
+
+@needs_model
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(b"not an image at all", "not an image"), (b"\xff\xd8\xff\xe0" + b"\x00" * 50, "")],
+    ids=["text", "broken-jpeg"],
+)
+def test_bad_photos_exit_2_with_a_message(
+    content: bytes, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.jpg"
+    path.write_bytes(content)
+    assert smj.main(["score", str(path), "--json"]) == 2
+    assert smj.main(["detect", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.jpg" in err and message in err
+
+
+def test_score_needs_a_hand_or_a_photo(capsys: pytest.CaptureFixture[str]) -> None:
+    assert smj.main(["score", str(EXAMPLES / "hand.jpg"), "--hand", "123m"]) == 2
+    assert "not both" in capsys.readouterr().err
