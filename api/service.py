@@ -36,7 +36,6 @@ from vision.images import Photo, load_photo
 if TYPE_CHECKING:
     from vision.detector import Detector
 
-REDUCE_TO = 1600  # decode large JPEGs at a reduced size still this long: the detector sees 640 pixels
 IMPOSSIBLE = frozenset(
     {
         ErrorCode.WRONG_TILE_COUNT,
@@ -55,7 +54,9 @@ class TileDetector(Protocol):
 
 def decode(data: bytes, max_pixels: int, *, reduce: bool = True) -> Photo:
     """Raises ``ImageError`` (not_an_image, corrupt_image, too_many_pixels)."""
-    return load_photo(data, max_pixels=max_pixels, reduce_to=REDUCE_TO if reduce else None)
+    if reduce:
+        return pipeline.decode_photo(data, max_pixels=max_pixels)
+    return load_photo(data, max_pixels=max_pixels)
 
 
 def recognise(photo: Photo, detector: TileDetector, conf: float) -> tuple[Detections, Grouping]:

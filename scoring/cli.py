@@ -67,18 +67,23 @@ def add_hand_arguments(parser: argparse.ArgumentParser, hand_required: bool) -> 
     group.add_argument("--win", metavar="T", help="the winning tile (default: the last tile of --hand)")
 
 
+def _add_preset_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--preset NAME``, one of ``PRESETS`` (default ``DEFAULT_PRESET``)."""
+    parser.add_argument(
+        "--preset",
+        metavar="NAME",
+        default=DEFAULT_PRESET,
+        help=f"rules preset: {', '.join(PRESETS)} (default {DEFAULT_PRESET})",
+    )
+
+
 def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     """How the hand was won, the rules preset, and --json."""
     group = parser.add_argument_group("win context and rules")
     for dest, option, text in _CONTEXT_FLAGS:
         group.add_argument(option, dest=dest, action="store_true", help=text)
     group.add_argument("--void-suit", choices=list(SUITS), help="定缺: the declared void suit (m, p or s)")
-    group.add_argument(
-        "--preset",
-        metavar="NAME",
-        default=DEFAULT_PRESET,
-        help=f"rules preset: {', '.join(PRESETS)} (default {DEFAULT_PRESET})",
-    )
+    _add_preset_argument(group)
     group.add_argument("--json", action="store_true", help="print JSON instead of a readable breakdown")
 
 
@@ -155,12 +160,7 @@ def register_settle(subparsers: argparse._SubParsersAction) -> None:
         "scoring/settlement/__init__.py and examples/round.json): 刮风下雨, wins, 查花猪, 查叫 and 退税.",
     )
     parser.add_argument("round", metavar="ROUND.json", help="the round as JSON ('-' reads standard input)")
-    parser.add_argument(
-        "--preset",
-        metavar="NAME",
-        default=DEFAULT_PRESET,
-        help=f"rules preset: {', '.join(PRESETS)} (default {DEFAULT_PRESET})",
-    )
+    _add_preset_argument(parser)
     parser.add_argument(
         "--base", metavar="N", default="1", help="the base stake (底): amounts are N x base units"
     )

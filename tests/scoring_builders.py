@@ -19,6 +19,21 @@ _MELD_KINDS = {
 }
 
 
+# The top-level keys of ``Score.to_json()`` and ``Ledger.to_json()`` (and of their ``--json`` output).
+SCORE_JSON_KEYS = {
+    "valid",
+    "error",
+    "preset",
+    "fans",
+    "combination",
+    "raw_fan",
+    "total_fan",
+    "multiplier",
+    "decomposition",
+}
+LEDGER_JSON_KEYS = {"preset", "base", "players", "finished", "next_dealer", "payments", "totals", "notes"}
+
+
 def hand(
     concealed: str,
     *,

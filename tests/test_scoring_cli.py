@@ -7,36 +7,15 @@ on ``smj.py`` and ``scoring``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
 
 import pytest
-
-import smj
-
-Main = Callable[[Sequence[str]], int]
-JSON_KEYS = {
-    "valid",
-    "error",
-    "preset",
-    "fans",
-    "combination",
-    "raw_fan",
-    "total_fan",
-    "multiplier",
-    "decomposition",
-}
+from scoring_builders import SCORE_JSON_KEYS
+from smj_runner import Main, core_main, run
 
 
 @pytest.fixture
 def main(monkeypatch: pytest.MonkeyPatch) -> Main:
-    monkeypatch.setattr(smj, "_register_optional", lambda commands, module_name: None)
-    return smj.main
-
-
-def run(main: Main, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return core_main(monkeypatch)
 
 
 def test_score_json_points_linear(main: Main, capsys: pytest.CaptureFixture[str]) -> None:
@@ -56,7 +35,7 @@ def test_score_json_points_linear(main: Main, capsys: pytest.CaptureFixture[str]
     )
     assert code == 0 and err == ""
     payload = json.loads(out)
-    assert set(payload) == JSON_KEYS
+    assert set(payload) == SCORE_JSON_KEYS
     assert payload["valid"] and payload["preset"] == "points_linear"
     assert [(fan["key"], fan["fan"]) for fan in payload["fans"]] == [("ping_hu", 1), ("gen", 1)]
     assert (payload["raw_fan"], payload["total_fan"], payload["multiplier"]) == (2, 2, 2)
@@ -176,7 +155,7 @@ def test_waits_json(main: Main, capsys: pytest.CaptureFixture[str]) -> None:
     payload = json.loads(out)
     assert payload["ready"] is True and payload["error"] is None and payload["largest_fan"] == 4
     assert [wait["tile"] for wait in payload["waits"]] == ["2m", "5m", "8m"]
-    assert set(payload["waits"][2]["score"]) == JSON_KEYS
+    assert set(payload["waits"][2]["score"]) == SCORE_JSON_KEYS
     assert payload["waits"][2]["score"]["combination"]["name_zh"] == "清七对"
 
 

@@ -5,22 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from scoring_builders import hand
+from scoring_builders import SCORE_JSON_KEYS, hand
 
 from scoring import CHENGDU, PRESETS, Hand, WinContext, get_preset, score
 from scoring.decompose import decompositions
-
-JSON_KEYS = {
-    "valid",
-    "error",
-    "preset",
-    "fans",
-    "combination",
-    "raw_fan",
-    "total_fan",
-    "multiplier",
-    "decomposition",
-}
 
 
 def test_rules_example_111222333m78999p_is_dai_yao_jiu_only_as_three_123m() -> None:
@@ -79,7 +67,7 @@ def test_decomposition_labels_sets_then_melds_then_pair() -> None:
 def test_score_json_has_exactly_the_documented_keys() -> None:
     result = score(hand("11224444557799m"))
     payload = result.to_json()
-    assert set(payload) == JSON_KEYS
+    assert set(payload) == SCORE_JSON_KEYS
     assert payload["valid"] is True and payload["error"] is None and payload["preset"] == "chengdu"
     assert payload["combination"] == {
         "key": "qing_long_qi_dui",
@@ -100,7 +88,7 @@ def test_score_json_has_exactly_the_documented_keys() -> None:
 
 def test_invalid_score_json() -> None:
     payload = score(hand("123m456p789s234m55m")).to_json()
-    assert set(payload) == JSON_KEYS
+    assert set(payload) == SCORE_JSON_KEYS
     assert payload["valid"] is False
     assert payload["error"]["code"] == "three_suits"
     assert payload["fans"] == [] and payload["combination"] is None and payload["decomposition"] == []

@@ -4,27 +4,18 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from scoring_builders import LEDGER_JSON_KEYS
+from smj_runner import Main, core_main, run
 
-import smj
-
-Main = Callable[[Sequence[str]], int]
 EXAMPLE = str(Path(__file__).resolve().parent.parent / "examples" / "round.json")
 
 
 @pytest.fixture
 def main(monkeypatch: pytest.MonkeyPatch) -> Main:
-    monkeypatch.setattr(smj, "_register_optional", lambda commands, module_name: None)
-    return smj.main
-
-
-def run(main: Main, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return core_main(monkeypatch)
 
 
 def write(tmp_path: Path, payload: object, name: str = "round.json") -> str:
@@ -37,16 +28,7 @@ def test_settle_json(main: Main, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(main, capsys, "settle", EXAMPLE, "--json")
     assert code == 0 and err == ""
     payload = json.loads(out)
-    assert set(payload) == {
-        "preset",
-        "base",
-        "players",
-        "finished",
-        "next_dealer",
-        "payments",
-        "totals",
-        "notes",
-    }
+    assert set(payload) == LEDGER_JSON_KEYS
     assert payload["totals"] == [13, -1, -23, 11] and payload["preset"] == "chengdu"
     assert payload["payments"][1] == {
         "payer": 0,

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from scoring_builders import LEDGER_JSON_KEYS
 
 from scoring.presets import get_preset
 from scoring.rules import ChaJiao, KongAfterPao, Rules, SelfDrawBonus
@@ -513,16 +514,7 @@ def test_unfinished_round() -> None:
 def test_ledger_json() -> None:
     ledger = settle([kong("B", "direct", "5p", "C"), win("A", 1, "C")])
     payload = ledger.to_json()
-    assert set(payload) == {
-        "preset",
-        "base",
-        "players",
-        "finished",
-        "next_dealer",
-        "payments",
-        "totals",
-        "notes",
-    }
+    assert set(payload) == LEDGER_JSON_KEYS
     assert payload["payments"][0] == {
         "payer": 2,
         "payee": 1,

@@ -73,7 +73,7 @@ def load_photo(
             rgb = upright.convert("RGB")
     except ImageError:
         raise
-    except (UnidentifiedImageError, ImportError):  # ImportError: a plugin hook (e.g. HEIF) that isn't installed
+    except (UnidentifiedImageError, ImportError):  # ImportError: a missing plugin (e.g. HEIF)
         raise ImageError("not_an_image", f"{name}: not an image (JPEG, PNG, WebP... expected)") from None
     except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as error:
         raise ImageError("corrupt_image", f"{name}: the image is truncated or corrupt ({error})") from None

@@ -11,14 +11,23 @@ from scoring.presets import Rules
 from vision.detections import Detections
 from vision.detector import DEFAULT_CONF, Detector
 from vision.grouper import Grouping, group_detections
-from vision.images import Photo, load_photo
+from vision.images import DEFAULT_MAX_PIXELS, Photo, load_photo
+
+# Large JPEGs are decoded reduced (by the JPEG decoder itself) to at least this long a side:
+# the detector sees 640 pixels, and a 12 MP photo decodes several times faster.
+DECODE_LONG_SIDE = 1600
+
+
+def decode_photo(source: bytes | str | Path, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Photo:
+    """Raises ``ImageError`` (not_an_image, corrupt_image, too_many_pixels)."""
+    return load_photo(source, max_pixels=max_pixels, reduce_to=DECODE_LONG_SIDE)
 
 
 def detect_tiles(
     source: bytes | str | Path | Photo, detector: Detector, *, conf: float = DEFAULT_CONF
 ) -> tuple[Photo, Detections]:
     """Decode (unless given a Photo) and detect; boxes are in the upright full-resolution photo's pixels."""
-    photo = source if isinstance(source, Photo) else load_photo(source)
+    photo = source if isinstance(source, Photo) else decode_photo(source)
     detections = detector.detect(photo, conf=conf)
     return photo, detections.scaled(photo.scale)
 
