@@ -85,9 +85,27 @@ _NUMBER_WORDS = {
     for rank, word in enumerate(("one", "two", "three", "four", "five", "six", "seven", "eight", "nine"), 1)
 }
 _SUIT_WORDS = {
-    "m": "m", "man": "m", "wan": "m", "character": "m", "characters": "m", "crak": "m", "craks": "m",
-    "p": "p", "pin": "p", "tong": "p", "dot": "p", "dots": "p", "circle": "p", "circles": "p",
-    "s": "s", "sou": "s", "suo": "s", "tiao": "s", "bamboo": "s", "bam": "s", "bams": "s",
+    "m": "m",
+    "man": "m",
+    "wan": "m",
+    "character": "m",
+    "characters": "m",
+    "crak": "m",
+    "craks": "m",
+    "p": "p",
+    "pin": "p",
+    "tong": "p",
+    "dot": "p",
+    "dots": "p",
+    "circle": "p",
+    "circles": "p",
+    "s": "s",
+    "sou": "s",
+    "suo": "s",
+    "tiao": "s",
+    "bamboo": "s",
+    "bam": "s",
+    "bams": "s",
 }
 
 
