@@ -23,15 +23,6 @@ from pathlib import Path
 import numpy as np
 
 
-def _truth_hand(row: dict) -> object:
-    from scoring.hand import Hand, Meld, MeldKind
-    from scoring.tiles import parse_tile, parse_tiles
-
-    hand = row["hand"]
-    melds = tuple(Meld(MeldKind(m["type"]), parse_tile(m["tile"])) for m in hand["melds"])
-    return Hand(parse_tiles(hand["concealed"]), melds, parse_tile(hand["win_tile"]))
-
-
 def _same_hand(a: object, b: object) -> bool:
     from scoring.hand import MeldKind
 
@@ -47,6 +38,7 @@ def _same_hand(a: object, b: object) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from scoring import WinContext, score
+    from scoring.hand import Hand
     from scoring.presets import CHENGDU
     from vision.detections import Detections
     from vision.detector import DEFAULT_WEIGHTS, Detector
@@ -73,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     scored: dict[int, list[bool]] = defaultdict(list)
     times: list[float] = []
     for row in rows:
-        truth = _truth_hand(row)
+        truth = Hand.from_json(row["hand"])
         truth_score = score(truth, context)  # type: ignore[arg-type]
         melds = len(row["hand"]["melds"])
         if detector is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from scoring.tiles import SUITS, Tile, TileParseError, format_tiles, parse_tile, parse_tiles, tile_name
 
@@ -93,6 +94,16 @@ class Hand:
         else:
             raise TileParseError("an empty hand has no winning tile")
         return cls(tiles, melds, win_tile)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Hand:
+        """The inverse of ``to_json``: ``{"concealed", "melds": [{"type", "tile"}], "win_tile"}``."""
+        melds = tuple(
+            Meld(MeldKind(str(m["type"])), parse_tile(str(m["tile"])))
+            for m in data.get("melds") or []
+        )
+        win = data.get("win_tile")
+        return cls(parse_tiles(str(data["concealed"])), melds, None if win is None else parse_tile(str(win)))
 
     @property
     def all_tiles(self) -> tuple[Tile, ...]:

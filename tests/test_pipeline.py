@@ -10,9 +10,8 @@ import pytest
 
 import smj
 from scoring import WinContext, score
-from scoring.hand import Hand, Meld, MeldKind
+from scoring.hand import Hand
 from scoring.presets import CHENGDU
-from scoring.tiles import parse_tile, parse_tiles
 from vision.detections import Detections
 from vision.detector import DEFAULT_WEIGHTS
 from vision.images import Photo
@@ -44,9 +43,7 @@ def _scene(name: str) -> dict:
 
 
 def _truth_hand(scene: dict) -> Hand:
-    hand = scene["hand"]
-    melds = tuple(Meld(MeldKind(m["type"]), parse_tile(m["tile"])) for m in hand["melds"])
-    return Hand(parse_tiles(hand["concealed"]), melds, parse_tile(hand["win_tile"]))
+    return Hand.from_json(scene["hand"])
 
 
 @pytest.mark.parametrize("name", SCENES)

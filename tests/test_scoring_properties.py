@@ -92,3 +92,10 @@ def test_sample_generators_make_legal_hands(seed: int) -> None:
     assert score(random_winning_hand(rng)).valid
     ready = random_ready_hand(rng)
     assert ready.missing in {wait.tile for wait in waits(ready.concealed, ready.melds)}
+
+
+def test_hand_json_round_trips() -> None:
+    from scoring.hand import Hand
+
+    hand = Hand.parse("123345m666p", kongs=("2p",), concealed_kongs=("9p",), pongs=("5m",), win="6p")
+    assert Hand.from_json(hand.to_json()) == Hand(tuple(sorted(hand.concealed)), hand.melds, hand.win_tile)

@@ -77,17 +77,12 @@ def combined_data_yaml(
             )
         root = Path(config.get("path") or data_dir)
         root = root if root.is_absolute() else data_dir / root
-        if val_only:
-            val.extend(
-                str(root / config[s])
-                for s in ("train", "val")
-                if config.get(s) and (s == "train" or config[s] != config.get("train"))
-            )
-            continue
-        for split, bucket in (("train", train), ("val", val)):
-            entry = config.get(split)
-            if entry and (split == "train" or entry != config.get("train")):
-                bucket.append(str(root / entry))
+        train_entry = config.get("train")
+        val_entry = config.get("val") if config.get("val") != train_entry else None
+        if train_entry:
+            (val if val_only else train).append(str(root / train_entry))
+        if val_entry:
+            val.append(str(root / val_entry))
     if not train:
         raise ValueError("no training images in the datasets given")
     out.mkdir(parents=True, exist_ok=True)
