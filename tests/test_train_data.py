@@ -13,7 +13,8 @@ from vision.train import combined_data_yaml
 
 def _dataset(root: Path, train: str, val: str, names: list[str] | None = None) -> Path:
     root.mkdir(parents=True)
-    data = {"path": str(root), "train": train, "val": val, "names": dict(enumerate(names or DETECTOR_CLASSES))}
+    names = names or list(DETECTOR_CLASSES)
+    data = {"path": str(root), "train": train, "val": val, "names": dict(enumerate(names))}
     (root / "data.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
     return root
 
@@ -32,5 +33,5 @@ def test_other_classes_or_a_missing_dataset_are_refused(tmp_path: Path) -> None:
     other = _dataset(tmp_path / "other", "images", "images", ["a", "b"])
     with pytest.raises(ValueError, match="classes differ"):
         combined_data_yaml([other], tmp_path / "run")
-    with pytest.raises(FileNotFoundError, match="no data.yaml"):
+    with pytest.raises(FileNotFoundError, match=r"no data\.yaml"):
         combined_data_yaml([tmp_path / "none"], tmp_path / "run")
