@@ -99,8 +99,7 @@ class Hand:
     def from_json(cls, data: dict[str, Any]) -> Hand:
         """The inverse of ``to_json``: ``{"concealed", "melds": [{"type", "tile"}], "win_tile"}``."""
         melds = tuple(
-            Meld(MeldKind(str(m["type"])), parse_tile(str(m["tile"])))
-            for m in data.get("melds") or []
+            Meld(MeldKind(str(m["type"])), parse_tile(str(m["tile"]))) for m in data.get("melds") or []
         )
         win = data.get("win_tile")
         return cls(parse_tiles(str(data["concealed"])), melds, None if win is None else parse_tile(str(win)))
