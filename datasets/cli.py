@@ -119,6 +119,21 @@ def register(commands: argparse._SubParsersAction) -> None:
     auto.add_argument("--image-root", metavar="PREFIX", help="as for export --format labelstudio")
     auto.set_defaults(func=_guarded(run_autolabel))
 
+    crops = sub.add_parser(
+        "crops",
+        help="cut tile crops from labelled datasets, for training the tile classifier",
+        description="Each DATA is a dataset folder of this project's layout, optionally with how to cut it: "
+        "DIR[:COPIES[:PER_IMAGE]] (jittered crops per box, at most PER_IMAGE boxes per image). Train images "
+        "give jittered, turned training crops; val images give validation crops; 'none' crops are "
+        "patches away from every tile.",
+    )
+    crops.add_argument("data", nargs="+", metavar="DATA")
+    crops.add_argument(
+        "--out", required=True, help="a new (or empty) folder (OUT/train/<class>, OUT/val/<class>)"
+    )
+    crops.add_argument("--seed", type=int, default=0)
+    crops.set_defaults(func=_guarded(run_crops))
+
     _register_synth(sub)
 
 
@@ -280,6 +295,22 @@ def run_split(args: argparse.Namespace) -> int:
     images = resplit(root, ratios, out)
     _print_counts(split_counts(images))
     print(f"wrote {out or root}")
+    return 0
+
+
+def run_crops(args: argparse.Namespace) -> int:
+    from datasets.crops import CropSource, build_crop_dataset
+    from datasets.yolo import read_yolo
+
+    sources = [CropSource.parse(spec, read_yolo(spec.split(":")[0])) for spec in args.data]
+    out = _fresh_folder(args.out)
+    counts = build_crop_dataset(sources, out, seed=args.seed)
+    for split, per_class in counts.items():
+        print(
+            f"{split}: {sum(per_class.values())} crops, "
+            + ", ".join(f"{k} {v}" for k, v in sorted(per_class.items()))
+        )
+    print(f"wrote {out}")
     return 0
 
 

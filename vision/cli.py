@@ -20,9 +20,17 @@ def register(commands: argparse._SubParsersAction) -> None:
     detect.add_argument("--json", action="store_true", help="print a JSON array, one object per image")
     detect.set_defaults(func=run_detect)
 
-    train = commands.add_parser("train", help="train the tile detector (ultralytics, CPU or GPU)")
+    train = commands.add_parser(
+        "train",
+        help="train the tile localiser or the tile classifier (ultralytics, CPU or GPU)",
+        description="--task detect (default) trains the localiser on dataset folders of this project's "
+        "layout; --task classify trains the tile classifier on a folder made by 'smj dataset crops'.",
+    )
+    train.add_argument("--task", choices=("detect", "classify"), default="detect")
     train.add_argument(
-        "--data", required=True, help="dataset folders in this project's layout, comma-separated"
+        "--data",
+        required=True,
+        help="detect: dataset folders in this project's layout, comma-separated; classify: a crops folder",
     )
     train.add_argument("--val", default="", help="datasets used only for validation, comma-separated")
     train.add_argument("--out", required=True, help="run folder (checkpoints every epoch in OUT/weights)")
@@ -48,8 +56,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     evaluate.set_defaults(func=run_eval)
 
     ship = commands.add_parser("ship", help="copy trained weights into models/ with ONNX export and manifest")
-    ship.add_argument("weights", help="a trained .pt (e.g. RUN/weights/best.pt)")
-    ship.add_argument("--imgsz", type=int, default=640)
+    ship.add_argument("weights", help="a trained localiser .pt (e.g. RUN/weights/best.pt)")
+    ship.add_argument("--imgsz", type=int, default=640, help="the localiser's input size")
+    ship.add_argument("--classifier", help="a trained tile classifier .pt, shipped as models/tile_faces.*")
     ship.set_defaults(func=run_ship)
 
 
@@ -101,24 +110,31 @@ def run_detect(args: argparse.Namespace) -> int:
 def run_train(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from vision.train import Recipe, train
+    from vision.train import ClassifierRecipe, Recipe, train, train_classifier
 
-    recipe = Recipe()
     overrides = {
         key: getattr(args, key)
         for key in ("epochs", "imgsz", "batch", "model", "lr0")
         if getattr(args, key) is not None
     }
-    recipe = replace(recipe, **overrides)
     try:
-        best = train(
-            args.data.split(","),
-            args.out,
-            recipe,
-            val_dirs=[d for d in args.val.split(",") if d],
-            resume=args.resume,
-            device=args.device or "cpu",
-        )
+        if args.task == "classify":
+            best = train_classifier(
+                args.data,
+                args.out,
+                replace(ClassifierRecipe(), **overrides),
+                resume=args.resume,
+                device=args.device or "cpu",
+            )
+        else:
+            best = train(
+                args.data.split(","),
+                args.out,
+                replace(Recipe(), **overrides),
+                val_dirs=[d for d in args.val.split(",") if d],
+                resume=args.resume,
+                device=args.device or "cpu",
+            )
     except (FileNotFoundError, ValueError) as error:
         return _fail(str(error))
     print(f"best weights: {best}")
@@ -184,8 +200,13 @@ def run_ship(args: argparse.Namespace) -> int:
     weights = Path(args.weights)
     if not weights.is_file():
         return _fail(f"{weights}: no such weights file")
-    manifest = ship(weights, imgsz=args.imgsz)
+    classifier = Path(args.classifier) if args.classifier else None
+    if classifier is not None and not classifier.is_file():
+        return _fail(f"{classifier}: no such weights file")
+    manifest = ship(weights, imgsz=args.imgsz, classifier=classifier)
     print(f"shipped {weights} -> models/tiles.pt, models/tiles.onnx; manifest {manifest}")
+    if classifier is not None:
+        print(f"shipped {classifier} -> models/tile_faces.pt, models/tile_faces.onnx")
     return 0
 
 

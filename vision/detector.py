@@ -1,8 +1,11 @@
 """The tile detector: built once from a weights path, shared by every request.
 
-Two runtimes behind one interface: ONNX Runtime (the default, fastest on CPU) for ``.onnx`` weights,
-ultralytics/torch for ``.pt`` weights. ``detect`` keeps no state between calls and takes its
-thresholds as arguments, so one ``Detector`` is safe to use from many threads.
+Two stages: a YOLO localiser finds the tiles (one class, "tile", for the shipped model), and the tile
+classifier (``vision.classifier``) names each box from a crop of the photo. A localiser trained with
+all the tile classes works alone. Two runtimes behind one interface: ONNX Runtime (the default,
+fastest on CPU) for ``.onnx`` weights, ultralytics/torch for ``.pt`` weights. ``detect`` keeps no
+state between calls and takes its thresholds as arguments, so one ``Detector`` is safe to use from
+many threads.
 """
 
 from __future__ import annotations
@@ -15,11 +18,15 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision import looks
+from vision.classifier import NONE, TileClassifier
 from vision.detections import DETECTOR_CLASSES, Detections
 from vision.images import Photo
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_WEIGHTS = MODELS_DIR / "tiles.onnx"
+DEFAULT_CLASSIFIER = MODELS_DIR / "tile_faces.onnx"
+LOCALISER_NAMES = (["tile"], ["item"])  # a single-class model: ultralytics names it "item"
 DEFAULT_CONF = 0.25
 DEFAULT_IOU = 0.6
 
@@ -28,20 +35,22 @@ class ModelError(RuntimeError):
     """The weights are missing or not a tile detector of this project."""
 
 
-def letterbox(pixels: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[float, float]]:
-    """Resize keeping the aspect ratio into a ``size`` square, padded grey.
-
-    Returns (image, gain, (pad_x, pad_y)).
+def letterbox(
+    pixels: np.ndarray, shape: int | tuple[int, int]
+) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """Resize keeping the aspect ratio into a canvas of ``shape`` (height, width; an int: a square),
+    centred and padded grey. Returns (image, gain, (pad_x, pad_y)).
     """
+    out_h, out_w = (shape, shape) if isinstance(shape, int) else shape
     height, width = pixels.shape[:2]
-    gain = min(size / width, size / height)
+    gain = min(out_w / width, out_h / height)
     new_w, new_h = max(1, round(width * gain)), max(1, round(height * gain))
     resized = cv2.resize(
         pixels, (new_w, new_h), interpolation=cv2.INTER_AREA if gain < 1 else cv2.INTER_LINEAR
     )
-    pad_x, pad_y = (size - new_w) / 2, (size - new_h) / 2
+    pad_x, pad_y = (out_w - new_w) / 2, (out_h - new_h) / 2
     top, left = round(pad_y - 0.1), round(pad_x - 0.1)
-    canvas = np.full((size, size, 3), 114, np.uint8)
+    canvas = np.full((out_h, out_w, 3), 114, np.uint8)
     canvas[top : top + new_h, left : left + new_w] = resized
     return canvas, gain, (left, top)
 
@@ -49,7 +58,7 @@ def letterbox(pixels: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[f
 def unletterbox(
     boxes: np.ndarray, gain: float, pad: tuple[float, float], width: int, height: int
 ) -> np.ndarray:
-    """Map xyxy boxes from the letterboxed square back to the original image, clipped to it."""
+    """Map xyxy boxes from the letterboxed canvas back to the original image, clipped to it."""
     mapped = boxes.astype(np.float32).copy()
     mapped[:, [0, 2]] = (mapped[:, [0, 2]] - pad[0]) / gain
     mapped[:, [1, 3]] = (mapped[:, [1, 3]] - pad[1]) / gain
@@ -58,32 +67,33 @@ def unletterbox(
     return mapped
 
 
-def _nms_per_class(boxes: np.ndarray, scores: np.ndarray, classes: np.ndarray, iou: float) -> np.ndarray:
-    """Indices kept by class-aware NMS (for raw, non end-to-end model outputs)."""
-    if len(boxes) == 0:
-        return np.zeros(0, np.int64)
-    offset = classes[:, None].astype(np.float32) * 4096.0  # shift each class apart
-    shifted = boxes + offset
-    xywh = np.concatenate([shifted[:, :2], shifted[:, 2:] - shifted[:, :2]], axis=1)
-    keep = cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), 0.0, iou)
-    return np.asarray(keep, np.int64).reshape(-1)
-
-
 class Detector:
-    """``Detector(path)`` loads ``.onnx`` with ONNX Runtime or ``.pt`` with ultralytics."""
+    """``Detector(path)`` loads ``.onnx`` with ONNX Runtime or ``.pt`` with ultralytics.
 
-    def __init__(self, weights: Path | str = DEFAULT_WEIGHTS, *, threads: int | None = None) -> None:
+    A single-class localiser reads the faces with ``classifier`` (default: the shipped
+    ``models/tile_faces.onnx``); a classifier given to a multi-class model re-reads its boxes.
+    """
+
+    def __init__(
+        self,
+        weights: Path | str = DEFAULT_WEIGHTS,
+        *,
+        classifier: Path | str | None = None,
+        threads: int | None = None,
+    ) -> None:
         self.weights = Path(weights)
         if not self.weights.is_file():
             raise ModelError(f"{self.weights}: no such weights file (the shipped model is models/tiles.onnx)")
         self.backend = "onnx" if self.weights.suffix == ".onnx" else "torch"
         self._lock = threading.Lock()  # only the torch path needs it: ultralytics predictors keep state
-        if self.backend == "onnx":
-            self._load_onnx(threads)
-        else:
-            self._load_torch()
+        names = self._load_onnx(threads) if self.backend == "onnx" else self._load_torch()
+        self.localiser = names in LOCALISER_NAMES
+        self._class_map = np.zeros(1, np.int64) if self.localiser else _class_map(names)
+        if self.localiser and classifier is None:
+            classifier = DEFAULT_CLASSIFIER
+        self.classifier = TileClassifier(classifier, threads=threads) if classifier else None
 
-    def _load_onnx(self, threads: int | None) -> None:
+    def _load_onnx(self, threads: int | None) -> list[str]:
         import onnxruntime as ort
 
         options = ort.SessionOptions()
@@ -100,19 +110,23 @@ class Detector:
         names = _parse_names(meta.get("names", ""))
         self.imgsz = int(json.loads(meta.get("imgsz", "[640, 640]"))[0]) if meta.get("imgsz") else 640
         self.end2end = meta.get("end2end", "False") == "True"
-        self._input = self._session.get_inputs()[0].name
-        self._class_map = _class_map(names)
+        model_input = self._session.get_inputs()[0]
+        self._input = model_input.name
+        self.dynamic = not all(isinstance(side, int) for side in model_input.shape[2:])
+        return names
 
-    def _load_torch(self) -> None:
+    def _load_torch(self) -> list[str]:
         from ultralytics import YOLO
 
         try:
             self._model = YOLO(str(self.weights), task="detect")
         except Exception as error:  # ultralytics raises many kinds
             raise ModelError(f"{self.weights}: not a loadable YOLO model ({error})") from None
-        self.imgsz = 640  # the same input size as the shipped ONNX export (see models/manifest.json)
+        train_args = getattr(self._model, "ckpt", {}).get("train_args", {})
+        self.imgsz = int(train_args.get("imgsz", 640))  # the size it was trained (and exported) at
+        self.dynamic = True  # ultralytics letterboxes to any size
         names = self._model.names
-        self._class_map = _class_map([names[i] for i in sorted(names)])
+        return [names[i] for i in sorted(names)]
 
     @property
     def class_names(self) -> tuple[str, ...]:
@@ -124,18 +138,74 @@ class Detector:
         """Tiles in an RGB image; boxes in the image's own pixels."""
         pixels = photo.pixels if isinstance(photo, Photo) else photo
         height, width = pixels.shape[:2]
-        if self.backend == "torch":
-            boxes, scores, classes = self._run_torch(pixels, conf, iou)
-        else:
-            boxes, scores, classes = self._run_onnx(pixels, conf, iou)
+        box_conf = conf * conf if self.classifier is not None else conf  # final: a geometric mean
+        boxes, scores, classes = self.find_tiles(pixels, box_conf, iou)
+        if self.classifier is not None:
+            classes, probabilities = self.classifier.classify(pixels, boxes)
+            scores = np.sqrt(scores * probabilities).astype(np.float32)
+            classes[(classes == NONE) | (scores < conf)] = -1
         keep = classes >= 0
         return Detections(boxes[keep], classes[keep], scores[keep], (width, height))
 
-    def _run_onnx(
+    def find_tiles(
         self, pixels: np.ndarray, conf: float, iou: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        square, gain, pad = letterbox(pixels, self.imgsz)
-        blob = np.ascontiguousarray(square.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
+        """The localiser's boxes, scores and classes in photo pixels.
+
+        One look at the whole photo; when its tiles come out small, a closer look at their region at
+        the trained scale (see ``vision.looks``), merged with what lies outside it.
+        """
+        height, width = pixels.shape[:2]
+        long_side = max(width, height)
+        first = looks.whole_photo(width, height, self.imgsz)
+        found = self._look(pixels, first, conf, iou)
+        if long_side <= 1.5 * self.imgsz:
+            return found  # a close-up: its tiles are already at the trained scale
+        tile = looks.typical_tile(found[0], found[1])
+        if tile is not None and tile * first.scale >= looks.SMALL_TILE_PX:
+            return found
+        if tile is None and self.dynamic:  # nothing legible: search the whole photo at a finer scale
+            side = min(looks.SEARCH_SIDE, looks.round_up(long_side))
+            found = self._look(pixels, looks.whole_photo(width, height, side), conf, iou)
+            tile = looks.typical_tile(found[0], found[1])
+        if tile is None:
+            return found
+        region = looks.region_around(found[0], found[1], tile, width, height)
+        max_side = looks.MAX_LOOK_SIDE if self.dynamic else self.imgsz
+        parts = [
+            self._look(pixels, look, conf, iou, seams=True)
+            for look in looks.closer_looks(region, tile, max_side)
+        ]
+        parts.append(tuple(part[~looks.inside(found[0], region)] for part in found))
+        boxes = np.concatenate([part[0] for part in parts]).reshape(-1, 4)
+        scores = np.concatenate([part[1] for part in parts])
+        classes = np.concatenate([part[2] for part in parts])
+        keep = looks.merge(boxes, scores, classes, iou)
+        return boxes[keep], scores[keep], classes[keep]
+
+    def _look(
+        self, pixels: np.ndarray, look: looks.Look, conf: float, iou: float, *, seams: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Run the localiser on ``look``, boxes in photo pixels; ``seams``: drop tiles a window edge cuts."""
+        x1, y1, x2, y2 = look.region
+        crop = pixels[y1:y2, x1:x2]
+        in_w, in_h = look.input_size
+        shape = (looks.round_up(in_h), looks.round_up(in_w)) if self.dynamic else (self.imgsz, self.imgsz)
+        if self.backend == "torch":
+            boxes, scores, classes = self._run_torch(crop, shape, conf, iou)
+        else:
+            boxes, scores, classes = self._run_onnx(crop, shape, conf, iou)
+        boxes = boxes + np.array([x1, y1, x1, y1], np.float32)
+        keep = classes >= 0
+        if seams:
+            keep &= ~looks.cut_at_seam(boxes, look, pixels.shape[1], pixels.shape[0])
+        return boxes[keep], scores[keep], classes[keep]
+
+    def _run_onnx(
+        self, pixels: np.ndarray, shape: tuple[int, int], conf: float, iou: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        canvas, gain, pad = letterbox(pixels, shape)
+        blob = np.ascontiguousarray(canvas.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
         output = self._session.run(None, {self._input: blob})[0][0]
         if self.end2end:  # (max_det, 6): x1, y1, x2, y2, score, class
             output = output[output[:, 4] >= conf]
@@ -149,21 +219,21 @@ class Detector:
             centre, size = output[mask, :2], output[mask, 2:4]
             boxes = np.concatenate([centre - size / 2, centre + size / 2], axis=1)
             scores, classes = scores[mask], classes[mask]
-            keep = _nms_per_class(boxes, scores, classes, iou)
+            keep = looks.merge(boxes, scores, classes, iou)
             boxes, scores, classes = boxes[keep], scores[keep], classes[keep]
         boxes = unletterbox(boxes, gain, pad, pixels.shape[1], pixels.shape[0])
         return boxes, scores.astype(np.float32), self._class_map[classes]
 
     def _run_torch(
-        self, pixels: np.ndarray, conf: float, iou: float
+        self, pixels: np.ndarray, shape: tuple[int, int], conf: float, iou: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         with self._lock:
             results: Any = self._model.predict(
-                pixels[:, :, ::-1], conf=conf, iou=iou, imgsz=self.imgsz, verbose=False, device="cpu"
+                pixels[:, :, ::-1], conf=conf, iou=iou, imgsz=list(shape), verbose=False, device="cpu"
             )
         boxes = results[0].boxes
         classes = boxes.cls.numpy().astype(np.int64)
-        return boxes.xyxy.numpy(), boxes.conf.numpy(), self._class_map[classes]
+        return boxes.xyxy.numpy().reshape(-1, 4), boxes.conf.numpy(), self._class_map[classes]
 
 
 def _parse_names(text: str) -> list[str]:

@@ -1,7 +1,8 @@
-"""Shipping a trained detector: ``models/tiles.pt``, ``models/tiles.onnx`` and ``models/manifest.json``.
+"""Shipping a trained detector: ``models/tiles.{pt,onnx}`` (the localiser), ``models/tile_faces.{pt,onnx}``
+(the tile classifier) and ``models/manifest.json``.
 
-The manifest records what a user needs to trust the weights: classes, input size, sha256 of both
-files, the training data and recipe, and the metrics measured by ``smj eval``.
+The manifest records what a user needs to trust the weights: classes, input sizes, sha256 of every
+file, the training data and recipe, and the metrics measured by ``smj eval``.
 """
 
 from __future__ import annotations
@@ -25,44 +26,62 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def export_onnx(weights: Path, imgsz: int) -> Path:
-    """Export a ``.pt`` to ONNX (opset 17, static 1x3xSxS input, simplified) beside it."""
+def export_onnx(weights: Path, imgsz: int, *, dynamic: bool = False) -> Path:
+    """Export a ``.pt`` to ONNX (opset 17, simplified) beside it; ``dynamic``: any batch size."""
     from ultralytics import YOLO
 
     model = YOLO(str(weights))
     return Path(
-        model.export(format="onnx", imgsz=imgsz, opset=17, simplify=True, dynamic=False, device="cpu")
+        model.export(format="onnx", imgsz=imgsz, opset=17, simplify=True, dynamic=dynamic, device="cpu")
     )
+
+
+def _copy_stripped(weights: Path, target: Path) -> list[str]:
+    """Copy a checkpoint without its optimizer state; a single-class localiser's class is named "tile"."""
+    import torch
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    if weights.resolve() != target.resolve():
+        shutil.copy2(weights, target)
+    checkpoint = torch.load(target, map_location="cpu", weights_only=False)
+    model = checkpoint.get("ema") or checkpoint["model"]
+    if list(model.names.values()) == ["item"]:
+        model.names = {0: "tile"}
+        checkpoint["model"], checkpoint["ema"] = model, None
+        torch.save(checkpoint, target)
+    strip_optimizer(str(target))  # drop the optimizer state and EMA copy: half the size
+    return [model.names[i] for i in sorted(model.names)]
+
+
+def _file_entry(path: Path) -> dict[str, Any]:
+    return {"sha256": sha256(path), "bytes": path.stat().st_size}
 
 
 def ship(
-    weights: Path, *, imgsz: int, models_dir: Path = MODELS_DIR, info: dict[str, Any] | None = None
+    weights: Path,
+    *,
+    imgsz: int,
+    classifier: Path | None = None,
+    classifier_imgsz: int = 64,
+    models_dir: Path = MODELS_DIR,
+    info: dict[str, Any] | None = None,
 ) -> Path:
-    """Copy the weights into ``models_dir`` as tiles.pt / tiles.onnx and write the manifest."""
-    from ultralytics import YOLO
-
+    """Copy the weights into ``models_dir`` (tiles.pt/.onnx, tile_faces.pt/.onnx) and write the manifest."""
     models_dir.mkdir(parents=True, exist_ok=True)
     target_pt = models_dir / "tiles.pt"
-    if weights.resolve() != target_pt.resolve():
-        shutil.copy2(weights, target_pt)
-    from ultralytics.utils.torch_utils import strip_optimizer
-
-    strip_optimizer(str(target_pt))  # drop the optimizer state and EMA copy: half the size
+    names = _copy_stripped(weights, target_pt)
     onnx_path = export_onnx(target_pt, imgsz)
-    names = YOLO(str(target_pt)).names
     manifest_path = models_dir / MANIFEST
     manifest: dict[str, Any] = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
     manifest.update(info or {})
-    manifest.update(
-        {
-            "classes": [names[i] for i in sorted(names)],
-            "input_size": imgsz,
-            "files": {
-                "tiles.pt": {"sha256": sha256(target_pt), "bytes": target_pt.stat().st_size},
-                "tiles.onnx": {"sha256": sha256(onnx_path), "bytes": onnx_path.stat().st_size},
-            },
-        }
-    )
+    files = {"tiles.pt": _file_entry(target_pt), "tiles.onnx": _file_entry(onnx_path)}
+    if classifier is not None:
+        faces_pt = models_dir / "tile_faces.pt"
+        faces_names = _copy_stripped(classifier, faces_pt)
+        faces_onnx = export_onnx(faces_pt, classifier_imgsz, dynamic=True)
+        files |= {"tile_faces.pt": _file_entry(faces_pt), "tile_faces.onnx": _file_entry(faces_onnx)}
+        manifest["classifier"] = {"classes": faces_names, "input_size": classifier_imgsz}
+    manifest.update({"classes": names, "input_size": imgsz, "files": files})
     manifest_path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest_path
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import yaml
 
+from vision.classifier import CROP_SIZE
 from vision.detections import DETECTOR_CLASSES
 
 os.environ.setdefault("YOLO_OFFLINE", "1")
@@ -49,6 +50,34 @@ class Recipe:
     workers: int = 2
     seed: int = 0
     fraction: float = 1.0
+    single_cls: bool = True  # a localiser: every tile one class; the tile classifier reads the face
+
+
+@dataclass(frozen=True)
+class ClassifierRecipe:
+    """The knobs of a tile-classifier run (ultralytics YOLO-cls on ``smj dataset crops`` folders)."""
+
+    model: str = "yolo26n-cls.yaml"
+    epochs: int = 20
+    imgsz: int = CROP_SIZE
+    batch: int = 128
+    optimizer: str = "SGD"
+    lr0: float = 0.05
+    momentum: float = 0.9
+    weight_decay: float = 0.00005
+    warmup_epochs: float = 1.0
+    cos_lr: bool = True
+    fliplr: float = 0.0  # the crops are already turned by quarter turns; a mirrored tile never exists
+    flipud: float = 0.0
+    scale: float = 0.15  # random crops keep at least 85% of the tile
+    erasing: float = 0.1
+    hsv_h: float = 0.015
+    hsv_s: float = 0.5
+    hsv_v: float = 0.4
+    patience: int = 100
+    workers: int = 2
+    seed: int = 0
+    cache: str = "ram"
 
 
 def combined_data_yaml(
@@ -90,6 +119,46 @@ def combined_data_yaml(
     data = {"train": train, "val": val or train[:1], "names": dict(enumerate(DETECTOR_CLASSES))}
     path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return path
+
+
+def train_classifier(
+    data_dir: Path | str,
+    out: Path | str,
+    recipe: ClassifierRecipe,
+    *,
+    resume: bool = False,
+    device: str = "cpu",
+) -> Path:
+    """Train (or resume) the tile classifier on a crops folder; returns the path of the best weights."""
+    from ultralytics import YOLO
+
+    out = Path(out).resolve()
+    last = out / "weights" / "last.pt"
+    if resume:
+        if not last.is_file():
+            raise FileNotFoundError(f"{last}: nothing to resume")
+        YOLO(str(last)).train(resume=True)
+        return out / "weights" / "best.pt"
+    data = Path(data_dir).resolve()
+    if not (data / "train").is_dir() or not (data / "val").is_dir():
+        raise FileNotFoundError(
+            f"{data}: no train/ and val/ crop folders (build them with 'smj dataset crops')"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "recipe.yaml").write_text(yaml.safe_dump(asdict(recipe), sort_keys=False), encoding="utf-8")
+    settings = asdict(recipe)
+    model = YOLO(settings.pop("model"), task="classify")
+    model.train(
+        data=str(data),
+        project=str(out.parent),
+        name=out.name,
+        exist_ok=True,
+        plots=False,
+        amp=False,
+        device=device,
+        **settings,
+    )
+    return out / "weights" / "best.pt"
 
 
 def train(

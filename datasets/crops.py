@@ -1,0 +1,135 @@
+"""Tile crops for training the classifier: one folder per class, cut from labelled photos.
+
+Training crops are jittered the way a localiser's boxes are wrong (uneven margins, a shifted box)
+and turned by quarter turns (a tile lying in a meld, or read from across the table); a mirrored
+tile never is. ``none`` crops are patches of the photo away from every tile, so the classifier
+learns to reject the localiser's false alarms. Validation crops are cut exactly as at inference.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from datasets.labels import DatasetError, LabelledImage
+from vision.classifier import CLASSIFIER_CLASSES, CROP_MARGIN, CROP_SIZE, NONE, tile_crops
+from vision.evaluate import box_iou
+
+TURNS = (0, 0, 0, 0, 2, 2, 1, 3)  # quarter turns, drawn uniformly: upright most often
+
+
+def _jittered_margins(rng: random.Random, n: int) -> np.ndarray:
+    return np.array([[rng.uniform(-0.04, 0.22) for _ in range(4)] for _ in range(n)], np.float32)
+
+
+def _background_boxes(rng: random.Random, item: LabelledImage, boxes: np.ndarray, count: int) -> np.ndarray:
+    """Tile-sized boxes that overlap no labelled box by more than a sliver."""
+    if not len(boxes):
+        return np.zeros((0, 4), np.float32)
+    sizes = boxes[:, 2:] - boxes[:, :2]
+    found: list[list[float]] = []
+    for _ in range(count * 20):
+        if len(found) == count:
+            break
+        w, h = sizes[rng.randrange(len(sizes))] * rng.uniform(0.6, 1.6)
+        if w >= item.width or h >= item.height:
+            continue
+        x, y = rng.uniform(0, item.width - w), rng.uniform(0, item.height - h)
+        candidate = np.array([[x, y, x + w, y + h]], np.float32)
+        if box_iou(candidate, boxes).max() < 0.1:
+            found.append(candidate[0].tolist())
+    return np.array(found, np.float32).reshape(-1, 4)
+
+
+def write_crops(
+    images: Iterable[LabelledImage],
+    out: Path | str,
+    *,
+    split: str,
+    copies: int = 1,
+    per_image: int | None = None,
+    background: int = 2,
+    augment: bool = True,
+    seed: int = 0,
+    size: int = CROP_SIZE,
+) -> Counter[str]:
+    """Write crops of ``images`` under ``out/split/<class>/``; returns the count per class.
+
+    ``copies``: jittered crops per box; ``per_image``: at most this many boxes drawn per image;
+    ``background``: ``none`` crops per image.
+    """
+    rng = random.Random(seed)
+    root = Path(out) / split
+    for name in CLASSIFIER_CLASSES:
+        (root / name).mkdir(parents=True, exist_ok=True)
+    counts: Counter[str] = Counter()
+    for index, item in enumerate(images):
+        with Image.open(item.image) as image:
+            pixels = np.asarray(image.convert("RGB"))
+        height, width = pixels.shape[:2]
+        all_boxes = np.array([b.xyxy(width, height) for b in item.boxes], np.float32).reshape(-1, 4)
+        chosen = list(range(len(item.boxes)))
+        if per_image is not None and len(chosen) > per_image:
+            chosen = rng.sample(chosen, per_image)
+        classes = [item.boxes[i].class_id for i in chosen for _ in range(copies)]
+        boxes = np.repeat(all_boxes[chosen], copies, axis=0)
+        extra = _background_boxes(rng, item, all_boxes, background)
+        classes += [NONE] * len(extra)
+        boxes = np.concatenate([boxes, extra])
+        margins = _jittered_margins(rng, len(boxes)) if augment else np.float32(CROP_MARGIN)
+        crops = tile_crops(pixels, boxes, size, margins)
+        for number, (crop, class_id) in enumerate(zip(crops, classes, strict=True)):
+            turned = np.rot90(crop, rng.choice(TURNS)) if augment else crop
+            name = CLASSIFIER_CLASSES[class_id]
+            Image.fromarray(np.ascontiguousarray(turned)).save(
+                root / name / f"{index:05d}_{item.stem[:40]}_{number:03d}.png"
+            )
+            counts[name] += 1
+    return counts
+
+
+@dataclass(frozen=True)
+class CropSource:
+    """A labelled dataset and how to cut it: ``copies`` crops per box, at most ``per_image`` boxes."""
+
+    images: Sequence[LabelledImage]
+    copies: int = 1
+    per_image: int | None = None
+
+    @classmethod
+    def parse(cls, spec: str, images: Sequence[LabelledImage]) -> CropSource:
+        """``DIR[:COPIES[:PER_IMAGE]]`` (the folder part already read into ``images``)."""
+        parts = spec.split(":")[1:]
+        try:
+            copies = int(parts[0]) if parts and parts[0] else 1
+            per_image = int(parts[1]) if len(parts) > 1 and parts[1] else None
+        except ValueError:
+            raise DatasetError(f"{spec!r}: expected DIR[:COPIES[:PER_IMAGE]] with whole numbers") from None
+        if copies < 1 or (per_image is not None and per_image < 1):
+            raise DatasetError(f"{spec!r}: COPIES and PER_IMAGE must be at least 1")
+        return cls(images, copies, per_image)
+
+
+def build_crop_dataset(
+    sources: Sequence[CropSource], out: Path | str, *, seed: int = 0
+) -> dict[str, Counter[str]]:
+    """A classification dataset in ultralytics' folder layout (``out/train/<class>``, ``out/val/<class>``).
+
+    The train (or unsplit) images of every source give training crops, jittered; their val images
+    give validation crops cut as at inference. Test images are left out.
+    """
+    counts: dict[str, Counter[str]] = {"train": Counter(), "val": Counter()}
+    for number, source in enumerate(sources):
+        train = [i for i in source.images if i.split in ("train", "")]
+        val = [i for i in source.images if i.split == "val"]
+        counts["train"] += write_crops(
+            train, out, split="train", copies=source.copies, per_image=source.per_image, seed=seed + number
+        )
+        counts["val"] += write_crops(val, out, split="val", augment=False, background=1, seed=seed + number)
+    return counts

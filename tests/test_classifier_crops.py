@@ -1,0 +1,98 @@
+"""Tile crops: the one crop function (inference and training data), and the crop dataset builder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from datasets.crops import CropSource, build_crop_dataset
+from datasets.labels import Box, DatasetError, LabelledImage
+from vision.classifier import CLASSIFIER_CLASSES, ClassifierError, TileClassifier, tile_crops
+
+
+def _picture() -> np.ndarray:
+    """A grey 200x300 picture with a red tile at (100, 50)-(140, 110) and a blue one at the right edge."""
+    pixels = np.full((200, 300, 3), 128, np.uint8)
+    pixels[50:110, 100:140] = (255, 0, 0)
+    pixels[20:80, 280:300] = (0, 0, 255)
+    return pixels
+
+
+def test_a_crop_is_the_box_squashed_to_a_square() -> None:
+    crops = tile_crops(_picture(), np.array([[100, 50, 140, 110]], np.float32), size=32, margins=0.0)
+    assert crops.shape == (1, 32, 32, 3) and crops.dtype == np.uint8
+    assert (crops[0].reshape(-1, 3) == (255, 0, 0)).all()
+
+
+def test_margins_take_in_the_surroundings_on_the_sides_asked() -> None:
+    box = np.array([[100, 50, 140, 110]], np.float32)
+    (even,) = tile_crops(_picture(), box, size=40, margins=0.25)
+    assert (even[0, 0] == 128).all() and (even[20, 20] == (255, 0, 0)).all()
+    (left_only,) = tile_crops(_picture(), box, size=40, margins=np.array([[0.5, 0, 0, 0]], np.float32))
+    assert (left_only[20, 0] == 128).all() and (left_only[20, -1] == (255, 0, 0)).all()
+
+
+def test_a_box_at_the_border_is_cut_off_at_the_photo() -> None:
+    (crop,) = tile_crops(_picture(), np.array([[280, 20, 310, 80]], np.float32), size=16, margins=0.2)
+    assert crop.shape == (16, 16, 3)
+    assert (crop[8, -1] == (0, 0, 255)).all()
+
+
+def test_no_boxes_no_crops() -> None:
+    assert tile_crops(_picture(), np.zeros((0, 4), np.float32)).shape == (0, 64, 64, 3)
+
+
+def test_missing_classifier_weights_are_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ClassifierError, match="no such classifier"):
+        TileClassifier(tmp_path / "nothing.onnx")
+
+
+def _labelled(tmp_path: Path, name: str, split: str) -> LabelledImage:
+    path = tmp_path / f"{name}.png"
+    Image.fromarray(_picture()).save(path)
+    boxes = (
+        Box.from_xyxy(4, (100, 50, 140, 110), 300, 200),  # m5
+        Box.from_xyxy(27, (280, 20, 300, 80), 300, 200),  # back
+    )
+    return LabelledImage(path, boxes, 300, 200, source=name, split=split)
+
+
+def test_crop_dataset_has_a_folder_per_class_and_background_away_from_tiles(tmp_path: Path) -> None:
+    images = [_labelled(tmp_path, f"t{i}", "train") for i in range(3)] + [_labelled(tmp_path, "v", "val")]
+    images.append(_labelled(tmp_path, "x", "test"))
+    counts = build_crop_dataset([CropSource(images, copies=2)], tmp_path / "crops", seed=1)
+    out = tmp_path / "crops"
+    assert sorted(p.name for p in (out / "train").iterdir()) == sorted(CLASSIFIER_CLASSES)
+    assert counts["train"]["m5"] == 6 and counts["train"]["back"] == 6  # 3 images x 2 copies
+    assert counts["val"]["m5"] == 1 and counts["val"]["back"] == 1  # test images left out
+    assert counts["train"]["none"] > 0
+    assert len(list((out / "train" / "m5").glob("*.png"))) == 6
+    for path in (out / "train" / "none").glob("*.png"):
+        pixels = np.asarray(Image.open(path))
+        red = (pixels == (255, 0, 0)).all(axis=2).mean()
+        assert red < 0.1  # a background crop holds (almost) nothing of a tile
+    (val_crop,) = (out / "val" / "m5").glob("*.png")
+    assert np.asarray(Image.open(val_crop))[32, 32].tolist() == [255, 0, 0]
+
+
+def test_per_image_limits_the_boxes_drawn(tmp_path: Path) -> None:
+    images = [_labelled(tmp_path, f"t{i}", "train") for i in range(4)]
+    counts = build_crop_dataset([CropSource(images, per_image=1)], tmp_path / "crops")
+    assert counts["train"]["m5"] + counts["train"]["back"] == 4
+
+
+@pytest.mark.parametrize(
+    ("spec", "copies", "per_image"), [("d", 1, None), ("d:3", 3, None), ("d:1:12", 1, 12), ("d::5", 1, 5)]
+)
+def test_crop_source_spec(spec: str, copies: int, per_image: int | None) -> None:
+    source = CropSource.parse(spec, [])
+    assert (source.copies, source.per_image) == (copies, per_image)
+
+
+@pytest.mark.parametrize("spec", ["d:x", "d:0", "d:1:0"])
+def test_bad_crop_source_spec_is_refused(spec: str) -> None:
+    with pytest.raises(DatasetError):
+        CropSource.parse(spec, [])

@@ -1,0 +1,160 @@
+"""Two-pass detection of full-resolution photos: the geometry of the looks, and a detector running it.
+
+The detector here has a fake localiser that sees only tiles at least ``LEGIBLE_PX`` tall in its
+input, as a real one does; everything else (looks, windows, seams, merging, mapping back) is the
+product's own code.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision import looks
+from vision.detector import Detector, letterbox, unletterbox
+from vision.evaluate import box_iou
+
+
+def test_whole_photo_look_scales_the_long_side() -> None:
+    look = looks.whole_photo(4032, 3024, 384)
+    assert look.region == (0, 0, 4032, 3024)
+    assert look.input_size == (384, 288)
+
+
+def test_typical_tile_is_the_median_short_side_of_confident_boxes() -> None:
+    boxes = np.array([[0, 0, 40, 50], [0, 0, 30, 60], [0, 0, 100, 20], [0, 0, 500, 500]], np.float32)
+    scores = np.array([0.9, 0.8, 0.7, 0.1], np.float32)
+    assert looks.typical_tile(boxes, scores) == 30.0  # short sides 40, 30, 20; the weak box ignored
+    assert looks.typical_tile(boxes[:0], scores[:0]) is None
+    assert looks.typical_tile(boxes, np.full(4, 0.1, np.float32)) is None
+
+
+def test_region_is_widened_by_two_tiles_and_kept_in_the_photo() -> None:
+    boxes = np.array([[100, 200, 140, 250], [900, 210, 940, 260], [0, 0, 10, 10]], np.float32)
+    scores = np.array([0.9, 0.9, 0.05], np.float32)
+    assert looks.region_around(boxes, scores, 40.0, 1000, 1000) == (20, 120, 1000, 340)
+
+
+@pytest.mark.parametrize(("region", "tile"), [((0, 0, 3000, 800), 90.0), ((500, 100, 900, 400), 50.0)])
+def test_closer_looks_cover_the_region_at_the_trained_scale(
+    region: tuple[int, int, int, int], tile: float
+) -> None:
+    found = looks.closer_looks(region, tile, max_side=640)
+    for look in found:
+        assert look.scale == pytest.approx(looks.TILE_PX / tile)
+        assert max(look.input_size) <= 640 + 1
+    covered = np.zeros((region[3], region[2]), bool)
+    for look in found:
+        x1, y1, x2, y2 = look.region
+        covered[y1:y2, x1:x2] = True
+    assert covered[region[1] : region[3], region[0] : region[2]].all()
+    # neighbours overlap by at least one tile, so a tile cut by one window is whole in another
+    xs = sorted({look.region[0] for look in found})
+    rights = sorted({look.region[2] for look in found})
+    for left, right in zip(xs[1:], rights[:-1], strict=False):
+        assert right - left >= tile
+
+
+def test_a_closer_look_never_enlarges_more_than_the_limit() -> None:
+    (look,) = looks.closer_looks((0, 0, 100, 100), tile=5.0, max_side=1024)
+    assert look.scale == looks.MAX_UPSCALE
+
+
+def test_boxes_touching_an_inner_edge_are_cut_at_a_seam() -> None:
+    look = looks.Look((100, 0, 500, 300), 1.0)
+    boxes = np.array([[101, 10, 140, 60], [200, 10, 240, 60], [460, 250, 500, 300]], np.float32)
+    # left edge 100 is inside the photo; the right edge 500 is the photo's border
+    np.testing.assert_array_equal(looks.cut_at_seam(boxes, look, 500, 300), [True, False, False])
+    np.testing.assert_array_equal(looks.cut_at_seam(boxes, look, 800, 300), [True, False, True])
+
+
+def test_merge_keeps_one_box_per_tile_and_class() -> None:
+    boxes = np.array([[0, 0, 40, 50], [1, 1, 41, 51], [0, 0, 40, 50], [100, 0, 140, 50]], np.float32)
+    scores = np.array([0.8, 0.9, 0.7, 0.6], np.float32)
+    classes = np.array([0, 0, 1, 0])
+    np.testing.assert_array_equal(looks.merge(boxes, scores, classes, 0.6), [1, 2, 3])
+
+
+@pytest.mark.parametrize("shape", [(288, 384), (384, 384), (96, 640)])
+def test_letterbox_to_a_rectangle_round_trips(shape: tuple[int, int]) -> None:
+    pixels = np.zeros((750, 1000, 3), np.uint8)
+    canvas, gain, pad = letterbox(pixels, shape)
+    assert canvas.shape[:2] == shape
+    box = np.array([[100, 200, 300, 400]], np.float32)
+    mapped = box * gain + np.array([pad[0], pad[1], pad[0], pad[1]], np.float32)
+    np.testing.assert_allclose(unletterbox(mapped, gain, pad, 1000, 750), box, atol=1.0)
+
+
+LEGIBLE_PX = 14.0  # the fake localiser misses tiles shorter than this in its input
+
+
+class _FakeLocaliser(Detector):
+    """A Detector whose ONNX run is replaced: it reports the true tiles it can see in its input."""
+
+    def __init__(self, truth: np.ndarray, imgsz: int = 384) -> None:
+        self.truth = truth
+        self.imgsz = imgsz
+        self.dynamic = True
+        self.backend = "onnx"
+        self.classifier = None
+        self.calls: list[tuple[int, int]] = []
+        self._origin = (0.0, 0.0)
+
+    def _look(self, pixels, look, conf, iou, *, seams=False):  # type: ignore[no-untyped-def]
+        self._origin = (float(look.region[0]), float(look.region[1]))
+        return super()._look(pixels, look, conf, iou, seams=seams)
+
+    def _run_onnx(self, pixels, shape, conf, iou):  # type: ignore[no-untyped-def]
+        self.calls.append(shape)
+        height, width = pixels.shape[:2]
+        gain = min(shape[0] / height, shape[1] / width)
+        ox, oy = self._origin
+        boxes = self.truth - np.array([ox, oy, ox, oy], np.float32)
+        clipped = boxes.copy()
+        clipped[:, [0, 2]] = clipped[:, [0, 2]].clip(0, width)
+        clipped[:, [1, 3]] = clipped[:, [1, 3]].clip(0, height)
+        visible = (clipped[:, 2] - clipped[:, 0] > 2) & (clipped[:, 3] - clipped[:, 1] > 2)
+        legible = (clipped[:, 3] - clipped[:, 1]) * gain >= LEGIBLE_PX
+        keep = visible & legible
+        found = clipped[keep]
+        return found, np.full(len(found), 0.9, np.float32), np.zeros(len(found), np.int64)
+
+
+def _hand_row(x0: float, y0: float, tile_w: float, count: int = 14) -> np.ndarray:
+    return np.array(
+        [
+            [x0 + i * tile_w * 1.05, y0, x0 + i * tile_w * 1.05 + tile_w, y0 + tile_w * 1.35]
+            for i in range(count)
+        ],
+        np.float32,
+    )
+
+
+def test_a_small_hand_in_a_large_photo_is_found_by_a_closer_look() -> None:
+    truth = _hand_row(1400, 1500, 90.0)  # 12 MP photo, the hand a third of its width
+    pixels = np.zeros((3024, 4032, 3), np.uint8)
+    detector = _FakeLocaliser(truth)
+    boxes, _, _ = detector.find_tiles(pixels, 0.25, 0.6)
+    assert len(detector.calls) >= 3  # the first look and the search found nothing usable; then closer
+    assert len(boxes) == len(truth)
+    ious = box_iou(boxes, truth)
+    assert (ious.max(axis=1) > 0.95).all() and (ious.max(axis=0) > 0.95).all()
+
+
+def test_a_hand_cut_into_windows_comes_back_without_duplicates() -> None:
+    truth = _hand_row(300, 1500, 70.0, count=40)  # tiles across the table: wider than one window
+    pixels = np.zeros((3024, 4032, 3), np.uint8)
+    detector = _FakeLocaliser(truth)
+    boxes, _, _ = detector.find_tiles(pixels, 0.25, 0.6)
+    windows = detector.calls[2:]
+    assert len(windows) >= 2
+    assert len(boxes) == len(truth)
+    assert (box_iou(boxes, truth).max(axis=0) > 0.95).all()
+
+
+def test_a_close_up_takes_one_look() -> None:
+    truth = _hand_row(20, 200, 40.0)
+    detector = _FakeLocaliser(truth)
+    boxes, _, _ = detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6)
+    assert detector.calls == [(288, 384)]
+    assert len(boxes) == len(truth)

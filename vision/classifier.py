@@ -1,0 +1,134 @@
+"""The tile classifier: reads the face of each box the localiser found, from the photo's own pixels.
+
+The detector finds where the tiles are; this small classification network (ultralytics YOLO-cls,
+exported to ONNX) names each one from a crop of the photo at full resolution. Reading faces from
+crops keeps small and distant tiles legible and lets the localiser run at a low input size.
+``tile_crops`` is the one way a crop is made, for training data and for inference alike.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.detections import DETECTOR_CLASSES
+
+NONE = len(DETECTOR_CLASSES)  # "not a tile": the localiser's false alarms
+CLASSIFIER_CLASSES: tuple[str, ...] = (*DETECTOR_CLASSES, "none")
+CROP_SIZE = 64
+CROP_MARGIN = 0.08  # of the box's width and height, on each side
+
+
+class ClassifierError(RuntimeError):
+    """The classifier weights are missing or unusable."""
+
+
+def tile_crops(
+    pixels: np.ndarray,
+    boxes: np.ndarray,
+    size: int = CROP_SIZE,
+    margins: np.ndarray | float = CROP_MARGIN,
+) -> np.ndarray:
+    """(N, size, size, 3) uint8 crops of ``boxes`` (x1, y1, x2, y2), each widened by ``margins``.
+
+    ``margins`` is one fraction for all sides or an (N, 4) array (left, top, right, bottom).
+    A crop is squashed to a square: the network sees every tile with the same aspect.
+    """
+    height, width = pixels.shape[:2]
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    extra = np.broadcast_to(np.asarray(margins, np.float32), (len(boxes), 4)) if len(boxes) else None
+    crops = np.zeros((len(boxes), size, size, 3), np.uint8)
+    for i, (x1, y1, x2, y2) in enumerate(boxes):
+        assert extra is not None
+        w, h = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
+        left = int(np.clip(np.floor(x1 - extra[i, 0] * w), 0, width - 1))
+        top = int(np.clip(np.floor(y1 - extra[i, 1] * h), 0, height - 1))
+        right = int(np.clip(np.ceil(x2 + extra[i, 2] * w), left + 1, width))
+        bottom = int(np.clip(np.ceil(y2 + extra[i, 3] * h), top + 1, height))
+        patch = pixels[top:bottom, left:right]
+        shrinking = patch.shape[0] > size or patch.shape[1] > size
+        crops[i] = cv2.resize(
+            patch, (size, size), interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR
+        )
+    return crops
+
+
+class TileClassifier:
+    """``TileClassifier(path)``: ``.onnx`` through ONNX Runtime, ``.pt`` through torch."""
+
+    def __init__(self, weights: Path | str, *, threads: int | None = None) -> None:
+        self.weights = Path(weights)
+        if not self.weights.is_file():
+            raise ClassifierError(f"{self.weights}: no such classifier weights file")
+        self.backend = "onnx" if self.weights.suffix == ".onnx" else "torch"
+        self._lock = threading.Lock()
+        names = self._load_onnx(threads) if self.backend == "onnx" else self._load_torch()
+        unknown = [name for name in names if name not in CLASSIFIER_CLASSES]
+        if unknown:
+            raise ClassifierError(f"{self.weights}: classes {unknown} are not tile classes")
+        self._class_map = np.array([CLASSIFIER_CLASSES.index(name) for name in names], np.int64)
+
+    def _load_onnx(self, threads: int | None) -> list[str]:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        try:
+            self._session = ort.InferenceSession(
+                str(self.weights), options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as error:  # onnxruntime raises its own untyped errors
+            raise ClassifierError(f"{self.weights}: not a loadable ONNX model ({error})") from None
+        meta = self._session.get_modelmeta().custom_metadata_map
+        self.imgsz = int(json.loads(meta.get("imgsz", f"[{CROP_SIZE}]"))[0])
+        self._input = self._session.get_inputs()[0].name
+        self._fixed_batch = self._session.get_inputs()[0].shape[0]
+        from vision.detector import _parse_names
+
+        return _parse_names(meta.get("names", ""))
+
+    def _load_torch(self) -> list[str]:
+        import torch
+
+        try:
+            checkpoint: Any = torch.load(self.weights, map_location="cpu", weights_only=False)
+            self._module = (checkpoint.get("ema") or checkpoint["model"]).float().eval()
+        except Exception as error:  # torch and pickle raise many kinds
+            raise ClassifierError(f"{self.weights}: not a loadable classifier ({error})") from None
+        self.imgsz = int(checkpoint.get("train_args", {}).get("imgsz", CROP_SIZE))
+        names = self._module.names
+        return [names[i] for i in sorted(names)]
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """(N, len(CLASSIFIER_CLASSES)) class probabilities for (N, S, S, 3) uint8 RGB crops."""
+        probs = np.zeros((len(crops), len(CLASSIFIER_CLASSES)), np.float32)
+        if not len(crops):
+            return probs
+        if crops.shape[1] != self.imgsz:
+            crops = np.stack([cv2.resize(c, (self.imgsz, self.imgsz)) for c in crops])
+        blob = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+        if self.backend == "onnx":
+            if isinstance(self._fixed_batch, int) and self._fixed_batch != len(blob):
+                out = np.concatenate([self._session.run(None, {self._input: b[None]})[0] for b in blob])
+            else:
+                out = self._session.run(None, {self._input: blob})[0]
+        else:
+            import torch
+
+            with self._lock, torch.inference_mode():
+                result = self._module(torch.from_numpy(blob))
+            out = (result[0] if isinstance(result, tuple) else result).numpy()
+        probs[:, self._class_map] = out
+        return probs
+
+    def classify(self, pixels: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Class ids (into ``CLASSIFIER_CLASSES``) and their probabilities for boxes of an RGB image."""
+        probs = self.probabilities(tile_crops(pixels, boxes, self.imgsz))
+        classes = probs.argmax(1) if len(probs) else np.zeros(0, np.int64)
+        return classes.astype(np.int64), probs[np.arange(len(classes)), classes]

@@ -1,0 +1,140 @@
+"""Where the localiser looks: the geometry of the two-pass detection of full-resolution photos.
+
+A phone photo is 12 MP and the hand may fill a third of it or less: shrunk whole to the localiser's
+input, its tiles are a few pixels wide. So the detector looks at the whole photo first, and where
+the tiles come out small it looks again at the region around them, at the scale the localiser was
+trained at (cut into overlapping windows when that region is still too large). These functions are
+that geometry, free of any model, so they can be tested exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+STRIDE = 32  # the localiser's input sides are multiples of its largest stride
+TILE_PX = 36.0  # a tile's short side in the localiser's input, about as in training
+SMALL_TILE_PX = 20.0  # below this a second, closer look is taken
+MAX_UPSCALE = 2.0  # a closer look never enlarges the photo more than this
+CONFIDENT = 0.3  # boxes that count when measuring tiles and placing the region
+SEARCH_SIDE = 1024  # the whole photo again at this long side, when the first look found no tile
+MAX_LOOK_SIDE = 1024  # a closer look larger than this (input pixels) is cut into windows
+
+
+@dataclass(frozen=True)
+class Look:
+    """One run of the localiser: ``region`` (x1, y1, x2, y2 in photo pixels) resized by ``scale``."""
+
+    region: tuple[int, int, int, int]
+    scale: float
+
+    @property
+    def input_size(self) -> tuple[int, int]:
+        """(width, height) of the resized region, before padding to the stride."""
+        x1, y1, x2, y2 = self.region
+        return max(1, round((x2 - x1) * self.scale)), max(1, round((y2 - y1) * self.scale))
+
+
+def round_up(value: float, step: int = STRIDE) -> int:
+    return max(step, math.ceil(value / step) * step)
+
+
+def whole_photo(width: int, height: int, side: int) -> Look:
+    """The whole photo with its long side resized to ``side``."""
+    return Look((0, 0, width, height), side / max(width, height))
+
+
+def typical_tile(boxes: np.ndarray, scores: np.ndarray) -> float | None:
+    """The median short side of the confident boxes, in photo pixels; None when there are none."""
+    confident = boxes[scores >= CONFIDENT]
+    if not len(confident):
+        return None
+    sides = np.minimum(confident[:, 2] - confident[:, 0], confident[:, 3] - confident[:, 1])
+    return float(np.median(sides))
+
+
+def region_around(
+    boxes: np.ndarray, scores: np.ndarray, tile: float, width: int, height: int
+) -> tuple[int, int, int, int]:
+    """The confident boxes' extent widened by two tiles on every side, inside the photo."""
+    confident = boxes[scores >= CONFIDENT]
+    margin = 2 * tile
+    x1, y1 = confident[:, :2].min(axis=0) - margin
+    x2, y2 = confident[:, 2:].max(axis=0) + margin
+    return (
+        int(max(0, math.floor(x1))),
+        int(max(0, math.floor(y1))),
+        int(min(width, math.ceil(x2))),
+        int(min(height, math.ceil(y2))),
+    )
+
+
+def closer_looks(
+    region: tuple[int, int, int, int], tile: float, max_side: int, overlap: float | None = None
+) -> list[Look]:
+    """Looks at ``region`` where its tiles are ``TILE_PX`` tall, each at most ``max_side`` input pixels.
+
+    Neighbouring windows overlap by ``overlap`` photo pixels (default: two tiles), so every tile is
+    whole in at least one of them.
+    """
+    scale = min(TILE_PX / tile, MAX_UPSCALE)
+    x1, y1, x2, y2 = region
+    window = max_side / scale  # photo pixels one look can take in
+    overlap = 2 * tile if overlap is None else overlap
+    looks = []
+    for top, bottom in _spans(y1, y2, window, overlap):
+        for left, right in _spans(x1, x2, window, overlap):
+            looks.append(Look((left, top, right, bottom), scale))
+    return looks
+
+
+def _spans(start: int, stop: int, window: float, overlap: float) -> list[tuple[int, int]]:
+    length = stop - start
+    if length <= window:
+        return [(start, stop)]
+    step = max(window - overlap, 1.0)
+    count = math.ceil((length - window) / step) + 1
+    step = (length - window) / (count - 1)
+    size = math.ceil(window)
+    spans = []
+    for i in range(count):
+        left = round(start + i * step)
+        spans.append((left, min(stop, left + size)))
+    return spans
+
+
+def inside(boxes: np.ndarray, region: tuple[int, int, int, int]) -> np.ndarray:
+    """True for boxes whose centre lies in ``region``."""
+    x1, y1, x2, y2 = region
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    return (cx >= x1) & (cx < x2) & (cy >= y1) & (cy < y2)
+
+
+def cut_at_seam(boxes: np.ndarray, look: Look, width: int, height: int, tolerance: float = 2.0) -> np.ndarray:
+    """True for boxes touching an edge of the look that is inside the photo: a tile cut by a seam.
+
+    The overlapping neighbour look holds that tile whole.
+    """
+    x1, y1, x2, y2 = look.region
+    cut = np.zeros(len(boxes), bool)
+    if x1 > 0:
+        cut |= boxes[:, 0] <= x1 + tolerance
+    if y1 > 0:
+        cut |= boxes[:, 1] <= y1 + tolerance
+    if x2 < width:
+        cut |= boxes[:, 2] >= x2 - tolerance
+    if y2 < height:
+        cut |= boxes[:, 3] >= y2 - tolerance
+    return cut
+
+
+def merge(boxes: np.ndarray, scores: np.ndarray, classes: np.ndarray, iou: float) -> np.ndarray:
+    """Indices kept by class-aware NMS (OpenCV's): one box per tile across looks and windows."""
+    if len(boxes) == 0:
+        return np.zeros(0, np.int64)
+    xywh = np.concatenate([boxes[:, :2], boxes[:, 2:] - boxes[:, :2]], axis=1)
+    keep = cv2.dnn.NMSBoxesBatched(xywh.tolist(), scores.tolist(), classes.tolist(), 0.0, iou)
+    return np.sort(np.asarray(keep, np.int64).reshape(-1))
