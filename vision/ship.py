@@ -70,7 +70,7 @@ def ship(
     models_dir.mkdir(parents=True, exist_ok=True)
     target_pt = models_dir / "tiles.pt"
     names = _copy_stripped(weights, target_pt)
-    onnx_path = export_onnx(target_pt, imgsz)
+    onnx_path = export_onnx(target_pt, imgsz, dynamic=True)  # any input shape: the looks of vision.looks
     manifest_path = models_dir / MANIFEST
     manifest: dict[str, Any] = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
     manifest.update(info or {})

@@ -1,0 +1,66 @@
+"""A tiny smoke run of the whole model workflow: render, train both models, ship, load, detect.
+
+One epoch on four small synthetic scenes: this proves the commands fit together (recipes accepted
+by ultralytics, single-class localiser named "tile", dynamic ONNX exports, manifest), not accuracy.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ultralytics")
+
+from datasets.crops import CropSource, build_crop_dataset
+from datasets.synth.scene import SceneOptions
+from datasets.synth.writer import write_dataset
+from datasets.yolo import read_yolo
+from vision.classifier import CLASSIFIER_CLASSES
+from vision.detector import Detector
+from vision.images import load_photo
+from vision.ship import ship
+from vision.train import ClassifierRecipe, Recipe, train, train_classifier
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("smoke")
+    scenes = root / "scenes"
+    write_dataset(scenes, 4, seed=5, options=SceneOptions(size=(320, 240)), progress=False)
+    quick = {"epochs": 1, "batch": 4, "workers": 0}
+    localiser = train(
+        [scenes], root / "runs" / "loc", replace(Recipe(), imgsz=64, mosaic=0.0, close_mosaic=0, **quick)
+    )
+    build_crop_dataset([CropSource(read_yolo(scenes), per_image=6)], root / "crops")
+    # every scene is "train": copy a few crops to val so ultralytics has something to validate on
+    for folder in (root / "crops" / "train").iterdir():
+        for crop in list(folder.glob("*.png"))[:1]:
+            (root / "crops" / "val" / folder.name / crop.name).write_bytes(crop.read_bytes())
+    faces = train_classifier(
+        root / "crops", root / "runs" / "faces", replace(ClassifierRecipe(), imgsz=32, cache="", **quick)
+    )
+    models = root / "models"
+    ship(localiser, imgsz=64, classifier=faces, classifier_imgsz=32, models_dir=models)
+    return models
+
+
+def test_the_manifest_names_every_shipped_file(shipped: Path) -> None:
+    manifest = json.loads((shipped / "manifest.json").read_text())
+    assert manifest["classes"] == ["tile"]
+    assert sorted(manifest["classifier"]["classes"]) == sorted(CLASSIFIER_CLASSES)
+    for name in ("tiles.pt", "tiles.onnx", "tile_faces.pt", "tile_faces.onnx"):
+        assert manifest["files"][name]["bytes"] == (shipped / name).stat().st_size
+
+
+@pytest.mark.parametrize("suffix", [".onnx", ".pt"])
+def test_shipped_models_load_and_detect(shipped: Path, suffix: str) -> None:
+    detector = Detector(shipped / f"tiles{suffix}", classifier=shipped / f"tile_faces{suffix}")
+    assert detector.localiser and detector.classifier is not None
+    photo = load_photo(next((shipped.parent / "scenes" / "images").glob("*.jpg")))
+    found = detector.detect(photo, conf=0.001)
+    assert found.image_size == photo.size
+    assert np.all(found.class_ids < len(CLASSIFIER_CLASSES) - 1)  # "none" never reported
