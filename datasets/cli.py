@@ -134,6 +134,21 @@ def register(commands: argparse._SubParsersAction) -> None:
     crops.add_argument("--seed", type=int, default=0)
     crops.set_defaults(func=_guarded(run_crops))
 
+    windows = sub.add_parser(
+        "windows",
+        help="cut input-sized windows at a chosen scale, to train the localiser at the tiles' real scale",
+        description="Each image is rescaled by a factor drawn from --scale and windows of --size pixels "
+        "are cut around its tiles; boxes are clipped, a tile mostly outside a window is left out. "
+        "Splits are kept.",
+    )
+    windows.add_argument("src", metavar="SRC", help="a dataset folder of this project's layout")
+    windows.add_argument("--out", required=True, help="a new (or empty) folder")
+    windows.add_argument("--size", type=int, default=384, help="window side in pixels (default 384)")
+    windows.add_argument("--scale", default="1", metavar="LO-HI", help="rescale factor range (default 1)")
+    windows.add_argument("--per-image", type=int, default=1, help="windows per image (default 1)")
+    windows.add_argument("--seed", type=int, default=0)
+    windows.set_defaults(func=_guarded(run_windows))
+
     _register_synth(sub)
 
 
@@ -311,6 +326,31 @@ def run_crops(args: argparse.Namespace) -> int:
             + ", ".join(f"{k} {v}" for k, v in sorted(per_class.items()))
         )
     print(f"wrote {out}")
+    return 0
+
+
+def run_windows(args: argparse.Namespace) -> int:
+    from datasets.labels import DatasetError
+    from datasets.split import split_counts
+    from datasets.windows import write_windows
+    from datasets.yolo import read_yolo
+
+    low, _, high = args.scale.partition("-")
+    try:
+        scale = (float(low), float(high or low))
+    except ValueError:
+        raise DatasetError(f"--scale {args.scale!r}: expected LO-HI such as 0.5-1.0") from None
+    if not 0 < scale[0] <= scale[1] or args.size < 32 or args.per_image < 1:
+        raise DatasetError(
+            "--scale must be positive and LO <= HI, --size at least 32, --per-image at least 1"
+        )
+    src = Path(args.src).resolve()
+    out = _fresh_folder(args.out, not_inside=src)
+    written = write_windows(
+        read_yolo(src), out, size=args.size, scale=scale, per_image=args.per_image, seed=args.seed
+    )
+    _print_counts(split_counts(written))
+    print(f"wrote {len(written)} windows to {out}")
     return 0
 
 

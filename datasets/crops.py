@@ -82,7 +82,7 @@ def write_crops(
         extra = _background_boxes(rng, item, all_boxes, background)
         classes += [NONE] * len(extra)
         boxes = np.concatenate([boxes, extra])
-        margins = _jittered_margins(rng, len(boxes)) if augment else np.float32(CROP_MARGIN)
+        margins: np.ndarray | float = _jittered_margins(rng, len(boxes)) if augment else CROP_MARGIN
         crops = tile_crops(pixels, boxes, size, margins)
         for number, (crop, class_id) in enumerate(zip(crops, classes, strict=True)):
             turned = np.rot90(crop, rng.choice(TURNS)) if augment else crop

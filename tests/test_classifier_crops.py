@@ -96,3 +96,30 @@ def test_crop_source_spec(spec: str, copies: int, per_image: int | None) -> None
 def test_bad_crop_source_spec_is_refused(spec: str) -> None:
     with pytest.raises(DatasetError):
         CropSource.parse(spec, [])
+
+
+def test_windows_rescale_clip_and_drop_tiles_mostly_outside(tmp_path: Path) -> None:
+    from datasets.windows import write_windows
+    from datasets.yolo import read_yolo
+    from vision.detections import HONOUR
+
+    path = tmp_path / "photo.png"
+    Image.fromarray(np.full((400, 1000, 3), 90, np.uint8)).save(path)
+    boxes = (
+        Box.from_xyxy(4, (100, 100, 140, 160), 1000, 400),
+        Box.from_xyxy(5, (900, 100, 940, 160), 1000, 400),  # far from the first: outside its window
+        Box.from_xyxy(HONOUR, (150, 100, 190, 160), 1000, 400),
+    )
+    item = LabelledImage(path, boxes, 1000, 400, source="photo", split="val")
+    written = write_windows([item] * 3, tmp_path / "w", size=128, scale=(0.5, 0.5), per_image=2, seed=3)
+    assert len(written) == 6
+    for window in written:
+        assert (window.width, window.height, window.split) == (128, 128, "val")
+        for box in window.boxes:
+            x1, y1, x2, y2 = box.xyxy(128, 128)
+            assert 0 <= x1 < x2 <= 128 and 0 <= y1 < y2 <= 128
+            if box.class_id != HONOUR and 0 < x1 and x2 < 128:
+                assert x2 - x1 == pytest.approx(20, abs=1)  # a whole tile, at half scale
+        names = {b.class_id for b in window.boxes}
+        assert not {4, 5} <= names  # 440 scaled pixels apart: never both in a 128 window
+    assert len(read_yolo(tmp_path / "w")) == 6

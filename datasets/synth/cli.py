@@ -61,6 +61,21 @@ def add_synth_arguments(parser: argparse.ArgumentParser) -> None:
         help="share of scenes with honour tiles (winds, dragons, flowers) labelled 'honour' (default 0.3)",
     )
     parser.add_argument(
+        "--fill",
+        type=_fill_range,
+        default=(0.55, 0.98),
+        metavar="LO-HI",
+        help="how much of the frame the player's tiles span, drawn from LO..HI (default 0.55-0.98; "
+        "0.25-0.4 for phone photos where the hand is small in a large frame)",
+    )
+    parser.add_argument(
+        "--exif-orientation",
+        type=int,
+        choices=(1, 6),
+        default=1,
+        help="6: store each JPEG turned a quarter with the EXIF tag that turns it upright, as phones do",
+    )
+    parser.add_argument(
         "--workers",
         type=int,
         default=1,
@@ -90,6 +105,17 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _fill_range(text: str) -> tuple[float, float]:
+    low, sep, high = text.partition("-")
+    try:
+        bounds = (float(low), float(high if sep else low))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LO-HI such as 0.25-0.4, got {text!r}") from None
+    if not 0.05 <= bounds[0] <= bounds[1] <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected 0.05 <= LO <= HI <= 1, got {text!r}")
+    return bounds
+
+
 def _probability(text: str) -> float:
     value = float(text)
     if not 0.0 <= value <= 1.0:
@@ -108,7 +134,13 @@ def run_synth(args: argparse.Namespace) -> int:
         print(f"smj dataset synth: {error}", file=sys.stderr)
         return 2
     workers = args.workers if args.workers > 0 else (os.cpu_count() or 1)
-    options = SceneOptions(size=args.size, honour_p=args.honours, art_p=args.art_p if sources else 0.0)
+    options = SceneOptions(
+        size=args.size,
+        honour_p=args.honours,
+        art_p=args.art_p if sources else 0.0,
+        fill=args.fill,
+        exif_orientation=args.exif_orientation,
+    )
     summary = write_dataset(
         args.out,
         args.n,

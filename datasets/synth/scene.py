@@ -46,6 +46,8 @@ class SceneOptions:
     props: bool = True  # coins, cards, phones, dice, cups
     shadows: bool = True
     plain_table: tuple[int, int, int] | None = None  # a uniform table colour instead of a material
+    fill: tuple[float, float] = (0.55, 0.98)  # how much of the frame the player's tiles span
+    exif_orientation: int = 1  # 6: stored turned a quarter, upright only through EXIF (as phones write)
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,7 +152,7 @@ def _render(
     front_gap = dims.depth / math.tan(elevation) * 1.2 + rng.uniform(2, 0.6 * dims.height)
     player = player_layout(rng, plan, dims, hand_pose, win_apart, front_gap)
     player_bodies = [body_for(t, look) for t in player.tiles]
-    fill = float(rng.uniform(0.55, 0.98))
+    fill = float(rng.uniform(*options.fill))
     placement = random_placement(rng, look_rotation(elevation, azimuth, roll))
     camera = aim_camera(
         player_bodies, len(plan.row), (elevation, azimuth, roll), focal, size, fill, placement

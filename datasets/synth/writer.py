@@ -7,6 +7,7 @@ back the scene's JSON line, which the parent writes in index order.
 
 from __future__ import annotations
 
+import io
 import json
 import multiprocessing
 import os
@@ -17,9 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
+import numpy as np
+from PIL import Image
 
 from datasets.synth.art import ArtSource
-from datasets.synth.scene import SceneOptions, render_scene
+from datasets.synth.scene import Scene, SceneOptions, render_scene
 from vision.detections import DETECTOR_CLASSES
 
 
@@ -119,16 +122,33 @@ def _render_one(index: int) -> str:
     assert job is not None, "worker not initialised"
     scene = render_scene(job.seed, index, job.options.size, job.art, job.options)
     name = image_name(job.seed, index)
-    ok, data = cv2.imencode(
-        ".jpg", cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality]
-    )
-    if not ok:
-        raise RuntimeError(f"could not encode scene {index} as JPEG")
     out = Path(job.out)
-    _write_atomic(out / "images" / f"{name}.jpg", data.tobytes())
+    _write_atomic(out / "images" / f"{name}.jpg", encode_jpeg(scene, job.options.exif_orientation))
     _write_atomic(out / "labels" / f"{name}.txt", scene.yolo_lines().encode("utf-8"))
     record = scene.to_json(f"images/{name}.jpg", with_boxes=job.with_boxes)
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+def encode_jpeg(scene: Scene, orientation: int = 1) -> bytes:
+    """The scene as JPEG bytes. Orientation 6 stores it turned a quarter counter-clockwise with the EXIF
+    tag that turns it upright, as a phone held upright writes it; labels stay in the upright frame."""
+    if orientation == 1:
+        ok, data = cv2.imencode(
+            ".jpg",
+            cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR),
+            [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality],
+        )
+        if not ok:
+            raise RuntimeError("could not encode the scene as JPEG")
+        return bytes(data.tobytes())
+    if orientation != 6:
+        raise ValueError(f"EXIF orientation {orientation} is not supported (1 or 6)")
+    stored = Image.fromarray(np.ascontiguousarray(np.rot90(scene.image, 1)))
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    buffer = io.BytesIO()
+    stored.save(buffer, "JPEG", quality=scene.jpeg_quality, exif=exif)
+    return buffer.getvalue()
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

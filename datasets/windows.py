@@ -1,0 +1,103 @@
+"""Windows: train the localiser at the tiles' real scale on crops rather than on shrunk photos.
+
+ultralytics resizes every training image so its long side is the input size, so a 12 MP photo's
+tiles would shrink to a few pixels. ``write_windows`` rescales each image by a factor drawn from a
+range (the scale the detector will look at it with) and cuts input-sized windows around its tiles;
+boxes are clipped to the window, and a tile mostly outside it is left out (an ``honour`` box, a
+don't-care region, is kept whenever any of it shows so it never becomes background).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image
+
+from datasets.labels import Box, LabelledImage
+from datasets.yolo import write_yolo
+from vision.detections import HONOUR
+
+MIN_INSIDE = 0.5  # a tile less than half inside a window is not labelled in it
+
+
+def _window_boxes(
+    item: LabelledImage, scale: float, window: tuple[int, int, int, int]
+) -> list[tuple[int, tuple[float, float, float, float]]]:
+    x0, y0, x1, y1 = window
+    kept = []
+    for box in item.boxes:
+        bx1, by1, bx2, by2 = (v * scale for v in box.xyxy(item.width, item.height))
+        cx1, cy1, cx2, cy2 = max(bx1, x0), max(by1, y0), min(bx2, x1), min(by2, y1)
+        if cx2 <= cx1 or cy2 <= cy1:
+            continue
+        inside = (cx2 - cx1) * (cy2 - cy1) / max((bx2 - bx1) * (by2 - by1), 1e-6)
+        if inside >= MIN_INSIDE or box.class_id == HONOUR:
+            kept.append((box.class_id, (cx1 - x0, cy1 - y0, cx2 - x0, cy2 - y0)))
+    return kept
+
+
+def _window_around(
+    rng: random.Random, centre: tuple[float, float], size: int, width: int, height: int
+) -> tuple[int, int, int, int]:
+    """A ``size`` square holding ``centre`` somewhere inside, within the (scaled) image when it fits."""
+    cx, cy = centre
+    left = cx - rng.uniform(0.15, 0.85) * size
+    top = cy - rng.uniform(0.15, 0.85) * size
+    left = min(max(left, 0), max(width - size, 0))
+    top = min(max(top, 0), max(height - size, 0))
+    return int(left), int(top), int(left) + size, int(top) + size
+
+
+def write_windows(
+    images: Iterable[LabelledImage],
+    out: Path | str,
+    *,
+    size: int,
+    scale: tuple[float, float],
+    per_image: int = 1,
+    seed: int = 0,
+) -> list[LabelledImage]:
+    """Cut ``per_image`` windows of ``size`` pixels from every image rescaled by a factor in ``scale``.
+
+    Writes the JPEGs and a dataset of this project's layout (the source's split kept) in ``out``.
+    """
+    rng = random.Random(seed)
+    out = Path(out)
+    pictures = out / "windows"
+    pictures.mkdir(parents=True, exist_ok=True)
+    written: list[LabelledImage] = []
+    for index, item in enumerate(images):
+        if not item.boxes:
+            continue
+        with Image.open(item.image) as image:
+            pixels = np.asarray(image.convert("RGB"))
+        height, width = pixels.shape[:2]
+        for number in range(per_image):
+            factor = rng.uniform(*scale)
+            scaled_w, scaled_h = max(1, round(width * factor)), max(1, round(height * factor))
+            scaled = cv2.resize(
+                pixels, (scaled_w, scaled_h), interpolation=cv2.INTER_AREA if factor < 1 else cv2.INTER_LINEAR
+            )
+            box = rng.choice(item.boxes).xyxy(scaled_w, scaled_h)
+            window = _window_around(
+                rng, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), size, scaled_w, scaled_h
+            )
+            x0, y0, x1, y1 = window
+            canvas = np.full((size, size, 3), 114, np.uint8)
+            part = scaled[y0:y1, x0:x1]
+            canvas[: part.shape[0], : part.shape[1]] = part
+            kept = _window_boxes(item, scaled_w / width, window)
+            path = pictures / f"{item.stem}_{index:05d}_w{number}.jpg"
+            Image.fromarray(canvas).save(path, quality=92)
+            boxes = tuple(Box.from_xyxy(class_id, xyxy, size, size) for class_id, xyxy in kept)
+            written.append(
+                LabelledImage(
+                    path.resolve(), boxes, size, size, source=item.source or item.stem, split=item.split
+                )
+            )
+    write_yolo(written, out)
+    return written
