@@ -201,3 +201,33 @@ def test_faces_are_never_mirrored(index: int) -> None:
         x, y = quad[:, 0], quad[:, 1]
         signed_area = float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
         assert signed_area > 0, box
+
+
+def test_exif_orientation_6_stores_the_scene_turned_and_reads_back_upright() -> None:
+    import io
+
+    from PIL import Image
+
+    from datasets.synth.writer import encode_jpeg
+    from vision.images import load_photo
+
+    scene = render_scene(4, 2, (320, 240), (), SceneOptions(size=(320, 240)))
+    data = encode_jpeg(scene, 6)
+    with Image.open(io.BytesIO(data)) as stored:
+        assert stored.size == (240, 320)  # as the sensor wrote it
+        assert stored.getexif().get(0x0112) == 6
+    upright = load_photo(data)
+    assert upright.size == (320, 240)
+    difference = np.abs(upright.pixels.astype(int) - scene.image.astype(int)).mean()
+    assert difference < 8  # the same picture, up to JPEG loss
+    with pytest.raises(ValueError, match="not supported"):
+        encode_jpeg(scene, 3)
+
+
+def test_fill_sets_how_much_of_the_frame_the_hand_spans() -> None:
+    def span(fill: tuple[float, float]) -> float:
+        scene = render_scene(8, 1, (1280, 960), (), SceneOptions(size=(1280, 960), fill=fill, clutter=False))
+        mine = np.array([b.box for b in scene.boxes if b.role in ("hand", "meld")])
+        return float(max(np.ptp(mine[:, [0, 2]]) / 1280, np.ptp(mine[:, [1, 3]]) / 960))
+
+    assert span((0.25, 0.25)) < span((0.9, 0.9))
