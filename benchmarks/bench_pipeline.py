@@ -1,12 +1,13 @@
 """Photo -> score, measured on synthetic scenes with known truth (``smj dataset synth`` output).
 
-    python benchmarks/bench_pipeline.py DIR [--weights W] [--limit N] [--truth-detections]
+    python benchmarks/bench_pipeline.py DIR [DIR ...] [--weights W] [--limit N] [--truth-detections]
 
 For every scene of ``DIR/scenes.jsonl`` whose true hand is a win: reads the JPEG bytes, detects, groups
-and scores, then compares with the truth. Prints the full-hand exact rate (concealed tiles, melds with
-their types, winning tile), the score-match rate, both per meld count, and the median end-to-end
-latency. ``--truth-detections`` feeds the labelled boxes to the grouper instead of the detector, which
-measures the grouper alone.
+and scores, then compares with the truth. Prints, per folder, the full-hand exact rate (concealed
+tiles, melds with their types, winning tile), the score-match rate, both per meld count, the rate of
+photos whose suited tiles (all of them, as a multiset) were all read right, how many honour tiles were
+read as suited ones, and the median end-to-end latency with the photo size. ``--truth-detections``
+feeds the labelled boxes to the grouper instead of the detector, which measures the grouper alone.
 """
 
 from __future__ import annotations
@@ -37,36 +38,63 @@ def _same_hand(a: object, b: object) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from scoring import WinContext, score
-    from scoring.hand import Hand
-    from scoring.presets import CHENGDU
-    from vision.detections import Detections
     from vision.detector import DEFAULT_WEIGHTS, Detector
-    from vision.grouper import group_detections
-    from vision.pipeline import score_photo
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("data", type=Path)
+    parser.add_argument("data", type=Path, nargs="+")
     parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--truth-detections", action="store_true")
     args = parser.parse_args(argv)
-    rows = [
-        json.loads(line) for line in (args.data / "scenes.jsonl").read_text(encoding="utf-8").splitlines()
-    ]
+    detector = None if args.truth_detections else Detector(args.weights)
+    for folder in args.data:
+        _measure(folder, detector, args)
+    return 0
+
+
+def _honours_read_as_suited(detections: object, row: dict) -> int:
+    from vision.detections import HONOUR
+
+    honours = np.array([b["box"] for b in row["boxes"] if b["cls"] == HONOUR], np.float32).reshape(-1, 4)
+    found = detections.boxes[detections.class_ids < 27]  # type: ignore[attr-defined]
+    if not len(honours) or not len(found):
+        return 0
+    cx, cy = (found[:, 0] + found[:, 2]) / 2, (found[:, 1] + found[:, 3]) / 2
+    inside = (
+        (cx[:, None] > honours[None, :, 0])
+        & (cx[:, None] < honours[None, :, 2])
+        & (cy[:, None] > honours[None, :, 1])
+        & (cy[:, None] < honours[None, :, 3])
+    )
+    return int(inside.any(axis=1).sum())
+
+
+def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
+    from collections import Counter
+
+    from scoring import WinContext, score
+    from scoring.hand import Hand
+    from scoring.presets import CHENGDU
+    from vision.detections import Detections
+    from vision.grouper import group_detections
+    from vision.pipeline import score_photo
+
+    rows = [json.loads(line) for line in (folder / "scenes.jsonl").read_text(encoding="utf-8").splitlines()]
     rows = [r for r in rows if r.get("winning", True)]
     if args.limit:
         rows = rows[: args.limit]
-    detector = None if args.truth_detections else Detector(args.weights)
     context = WinContext()
+    suited_exact: list[bool] = []
+    honours_as_suited = 0
     exact: dict[int, list[bool]] = defaultdict(list)
+    exact_apart: list[bool] = []  # the winning tile set apart: the only photos that show which it is
     scored: dict[int, list[bool]] = defaultdict(list)
     times: list[float] = []
     for row in rows:
         truth = Hand.from_json(row["hand"])
-        truth_score = score(truth, context)  # type: ignore[arg-type]
+        truth_score = score(truth, context)
         melds = len(row["hand"]["melds"])
         if detector is None:
             boxes = row["boxes"]
@@ -79,12 +107,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             hand = group_detections(detections).hand
             found_score = score(hand, context) if hand is not None else None
         else:
-            data = (args.data / row["image"]).read_bytes()
+            data = (folder / row["image"]).read_bytes()
             start = time.perf_counter()
-            result = score_photo(data, detector, context, CHENGDU)
+            result = score_photo(data, detector, context, CHENGDU)  # type: ignore[arg-type]
             times.append(time.perf_counter() - start)
             hand, found_score = result.hand, result.score
+            truth_tiles = Counter(b["cls"] for b in row["boxes"] if b["cls"] < 27)
+            found_tiles = Counter(int(c) for c in result.detections.class_ids if c < 27)
+            suited_exact.append(truth_tiles == found_tiles)
+            honours_as_suited += _honours_read_as_suited(result.detections, row)
         exact[melds].append(hand is not None and _same_hand(hand, truth))
+        if row.get("win_apart"):
+            exact_apart.append(exact[melds][-1])
         scored[melds].append(
             found_score is not None
             and found_score.valid == truth_score.valid
@@ -93,21 +127,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     all_exact = [v for values in exact.values() for v in values]
     all_scored = [v for values in scored.values() for v in values]
     print(
-        f"{len(all_exact)} winning scenes from {args.data}"
+        f"{len(all_exact)} winning scenes from {folder} ({rows[0]['width']}x{rows[0]['height']})"
         f" ({'labelled boxes' if detector is None else args.weights.name})"
     )
     print(f"full hand exact: {np.mean(all_exact):.3f}   score matches: {np.mean(all_scored):.3f}")
+    if exact_apart:
+        print(
+            f"full hand exact where the winning tile is set apart: {np.mean(exact_apart):.3f} "
+            f"({len(exact_apart)} scenes)"
+        )
     for melds in sorted(exact):
         print(
             f"  {melds} melds: {len(exact[melds]):4d} scenes, exact {np.mean(exact[melds]):.3f}, "
             f"score {np.mean(scored[melds]):.3f}"
+        )
+    if suited_exact:
+        print(
+            f"suited tiles all right: {np.mean(suited_exact):.3f}   "
+            f"honour tiles read as suited: {honours_as_suited}"
         )
     if times:
         print(
             f"latency JPEG bytes -> score: median {1000 * statistics.median(times):.1f} ms, "
             f"p90 {1000 * sorted(times)[int(0.9 * (len(times) - 1))]:.1f} ms"
         )
-    return 0
 
 
 if __name__ == "__main__":
