@@ -51,8 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as folder:
         for config in CONFIGS:
             model = YOLO(config)
-            model.model = DetectionModel(config, nc=1, verbose=False)
-            model.model.names = {0: "tile"}
+            network = DetectionModel(config, nc=1, verbose=False)
+            network.names = {0: "tile"}
+            model.model = network  # type: ignore[assignment]
             weights = Path(folder) / f"{Path(config).stem}.pt"
             model.save(str(weights))
             onnx = YOLO(str(weights)).export(format="onnx", imgsz=args.imgsz, dynamic=True, simplify=True)
