@@ -34,6 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--annotate", metavar="OUT", help="with a photo: write it with boxes and groups drawn")
     score.add_argument("--weights", help="with a photo: detector weights (default: the shipped model)")
     score.add_argument(
+        "--classifier", help="with a photo: tile classifier weights (default: the shipped one)"
+    )
+    score.add_argument(
         "--conf", type=float, default=None, help="with a photo: detection confidence threshold"
     )
     scoring_cli.add_hand_arguments(score, hand_required=False)

@@ -32,7 +32,7 @@ def load_detector(settings: Settings) -> TileDetector:
     """The real detector (ONNX Runtime or ultralytics); raises ``vision.detector.ModelError``."""
     from vision.detector import Detector
 
-    return Detector(settings.weights)
+    return Detector(settings.weights, classifier=settings.classifier)
 
 
 def create_app(settings: Settings | None = None, *, load_detector: DetectorLoader = load_detector) -> FastAPI:

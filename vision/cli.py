@@ -10,12 +10,15 @@ import json
 import sys
 from pathlib import Path
 
+CLASSIFIER_HELP = "tile classifier weights (.onnx or .pt); default models/tile_faces.onnx"
+
 
 def register(commands: argparse._SubParsersAction) -> None:
     detect = commands.add_parser("detect", help="find the tiles in photos with the shipped detector")
     detect.add_argument("images", nargs="+", metavar="IMAGE")
     detect.add_argument("--conf", type=float, default=None, help="confidence threshold (default 0.25)")
     detect.add_argument("--weights", help="weights (.onnx or .pt); default models/tiles.onnx")
+    detect.add_argument("--classifier", help=CLASSIFIER_HELP)
     detect.add_argument("--annotate", metavar="DIR", help="write each image with its boxes drawn into DIR")
     detect.add_argument("--json", action="store_true", help="print a JSON array, one object per image")
     detect.set_defaults(func=run_detect)
@@ -50,6 +53,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--split", default="val", help="which part to measure (train, val, test, all)")
     evaluate.add_argument("--group", help="only images of this source group (e.g. hand_series)")
     evaluate.add_argument("--weights", help="weights (.onnx or .pt); default models/tiles.onnx")
+    evaluate.add_argument("--classifier", help=CLASSIFIER_HELP)
     evaluate.add_argument("--conf", type=float, default=None, help="operating threshold (default 0.25)")
     evaluate.add_argument("--out", help="folder for confusion.png and metrics.json")
     evaluate.add_argument("--json", action="store_true")
@@ -67,10 +71,14 @@ def _fail(message: str) -> int:
     return 2
 
 
-def load_detector(weights: str | None):  # -> vision.detector.Detector
+def load_detector(args: argparse.Namespace):  # -> vision.detector.Detector
     from vision.detector import DEFAULT_WEIGHTS, Detector
 
-    return Detector(Path(weights) if weights else DEFAULT_WEIGHTS)
+    classifier = getattr(args, "classifier", None)
+    return Detector(
+        Path(args.weights) if args.weights else DEFAULT_WEIGHTS,
+        classifier=Path(classifier) if classifier else None,
+    )
 
 
 def run_detect(args: argparse.Namespace) -> int:
@@ -80,7 +88,7 @@ def run_detect(args: argparse.Namespace) -> int:
     from vision.pipeline import detect_tiles
 
     try:
-        detector = load_detector(args.weights)
+        detector = load_detector(args)
     except ModelError as error:
         return _fail(str(error))
     conf = DEFAULT_CONF if args.conf is None else args.conf
@@ -148,7 +156,7 @@ def run_eval(args: argparse.Namespace) -> int:
     from vision.evaluate import evaluate, save_confusion_png
 
     try:
-        detector = load_detector(args.weights)
+        detector = load_detector(args)
         images = read_yolo(args.data)
     except (ModelError, DatasetError) as error:
         return _fail(str(error))
@@ -223,7 +231,7 @@ def run_score_photo(args: argparse.Namespace) -> int:
     except ValueError as error:
         return _fail(str(error))
     try:
-        detector = load_detector(args.weights)
+        detector = load_detector(args)
         result = score_photo(
             args.photo, detector, context, rules, conf=DEFAULT_CONF if args.conf is None else args.conf
         )

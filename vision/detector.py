@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from vision import looks
-from vision.classifier import NONE, TileClassifier
+from vision.classifier import NONE, ClassifierError, TileClassifier
 from vision.detections import DETECTOR_CLASSES, Detections
 from vision.images import Photo
 
@@ -91,7 +91,10 @@ class Detector:
         self._class_map = np.zeros(1, np.int64) if self.localiser else _class_map(names)
         if self.localiser and classifier is None:
             classifier = DEFAULT_CLASSIFIER
-        self.classifier = TileClassifier(classifier, threads=threads) if classifier else None
+        try:
+            self.classifier = TileClassifier(classifier, threads=threads) if classifier else None
+        except ClassifierError as error:
+            raise ModelError(str(error)) from None
 
     def _load_onnx(self, threads: int | None) -> list[str]:
         import onnxruntime as ort
