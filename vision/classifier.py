@@ -128,7 +128,13 @@ class TileClassifier:
         return probs
 
     def classify(self, pixels: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Class ids (into ``CLASSIFIER_CLASSES``) and their probabilities for boxes of an RGB image."""
-        probs = self.probabilities(tile_crops(pixels, boxes, self.imgsz))
+        """Class ids (into ``CLASSIFIER_CLASSES``) and their probabilities for boxes of an RGB image.
+
+        Each crop is read upright and upside down (a tile seen from across the table is the same
+        tile) and the two readings averaged.
+        """
+        crops = tile_crops(pixels, boxes, self.imgsz)
+        both = self.probabilities(np.concatenate([crops, crops[:, ::-1, ::-1]]))
+        probs = (both[: len(crops)] + both[len(crops) :]) / 2
         classes = probs.argmax(1) if len(probs) else np.zeros(0, np.int64)
         return classes.astype(np.int64), probs[np.arange(len(classes)), classes]

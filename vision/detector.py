@@ -141,11 +141,10 @@ class Detector:
         """Tiles in an RGB image; boxes in the image's own pixels."""
         pixels = photo.pixels if isinstance(photo, Photo) else photo
         height, width = pixels.shape[:2]
-        box_conf = conf * conf if self.classifier is not None else conf  # final: a geometric mean
-        boxes, scores, classes = self.find_tiles(pixels, box_conf, iou)
-        if self.classifier is not None:
+        boxes, scores, classes = self.find_tiles(pixels, conf, iou)
+        if self.classifier is not None:  # confidence: the box's times the face's, as a YOLO head's
             classes, probabilities = self.classifier.classify(pixels, boxes)
-            scores = np.sqrt(scores * probabilities).astype(np.float32)
+            scores = (scores * probabilities).astype(np.float32)
             classes[(classes == NONE) | (scores < conf)] = -1
         keep = classes >= 0
         return Detections(boxes[keep], classes[keep], scores[keep], (width, height))
