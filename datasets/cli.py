@@ -146,6 +146,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     windows.add_argument("--size", type=int, default=384, help="window side in pixels (default 384)")
     windows.add_argument("--scale", default="1", metavar="LO-HI", help="rescale factor range (default 1)")
     windows.add_argument("--per-image", type=int, default=1, help="windows per image (default 1)")
+    windows.add_argument("--limit", type=int, default=None, help="only this many images, drawn at random")
     windows.add_argument("--seed", type=int, default=0)
     windows.set_defaults(func=_guarded(run_windows))
 
@@ -347,7 +348,13 @@ def run_windows(args: argparse.Namespace) -> int:
     src = Path(args.src).resolve()
     out = _fresh_folder(args.out, not_inside=src)
     written = write_windows(
-        read_yolo(src), out, size=args.size, scale=scale, per_image=args.per_image, seed=args.seed
+        read_yolo(src),
+        out,
+        size=args.size,
+        scale=scale,
+        per_image=args.per_image,
+        limit=args.limit,
+        seed=args.seed,
     )
     _print_counts(split_counts(written))
     print(f"wrote {len(written)} windows to {out}")

@@ -59,13 +59,18 @@ def write_windows(
     size: int,
     scale: tuple[float, float],
     per_image: int = 1,
+    limit: int | None = None,
     seed: int = 0,
 ) -> list[LabelledImage]:
     """Cut ``per_image`` windows of ``size`` pixels from every image rescaled by a factor in ``scale``.
 
-    Writes the JPEGs and a dataset of this project's layout (the source's split kept) in ``out``.
+    ``limit``: only that many images, drawn at random. Writes the JPEGs and a dataset of this
+    project's layout (the source's split kept) in ``out``.
     """
     rng = random.Random(seed)
+    images = list(images)
+    if limit is not None and limit < len(images):
+        images = rng.sample(images, limit)
     out = Path(out)
     pictures = out / "windows"
     pictures.mkdir(parents=True, exist_ok=True)

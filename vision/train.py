@@ -27,7 +27,7 @@ class Recipe:
 
     model: str = "yolo26n.yaml"  # a config (from scratch) or a .pt of our own (fine-tune)
     epochs: int = 60
-    imgsz: int = 640
+    imgsz: int = 384  # on windows at the tiles' real scale (smj dataset windows)
     batch: int = 16
     optimizer: str = "SGD"
     lr0: float = 0.01
@@ -36,10 +36,10 @@ class Recipe:
     weight_decay: float = 0.0005
     warmup_epochs: float = 2.0
     cos_lr: bool = True
-    close_mosaic: int = 5
+    close_mosaic: int = 2
     mosaic: float = 1.0
     degrees: float = 10.0
-    scale: float = 0.5
+    scale: float = 0.3  # the windows already vary the scale
     translate: float = 0.1
     fliplr: float = 0.0
     flipud: float = 0.0
