@@ -131,6 +131,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     crops.add_argument(
         "--out", required=True, help="a new (or empty) folder (OUT/train/<class>, OUT/val/<class>)"
     )
+    crops.add_argument("--size", type=int, default=64, help="crop side in pixels (default 64)")
     crops.add_argument("--seed", type=int, default=0)
     crops.set_defaults(func=_guarded(run_crops))
 
@@ -320,7 +321,7 @@ def run_crops(args: argparse.Namespace) -> int:
 
     sources = [CropSource.parse(spec, read_yolo(spec.split(":")[0])) for spec in args.data]
     out = _fresh_folder(args.out)
-    counts = build_crop_dataset(sources, out, seed=args.seed)
+    counts = build_crop_dataset(sources, out, seed=args.seed, size=args.size)
     for split, per_class in counts.items():
         print(
             f"{split}: {sum(per_class.values())} crops, "

@@ -117,7 +117,7 @@ class CropSource:
 
 
 def build_crop_dataset(
-    sources: Sequence[CropSource], out: Path | str, *, seed: int = 0
+    sources: Sequence[CropSource], out: Path | str, *, seed: int = 0, size: int = CROP_SIZE
 ) -> dict[str, Counter[str]]:
     """A classification dataset in ultralytics' folder layout (``out/train/<class>``, ``out/val/<class>``).
 
@@ -129,7 +129,15 @@ def build_crop_dataset(
         train = [i for i in source.images if i.split in ("train", "")]
         val = [i for i in source.images if i.split == "val"]
         counts["train"] += write_crops(
-            train, out, split="train", copies=source.copies, per_image=source.per_image, seed=seed + number
+            train,
+            out,
+            split="train",
+            copies=source.copies,
+            per_image=source.per_image,
+            seed=seed + number,
+            size=size,
         )
-        counts["val"] += write_crops(val, out, split="val", augment=False, background=1, seed=seed + number)
+        counts["val"] += write_crops(
+            val, out, split="val", augment=False, background=1, seed=seed + number, size=size
+        )
     return counts
