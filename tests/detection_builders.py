@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -158,6 +159,17 @@ def lay_hand(
     else:
         raise ValueError(f"melds_at: expected below, above, right or left, got {melds_at!r}")
     return row + [replace(t, corners=t.corners + shift) for t in meld_row]
+
+
+def lay_after(
+    tiles: Sequence[PlacedTile], text: str, *, gap: float, rise: float = 0.0, **row: Any
+) -> list[PlacedTile]:
+    """``tiles`` and, after them, the tiles of ``text`` (a ``lay_row`` layout) laid ``gap`` tile widths
+    past the last tile's right edge and ``rise`` tile heights higher (a stray tile, a back touching the
+    hand's end)."""
+    last = tiles[-1].corners
+    origin = (float(last[:, 0].max()) + gap * TILE_W, float(last[:, 1].min()) - rise * TILE_H)
+    return [*tiles, *lay_row(text, origin=origin, **row)]
 
 
 def transform(tiles: Iterable[PlacedTile], matrix: np.ndarray) -> list[PlacedTile]:

@@ -9,11 +9,13 @@ revealed melds laid down as separate groups, in a second row or on the same line
   turned in a meld are all one case;
 * a cluster apart from the hand reads as melds (``vision.grouping.melds``): 3 identical tiles a pong,
   4 a kong (``kong_exposed``: a photo cannot tell it from an added kong), 4 with 1-3 backs a concealed
-  kong; touching melds (``555p6666s``) are split;
+  kong; touching melds (``555p6666s``) are split, and so are backs touching the end of face-up tiles
+  that no meld explains (another player's wall);
 * the hand's row is the one whose reading is best supported (``vision.grouping.plan``): most standing
   tiles, a count of 14 plus one per kong; melds near it are the player's, other players' melds and
   discards farther off count only when the hand needs them. Four identical tiles inside the standing
-  row are concealed tiles, not a kong;
+  row are concealed tiles, not a kong; a lone tile on the row's line set apart past its end is left
+  out when only that makes the count (``vision.grouping.settle``);
 * the winning tile is a lone tile past a gap at the right end of the hand's row, or an end tile set off
   by a gap far wider than the others (at either end of a vertical row: the one further apart);
 * honours, duplicate boxes and backs outside melds (other players' walls) are left out.

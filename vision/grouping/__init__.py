@@ -2,6 +2,6 @@
 
 ``boxes`` (duplicate boxes), ``rows`` (geometry: rows and clusters of boxes), ``melds`` (a run of tiles
 read as melds), ``layout`` (clusters with what their tiles are), ``plan`` (which row is the hand and
-what counts towards it), ``reading`` (the winning tile, the hand, groups and warnings), ``result`` (the
-values returned).
+what counts towards it), ``settle`` (which clusters of that row are concealed tiles), ``reading`` (the
+winning tile, the hand, groups and warnings), ``result`` (the values returned).
 """

@@ -76,8 +76,9 @@ def _cluster(
 def _clusters(
     members: list[int], class_ids: Sequence[int], gap_before: float, inner: Sequence[float]
 ) -> list[Cluster]:
-    """One cluster; or, for face-up tiles with backs at one or both ends that only read as melds there
-    (a concealed kong laid too close to the standing hand), the melds and the tiles between, apart."""
+    """One cluster; or, for face-up tiles with backs at one or both ends, the ends apart from the tiles
+    between: an end that reads as melds (a concealed kong laid too close to the standing hand), or one
+    of backs alone (another player's wall or tiles touching the hand's end, which no meld explains)."""
     whole = _cluster(members, class_ids, gap_before, inner)
     backs = [k for k, i in enumerate(members) if class_ids[i] == BACK]
     if whole.melds is not None or not whole.faces or not backs:
@@ -92,8 +93,8 @@ def _clusters(
             if (
                 any(class_ids[i] < BACK for i in middle)
                 and all(class_ids[i] != BACK for i in middle)
-                and (head == 0 or _cluster(members[:head], class_ids, 0, ()).melds)
-                and (tail == 0 or _cluster(members[n - tail :], class_ids, 0, ()).melds)
+                and _apart(members[:head], class_ids)
+                and _apart(members[n - tail :], class_ids)
             ):
                 best = (head, tail)
     if best is None:
@@ -106,3 +107,10 @@ def _clusters(
         )
         for start, stop in bounds
     ]
+
+
+def _apart(end: Sequence[int], class_ids: Sequence[int]) -> bool:
+    """Whether the tiles at an end of a cluster stand apart from the rest: none, melds, or backs alone."""
+    return (
+        not end or all(class_ids[i] == BACK for i in end) or _cluster(end, class_ids, 0, ()).melds is not None
+    )

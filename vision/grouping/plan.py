@@ -18,18 +18,18 @@ the larger tiles (nearer the camera), then to the longer cluster.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
 
 from vision.grouping.layout import Cluster
+from vision.grouping.settle import settle
 
 DEPTH = 3.0  # cost per unit of log size ratio between a meld's tiles and the hand's
 NEAR = 4.0  # tile widths between centres: a meld this close to the hand (or its melds) is the player's
 FIT = 4.0  # evidence, in tiles, for a count that comes out right
 READ_AS_TILES = 0.5  # evidence against, per tile of the row that reads as melds but is taken for concealed
-MOST_DOUBTFUL = 8  # clusters of the hand's row that read both as melds and as tiles, weighed by the count
 MOST_OPTIONAL = 24  # melds and stray clusters off the hand's row weighed by the count, nearest first
 
 
@@ -60,8 +60,11 @@ class Plan:
         return max((len(c.faces) for c in self.hand), default=0)
 
 
-def plan(layout: list[list[Cluster]], centres: np.ndarray, scale: np.ndarray) -> Plan:
-    """The best reading of the layout (``centres`` and ``scale``, the root of the box area, per detection)."""
+def plan(
+    layout: list[list[Cluster]], reading_known: Sequence[bool], centres: np.ndarray, scale: np.ndarray
+) -> Plan:
+    """The best reading of the layout (``reading_known`` per row; ``centres`` and ``scale``, the root of
+    the box area, per detection)."""
     rows = [r for r, row in enumerate(layout) if any(c.upright for c in row)]
     if not rows:
         everything = [c for row in layout for c in row]
@@ -69,13 +72,15 @@ def plan(layout: list[list[Cluster]], centres: np.ndarray, scale: np.ndarray) ->
         extra = tuple(c for c in everything if c.loose)
         fits = sum(len(c.faces) for c in extra) + 3 * sum(len(c.melds or ()) for c in melds) == 14
         return Plan(None, (), melds, extra, (), fits, 0.0)
-    plans = [_plan(layout, r, centres, scale) for r in rows]
+    plans = [_plan(layout, r, reading_known[r], centres, scale) for r in rows]
     sizes = [float(np.median(scale[[i for c in layout[r] for i in c.members]])) for r in rows]
     best = max(range(len(plans)), key=lambda k: (plans[k].evidence, sizes[k], plans[k].longest, -k))
     return plans[best]
 
 
-def _plan(layout: list[list[Cluster]], hand_row: int, centres: np.ndarray, scale: np.ndarray) -> Plan:
+def _plan(
+    layout: list[list[Cluster]], hand_row: int, reading_known: bool, centres: np.ndarray, scale: np.ndarray
+) -> Plan:
     row = layout[hand_row]
     others = [c for r, clusters in enumerate(layout) if r != hand_row for c in clusters if c.faces]
     anchor = [i for c in row for i in c.members]
@@ -91,13 +96,14 @@ def _plan(layout: list[list[Cluster]], hand_row: int, centres: np.ndarray, scale
         anchor += list(cluster.members)
     melds = [c for c in others if c.melds]
     near = [c for c in melds if distance[id(c)] <= NEAR]
-    near_anchor = [i for c in row for i in c.members] + [i for c in near for i in c.members]
-    strays = [c for c in others if c.loose] + [c for c in row if c.loose and not c.upright]
-    distance.update({id(c): _distance(centres, near_anchor, c) / unit for c in strays})
-
     beside = [c for c in row if c.melds]
-    hand = _settle(row, beside + near)
+    hand = settle(row, beside, near, reading_known=reading_known)
     beside = [c for c in beside if all(c is not h for h in hand)]
+    trimmed = [c for c in row if c.standing and all(c is not h for h in hand)]
+    near_anchor = [i for c in row if all(c is not t for t in trimmed) for i in c.members]
+    near_anchor += [i for c in near for i in c.members]
+    strays = [c for c in others if c.loose] + [c for c in row if c.loose and not c.upright] + trimmed
+    distance.update({id(c): _distance(centres, near_anchor, c) / unit for c in strays})
     deficit = 14 - sum(len(c.faces) for c in hand) - 3 * sum(len(c.melds or ()) for c in beside)
     optional = sorted(melds + strays, key=lambda c: (distance[id(c)], c.members))[:MOST_OPTIONAL]
     size = float(np.median(scale[[i for c in row for i in c.members]]))
@@ -122,33 +128,6 @@ def _cost(cluster: Cluster, distance: float, scale: np.ndarray, size: float) -> 
         return distance
     depth = abs(math.log(float(np.median(scale[list(cluster.members)])) / size))
     return distance - NEAR + DEPTH * depth
-
-
-def _settle(row: list[Cluster], melds: list[Cluster]) -> list[Cluster]:
-    """The clusters of the hand's row that are concealed tiles, in reading order.
-
-    Loose upright tiles are. Upright tiles that also read as melds (``5555m`` set a little apart, or a
-    whole hand such as ``1111222233m3m``) are when only that reading gives the hand its 14 tiles plus
-    one per kong: each such cluster read as tiles adds (its tiles - 3 per meld) to the count. The fewest
-    such clusters, nearest the hand, are taken; when none fits and the row has nothing else, the largest.
-    """
-    loose = [c for c in row if c.standing]
-    doubtful = [c for c in row if c.upright and c.melds is not None][:MOST_DOUBTFUL]
-    short = 14 - sum(len(c.faces) for c in loose) - 3 * sum(len(c.melds or ()) for c in melds)
-    core = _position(row, max(loose or doubtful, key=lambda c: len(c.faces)))
-    taken: list[Cluster] | None = None
-    for size in range(len(doubtful) + 1):
-        fitting = [
-            subset
-            for subset in combinations(doubtful, size)
-            if sum(len(c.faces) - 3 * len(c.melds or ()) for c in subset) == short
-        ]
-        if fitting:
-            taken = list(min(fitting, key=lambda subset: sum(abs(_position(row, c) - core) for c in subset)))
-            break
-    if taken is None:
-        taken = [] if loose else [row[core]]
-    return [c for c in row if any(c is t for t in loose + taken)]
 
 
 def _fill(deficit: int, optional: list[Cluster], cost: dict[int, float]) -> list[Cluster] | None:
@@ -186,7 +165,3 @@ def _distance(centres: np.ndarray, anchor: list[int], cluster: Cluster) -> float
     """The shortest centre distance between the cluster's tiles and the anchor's, in pixels."""
     offsets = centres[list(cluster.members)][:, None, :] - centres[anchor][None, :, :]
     return float(np.hypot(offsets[..., 0], offsets[..., 1]).min())
-
-
-def _position(row: list[Cluster], cluster: Cluster) -> int:
-    return next(k for k, c in enumerate(row) if c is cluster)

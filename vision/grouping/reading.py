@@ -38,7 +38,7 @@ class Reading:
         boxes = self.detections.boxes.astype(np.float64)
         centres = (boxes[:, :2] + boxes[:, 2:]) / 2
         scale = np.sqrt(np.prod(np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6), axis=1))
-        chosen = plan(self.layout, centres, scale)
+        chosen = plan(self.layout, self.reading_known, centres, scale)
         hand_clusters = list(chosen.hand)
         win_index, apart = self._win(chosen.row, hand_clusters)
 

@@ -17,7 +17,10 @@ views (a box takes in a tile's top and sides):
 3. Two tiles are linked along their common direction, at most ``max_link_gap`` tile widths apart with
    little sideways offset. Links are taken cheapest first, each tile keeping at most two, on opposite
    sides, and no cycles: what is left is a set of chains, each a row.
-4. A row splits into clusters where a gap exceeds ``split_gap`` tile widths. A gap is measured against
+4. A chain of ``LONG_ROW`` tiles or more takes in a lone tile lying on its line past one of its ends,
+   measured along the chain's end, even one a pair took (with a stray next to the winning tile set
+   apart): the line of a row is surer than that of two tiles.
+5. A row splits into clusters where a gap exceeds ``split_gap`` tile widths. A gap is measured against
    the *pitch* of the two tiles beside it: the distance of each to its touching neighbour, so a tile
    lying flat or turned in a meld is measured by its own kind.
 """
@@ -37,6 +40,8 @@ COLLINEAR = math.cos(math.radians(150))  # the two links of a tile must point (n
 TOUCHING_STEP = 1.2  # a step up to this times a tile's pitch still counts as touching (a small gap)
 REACH = 3.0  # tile widths: the neighbours that say which way a tile's row runs
 TURN = math.radians(40)  # how far a row may turn from a neighbour's row, or from the photo's direction
+LONG_ROW = 3  # tiles: a chain this long says which way its row runs better than a pair near its ends
+END_SPAN = 4  # the tiles at a row's end whose line it extends along
 VERTICAL = math.sin(math.radians(15))  # a row this close to vertical has no known reading direction
 
 
@@ -95,9 +100,8 @@ def find_rows(
     dominant = _dominant(first, centres, weights)
     doubled = _local_directions(offsets, widths, first, dominant)
     links = _link(centres, offsets, unit, doubled, dominant, max_link_gap)
-    rows = [
-        _row(chain, centres, dist, scale, photo_ratio, dominant, split_gap) for chain in _chains(n, links)
-    ]
+    chains = _extend_rows(_chains(n, links), centres, unit, max_link_gap)
+    rows = [_row(chain, centres, dist, scale, photo_ratio, dominant, split_gap) for chain in chains]
     return tuple(sorted(rows, key=lambda row: _top_left(row, boxes)))
 
 
@@ -244,6 +248,57 @@ def _chains(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
             previous, current = current, (following[0] if following else -1)
         chains.append(chain)
     return chains  # links form no cycles, so every tile was reached from an end
+
+
+def _extend_rows(
+    chains: list[list[int]], centres: np.ndarray, unit: np.ndarray, max_link_gap: float
+) -> list[list[int]]:
+    """Chains of at least ``LONG_ROW`` tiles take in the lone tiles on their line past their ends.
+
+    A tile alone, or paired with one off that line, joins the row whose line it lies on, measured along
+    the row's last ``END_SPAN`` tiles as links are: a row says which way it runs more surely than a
+    pair, whose own line may run through a stray tile next to the winning tile set apart. Cheapest
+    first, until no such tile is left.
+    """
+    chains = [list(chain) for chain in chains]
+    while True:
+        best: tuple[float, int, int, int] | None = None  # cost, chain, end (0 or -1), tile
+        for a, chain in enumerate(chains):
+            if len(chain) < LONG_ROW:
+                continue
+            for end in (0, -1):
+                cost = _past_end(chain, end, centres, unit, max_link_gap)
+                for other in chains:
+                    on_line = [m for m in other if np.isfinite(cost[m])]
+                    if len(other) > 2 or (len(other) == 2 and len(on_line) != 1):
+                        continue  # a pair along the row chose to be a row of its own
+                    for tile in on_line:
+                        if best is None or (float(cost[tile]), a, end, tile) < best:
+                            best = (float(cost[tile]), a, end, tile)
+        if best is None:
+            return chains
+        _, a, end, tile = best
+        chains = [[m for m in chain if m != tile] for chain in chains]
+        chains[a] = chains[a] + [tile] if end == -1 else [tile] + chains[a]
+        chains = [chain for chain in chains if chain]
+
+
+def _past_end(
+    chain: list[int], end: int, centres: np.ndarray, unit: np.ndarray, max_link_gap: float
+) -> np.ndarray:
+    """Per tile, the cost of a link from the tile at ``end`` of a chain to it along the chain's line;
+    infinite for tiles not on that line past that end within ``max_link_gap``."""
+    span = chain[-END_SPAN:] if end == -1 else chain[:END_SPAN][::-1]  # towards the end
+    tip = span[-1]
+    direction = centres[tip] - centres[span[0]]
+    direction = direction / max(float(np.hypot(*direction)), 1e-9)
+    offsets = centres - centres[tip]
+    along = (offsets @ direction) / unit[tip]
+    across = np.abs(offsets[:, 1] * direction[0] - offsets[:, 0] * direction[1]) / unit[tip]
+    on_line = (along > 0) & (along <= max_link_gap + 1) & (across <= SIDEWAYS + SIDEWAYS_SLOPE * along)
+    cost = np.where(on_line, along + 2 * across, np.inf)
+    cost[chain] = np.inf
+    return cost
 
 
 def _row(

@@ -1,0 +1,115 @@
+"""Which clusters of the hand's row are its concealed tiles, once the row is chosen.
+
+Loose upright tiles are. Upright tiles that also read as melds (``5555m`` set a little apart, or a whole
+hand such as ``1111222233m3m``) are when only that reading gives the hand its 14 tiles plus one per
+kong, counting the melds beside it and near it: each such cluster read as tiles adds (its tiles - 3 per
+meld) to the count. The fewest such clusters, nearest the hand, are taken.
+
+When no choice makes the count, lone tiles at the ends of the row are left out when that makes it (with
+the near melds, or fewer of them): a stray tile lying on the hand's line past its end. Only tiles set
+apart far more than the hand's touching tiles are from each other are, the fewest, the furthest apart
+first, never all the loose tiles, and never the one that may be the winning tile set apart (nearest
+the hand at its right end, a little apart). When nothing makes the count, the loose tiles are the hand
+(the largest cluster when the row has none).
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from vision.grouping.layout import Cluster
+
+MOST_DOUBTFUL = 8  # clusters of the hand's row that read both as melds and as tiles, weighed by the count
+MOST_TRIMMED = 2  # lone tiles at either end of the hand's row that the count may leave out
+TRIM_GAP_RATIO = 2.5  # a tile left out is this many times further apart than the hand's touching tiles
+WIN_APART = 1.5  # tile widths: a lone tile this close to the hand's end may be the winning tile set apart
+
+
+def settle(
+    row: list[Cluster], beside: list[Cluster], near: list[Cluster], *, reading_known: bool
+) -> list[Cluster]:
+    """The clusters of ``row`` that are concealed tiles, in reading order; ``beside``: the clusters of
+    the row that read as melds, ``near``: the melds off the row near it, ``reading_known``: whether the
+    row's reading order is known (see the module docstring)."""
+    loose = [c for c in row if c.standing]
+    doubtful = [c for c in row if c.upright and c.melds is not None][:MOST_DOUBTFUL]
+    core = _position(row, max(loose or doubtful, key=lambda c: len(c.faces)))
+    melds_beside = sum(len(c.melds or ()) for c in beside)
+    counts = {0}  # how many melds some of the near clusters hold
+    for cluster in near:
+        counts |= {count + len(cluster.melds or ()) for count in counts}
+    for cut in _trims(row, loose, reading_known):
+        kept = [c for c in loose if all(c is not t for t in cut)]
+        for melds in sorted(counts, reverse=True) if cut else [max(counts)]:
+            short = 14 - sum(len(c.faces) for c in kept) - 3 * (melds_beside + melds)
+            taken = _fewest_doubtful(row, doubtful, short, core)
+            if taken is not None:
+                return [c for c in row if any(c is t for t in kept + taken)]
+    return [c for c in row if any(c is t for t in loose)] if loose else [row[core]]
+
+
+def _fewest_doubtful(
+    row: list[Cluster], doubtful: list[Cluster], short: int, core: int
+) -> list[Cluster] | None:
+    """The fewest clusters that read both as melds and as tiles, nearest the core, whose reading as
+    tiles makes up ``short``; None when none do."""
+    for size in range(len(doubtful) + 1):
+        fitting = [
+            subset
+            for subset in combinations(doubtful, size)
+            if sum(len(c.faces) - 3 * len(c.melds or ()) for c in subset) == short
+        ]
+        if fitting:
+            return list(min(fitting, key=lambda subset: sum(abs(_position(row, c) - core) for c in subset)))
+    return None
+
+
+def _trims(row: list[Cluster], loose: list[Cluster], reading_known: bool) -> list[tuple[Cluster, ...]]:
+    """The ways to leave lone tiles at the ends of the row out of the hand: none first, then the fewest,
+    the furthest apart from what is left first. The lone tile nearest the hand at its right end (at
+    either end when the reading order is unknown) within ``WIN_APART`` of it may be the winning tile
+    set apart: it is never left out."""
+    leading = _lone_ends(row, range(len(row)))
+    trailing = _lone_ends(row, range(len(row) - 1, -1, -1))
+    if not reading_known:
+        leading = _but_winning_tile(leading)
+    leading, trailing = leading[:MOST_TRIMMED], _but_winning_tile(trailing)[:MOST_TRIMMED]
+    options: list[tuple[int, float, tuple[Cluster, ...]]] = [(0, 0.0, ())]
+    for left in range(len(leading) + 1):
+        for right in range(len(trailing) + 1):
+            ends = leading[:left] + trailing[:right]
+            cut = tuple(c for c, _ in ends)
+            kept = [c for c in loose if all(c is not t for t in cut)]
+            if not cut or len({id(c) for c in cut}) < len(cut) or not kept:
+                continue
+            touching = max((gap for c in kept for gap in c.inner), default=0.0)
+            if min(gap for _, gap in ends) >= TRIM_GAP_RATIO * touching:
+                apart = (leading[left - 1][1] if left else 0.0) + (trailing[right - 1][1] if right else 0.0)
+                options.append((len(cut), -apart, cut))
+    return [cut for _, _, cut in sorted(options, key=lambda option: option[:2])]
+
+
+def _lone_ends(row: list[Cluster], order: range) -> list[tuple[Cluster, float]]:
+    """The lone standing tiles at the end of the row that ``order`` starts from, outermost first
+    (clusters without a face-up tile aside), each with its gap to the next cluster inwards."""
+    found: list[tuple[Cluster, float]] = []
+    for k in order:
+        cluster = row[k]
+        if not cluster.faces:
+            continue
+        inwards = k + order.step
+        if not (cluster.standing and cluster.single_tile) or not 0 <= inwards < len(row):
+            break
+        # The gap between two clusters is the later one's ``gap_before``.
+        found.append((cluster, row[max(k, inwards)].gap_before))
+    return found
+
+
+def _but_winning_tile(ends: list[tuple[Cluster, float]]) -> list[tuple[Cluster, float]]:
+    """The lone tiles at an end of the row but the one nearest the hand, when it lies close enough to
+    be the winning tile set apart."""
+    return ends[:-1] if ends and ends[-1][1] <= WIN_APART else ends
+
+
+def _position(row: list[Cluster], cluster: Cluster) -> int:
+    return next(k for k, c in enumerate(row) if c is cluster)
