@@ -142,9 +142,11 @@ class Detector:
         pixels = photo.pixels if isinstance(photo, Photo) else photo
         height, width = pixels.shape[:2]
         boxes, scores, classes = self.find_tiles(pixels, conf, iou)
-        if self.classifier is not None:  # confidence: the box's times the face's, as a YOLO head's
+        if self.classifier is not None:
+            # a box the localiser is sure enough of, named by the classifier (unless "none"); its
+            # confidence is the geometric mean of the two, which ranks as their product does
             classes, probabilities = self.classifier.classify(pixels, boxes)
-            scores = (scores * probabilities).astype(np.float32)
+            scores = np.sqrt(scores * probabilities).astype(np.float32)
             classes[(classes == NONE) | (scores < conf)] = -1
         keep = classes >= 0
         return Detections(boxes[keep], classes[keep], scores[keep], (width, height))

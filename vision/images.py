@@ -67,7 +67,9 @@ def load_photo(
                 )
             orientation = image.getexif().get(0x0112, 1)
             if reduce_to and image.format == "JPEG" and max(width, height) > 2 * reduce_to:
-                image.draft("RGB", (reduce_to, reduce_to))
+                # the decoder picks the largest reduction that keeps both sides at least this size
+                fraction = reduce_to / max(width, height)
+                image.draft("RGB", (round(width * fraction), round(height * fraction)))
             image.load()
             upright = ImageOps.exif_transpose(image) if orientation != 1 else image
             rgb = upright.convert("RGB")
