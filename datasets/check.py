@@ -243,7 +243,7 @@ def _verify(image: Path) -> None:
     try:
         with Image.open(image) as opened:
             opened.load()
-    except (OSError, SyntaxError, ValueError) as error:
+    except (OSError, SyntaxError, ValueError, ImportError) as error:  # ImportError: see datasets.yolo
         raise DatasetError(f"{image}: not a readable image ({error})") from None
 
 
@@ -371,7 +371,7 @@ def contact_sheet(
         try:
             with Image.open(image_path) as opened:
                 image = ImageOps.exif_transpose(opened).convert("RGB")
-        except (OSError, SyntaxError, ValueError):
+        except (OSError, SyntaxError, ValueError, ImportError):
             continue  # reported as bad_image already
         for row, column, box in crops:
             tile = _crop(image, box, cell, margin)

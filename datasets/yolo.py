@@ -136,7 +136,9 @@ def image_size(path: Path) -> tuple[int, int]:
             width, height = image.size
             orientation = image.getexif().get(0x0112, 1)
             return (height, width) if orientation in (5, 6, 7, 8) else (width, height)
-    except (OSError, SyntaxError) as error:
+    except (OSError, SyntaxError, ImportError) as error:
+        # ImportError: once ultralytics is imported, Pillow retries an unknown file as HEIF and
+        # raises it when no HEIF plugin is installed
         raise DatasetError(f"{path}: not a readable image ({error})") from None
 
 
