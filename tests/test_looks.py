@@ -22,11 +22,15 @@ def test_whole_photo_look_scales_the_long_side() -> None:
 
 
 def test_typical_tile_is_the_median_short_side_of_confident_boxes() -> None:
-    boxes = np.array([[0, 0, 40, 50], [0, 0, 30, 60], [0, 0, 100, 20], [0, 0, 500, 500]], np.float32)
-    scores = np.array([0.9, 0.8, 0.7, 0.1], np.float32)
-    assert looks.typical_tile(boxes, scores) == 30.0  # short sides 40, 30, 20; the weak box ignored
+    boxes = np.array(
+        [[0, 0, 40, 50], [0, 0, 30, 60], [0, 0, 100, 20], [0, 0, 35, 45], [0, 0, 25, 45], [0, 0, 500, 500]],
+        np.float32,
+    )
+    scores = np.array([0.9, 0.8, 0.7, 0.9, 0.9, 0.1], np.float32)
+    assert looks.typical_tile(boxes, scores) == 30.0  # short sides 40, 30, 20, 35, 25; the weak box ignored
     assert looks.typical_tile(boxes[:0], scores[:0]) is None
-    assert looks.typical_tile(boxes, np.full(4, 0.1, np.float32)) is None
+    assert looks.typical_tile(boxes, np.full(6, 0.1, np.float32)) is None
+    assert looks.typical_tile(boxes[:3], scores[:3]) is None  # too few to say where the hand is
 
 
 def test_region_is_widened_by_two_tiles_and_kept_in_the_photo() -> None:

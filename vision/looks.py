@@ -20,6 +20,7 @@ TILE_PX = 36.0  # a tile's short side in the localiser's input, about as in trai
 SMALL_TILE_PX = 20.0  # below this a second, closer look is taken
 MAX_UPSCALE = 2.0  # a closer look never enlarges the photo more than this
 CONFIDENT = 0.3  # boxes that count when measuring tiles and placing the region
+MIN_TILES = 4  # fewer confident boxes than this: no tiles legible at that scale
 SEARCH_SIDE = 1024  # the whole photo again at this long side, when the first look found no tile
 MAX_LOOK_SIDE = 1024  # a closer look larger than this (input pixels) is cut into windows
 
@@ -48,9 +49,10 @@ def whole_photo(width: int, height: int, side: int) -> Look:
 
 
 def typical_tile(boxes: np.ndarray, scores: np.ndarray) -> float | None:
-    """The median short side of the confident boxes, in photo pixels; None when there are none."""
+    """The median short side of the confident boxes, in photo pixels; None when there are fewer than
+    ``MIN_TILES`` (a stray box or two says nothing of where the hand is)."""
     confident = boxes[scores >= CONFIDENT]
-    if not len(confident):
+    if len(confident) < MIN_TILES:
         return None
     sides = np.minimum(confident[:, 2] - confident[:, 0], confident[:, 3] - confident[:, 1])
     return float(np.median(sides))
