@@ -5,7 +5,7 @@ variable                   meaning                                    default
 =========================  =========================================  ======================================
 ``SMJ_WEIGHTS``            detector weights (.onnx or .pt)            ``models/tiles.onnx`` of this project
 ``SMJ_CLASSIFIER``         tile classifier weights (.onnx or .pt)     ``models/tile_faces.onnx``
-``SMJ_CONF``               detection confidence threshold             0.25
+``SMJ_CONF``               detection confidence threshold             0.55
 ``SMJ_MAX_UPLOAD_BYTES``   largest photo accepted (413 above)         15 MB (15,000,000 bytes)
 ``SMJ_MAX_PIXELS``         largest photo in pixels (413 above)        50,000,000
 ``SMJ_DATASET_DIR``        where ``/api/v1/examples`` saves photos    ``data/corrections`` of this project
@@ -35,7 +35,7 @@ class Settings(BaseSettings):
     classifier: Path = Field(
         default=PROJECT_ROOT / "models" / "tile_faces.onnx", description="tile classifier weights file"
     )
-    conf: float = Field(default=0.25, gt=0, le=1, description="detection confidence threshold")
+    conf: float = Field(default=0.55, gt=0, le=1, description="detection confidence threshold")
     max_upload_bytes: int = Field(default=15 * MB, gt=0, description="largest photo upload, in bytes")
     max_pixels: int = Field(default=50_000_000, gt=0, description="largest photo, in pixels (width x height)")
     dataset_dir: Path = Field(

@@ -115,7 +115,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     auto.add_argument("images", nargs="+", metavar="IMAGE", help="photos, or folders of photos")
     auto.add_argument("--out", required=True, help="a new (or empty) folder")
     auto.add_argument("--weights", help="detector weights (default: the shipped models/tiles.onnx)")
-    auto.add_argument("--conf", type=float, default=None, help="confidence threshold (default 0.25)")
+    auto.add_argument("--conf", type=float, default=None, help="confidence threshold (default 0.4)")
     auto.add_argument("--image-root", metavar="PREFIX", help="as for export --format labelstudio")
     auto.set_defaults(func=_guarded(run_autolabel))
 

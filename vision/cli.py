@@ -16,7 +16,7 @@ CLASSIFIER_HELP = "tile classifier weights (.onnx or .pt); default models/tile_f
 def register(commands: argparse._SubParsersAction) -> None:
     detect = commands.add_parser("detect", help="find the tiles in photos with the shipped detector")
     detect.add_argument("images", nargs="+", metavar="IMAGE")
-    detect.add_argument("--conf", type=float, default=None, help="confidence threshold (default 0.25)")
+    detect.add_argument("--conf", type=float, default=None, help="confidence threshold (default 0.55)")
     detect.add_argument("--weights", help="weights (.onnx or .pt); default models/tiles.onnx")
     detect.add_argument("--classifier", help=CLASSIFIER_HELP)
     detect.add_argument("--annotate", metavar="DIR", help="write each image with its boxes drawn into DIR")
@@ -54,7 +54,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--group", help="only images of this source group (e.g. hand_series)")
     evaluate.add_argument("--weights", help="weights (.onnx or .pt); default models/tiles.onnx")
     evaluate.add_argument("--classifier", help=CLASSIFIER_HELP)
-    evaluate.add_argument("--conf", type=float, default=None, help="operating threshold (default 0.25)")
+    evaluate.add_argument("--conf", type=float, default=None, help="operating threshold (default 0.55)")
     evaluate.add_argument("--out", help="folder for confusion.png and metrics.json")
     evaluate.add_argument("--json", action="store_true")
     evaluate.set_defaults(func=run_eval)

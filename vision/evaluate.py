@@ -86,7 +86,7 @@ class Evaluation:
     back_ap50: float | None
     images: list[ImageResult] = field(default_factory=list)
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
-    conf: float = 0.25
+    conf: float = 0.55
 
     def summary(self, worst: int = 5) -> dict[str, object]:
         slowest = sorted(self.images, key=lambda r: -r.seconds)[:worst]
@@ -110,7 +110,7 @@ class Evaluation:
 
 
 def evaluate(
-    detector: object, images: Sequence[LabelledImage], *, conf: float = 0.25, min_conf: float = 0.01
+    detector: object, images: Sequence[LabelledImage], *, conf: float = 0.55, min_conf: float = 0.01
 ) -> Evaluation:
     """Run ``detector.detect`` on every image and score it against the labels."""
     classes = [*SUITED, BACK]

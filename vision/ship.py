@@ -53,6 +53,13 @@ def _copy_stripped(weights: Path, target: Path) -> list[str]:
     return [model.names[i] for i in sorted(model.names)]
 
 
+def _train_args(weights: Path) -> dict[str, Any]:
+    import torch
+
+    checkpoint = torch.load(weights, map_location="cpu", weights_only=False)
+    return dict(checkpoint.get("train_args") or {})
+
+
 def _file_entry(path: Path) -> dict[str, Any]:
     return {"sha256": sha256(path), "bytes": path.stat().st_size}
 
@@ -62,7 +69,7 @@ def ship(
     *,
     imgsz: int,
     classifier: Path | None = None,
-    classifier_imgsz: int = 64,
+    classifier_imgsz: int | None = None,
     models_dir: Path = MODELS_DIR,
     info: dict[str, Any] | None = None,
 ) -> Path:
@@ -78,6 +85,8 @@ def ship(
     if classifier is not None:
         faces_pt = models_dir / "tile_faces.pt"
         faces_names = _copy_stripped(classifier, faces_pt)
+        if classifier_imgsz is None:  # the size it was trained at
+            classifier_imgsz = int(_train_args(faces_pt).get("imgsz", 64))
         faces_onnx = export_onnx(faces_pt, classifier_imgsz, dynamic=True)
         files |= {"tile_faces.pt": _file_entry(faces_pt), "tile_faces.onnx": _file_entry(faces_onnx)}
         manifest["classifier"] = {"classes": faces_names, "input_size": classifier_imgsz}
