@@ -115,3 +115,20 @@ def test_bad_photos_exit_2_with_a_message(
 def test_score_needs_a_hand_or_a_photo(capsys: pytest.CaptureFixture[str]) -> None:
     assert smj.main(["score", str(EXAMPLES / "hand.jpg"), "--hand", "123m"]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+@needs_model
+def test_a_12_megapixel_phone_photo_is_read_end_to_end() -> None:
+    """A bundled 4032x3024 synthetic photo stored sideways with EXIF orientation 6, the hand small in
+    the frame: the two-pass looks must find and read the player's tiles with the shipped model."""
+    from vision.detector import Detector
+
+    scene = _scene("hand_phone")
+    result = score_photo((EXAMPLES / "hand_phone.jpg").read_bytes(), Detector(), WinContext(), CHENGDU)
+    assert result.photo.original_size == (4032, 3024) == (scene["width"], scene["height"])
+    assert result.photo.scale > 1  # decoded reduced by the JPEG decoder
+    truth = _truth_hand(scene)
+    assert result.hand is not None
+    assert result.hand.to_json() == truth.to_json()
+    assert result.score is not None and result.score.valid
+    assert result.score.total_fan == score(truth, WinContext(), CHENGDU).total_fan
