@@ -121,33 +121,24 @@ def combined_data_yaml(
     return path
 
 
-def train_classifier(
-    data_dir: Path | str,
-    out: Path | str,
-    recipe: ClassifierRecipe,
-    *,
-    resume: bool = False,
-    device: str = "cpu",
-) -> Path:
-    """Train (or resume) the tile classifier on a crops folder; returns the path of the best weights."""
+def _resume(out: Path) -> Path:
     from ultralytics import YOLO
 
-    out = Path(out).resolve()
     last = out / "weights" / "last.pt"
-    if resume:
-        if not last.is_file():
-            raise FileNotFoundError(f"{last}: nothing to resume")
-        YOLO(str(last)).train(resume=True)
-        return out / "weights" / "best.pt"
-    data = Path(data_dir).resolve()
-    if not (data / "train").is_dir() or not (data / "val").is_dir():
-        raise FileNotFoundError(
-            f"{data}: no train/ and val/ crop folders (build them with 'smj dataset crops')"
-        )
+    if not last.is_file():
+        raise FileNotFoundError(f"{last}: nothing to resume")
+    YOLO(str(last)).train(resume=True)
+    return out / "weights" / "best.pt"
+
+
+def _run(data: Path, out: Path, recipe: Recipe | ClassifierRecipe, task: str, device: str) -> Path:
+    """One ultralytics run of ``recipe`` into ``out`` (recipe written beside it); the best weights' path."""
+    from ultralytics import YOLO
+
     out.mkdir(parents=True, exist_ok=True)
     (out / "recipe.yaml").write_text(yaml.safe_dump(asdict(recipe), sort_keys=False), encoding="utf-8")
     settings = asdict(recipe)
-    model = YOLO(settings.pop("model"), task="classify")
+    model = YOLO(settings.pop("model"), task=task)
     model.train(
         data=str(data),
         project=str(out.parent),
@@ -161,6 +152,26 @@ def train_classifier(
     return out / "weights" / "best.pt"
 
 
+def train_classifier(
+    data_dir: Path | str,
+    out: Path | str,
+    recipe: ClassifierRecipe,
+    *,
+    resume: bool = False,
+    device: str = "cpu",
+) -> Path:
+    """Train (or resume) the tile classifier on a crops folder; returns the path of the best weights."""
+    out = Path(out).resolve()
+    if resume:
+        return _resume(out)
+    data = Path(data_dir).resolve()
+    if not (data / "train").is_dir() or not (data / "val").is_dir():
+        raise FileNotFoundError(
+            f"{data}: no train/ and val/ crop folders (build them with 'smj dataset crops')"
+        )
+    return _run(data, out, recipe, "classify", device)
+
+
 def train(
     data_dirs: Sequence[Path | str],
     out: Path | str,
@@ -170,30 +181,8 @@ def train(
     resume: bool = False,
     device: str = "cpu",
 ) -> Path:
-    """Train (or resume) a run in ``out``; returns the path of the best weights."""
-    from ultralytics import YOLO
-
+    """Train (or resume) the localiser in ``out``; returns the path of the best weights."""
     out = Path(out).resolve()
-    last = out / "weights" / "last.pt"
     if resume:
-        if not last.is_file():
-            raise FileNotFoundError(f"{last}: nothing to resume")
-        YOLO(str(last)).train(resume=True)
-        return out / "weights" / "best.pt"
-    data_yaml = combined_data_yaml(data_dirs, out, val_dirs)
-    (out / "recipe.yaml").write_text(yaml.safe_dump(asdict(recipe), sort_keys=False), encoding="utf-8")
-    model = YOLO(recipe.model)
-    settings = asdict(recipe)
-    settings.pop("model")
-    model.train(
-        data=str(data_yaml),
-        project=str(out.parent),
-        name=out.name,
-        exist_ok=True,
-        plots=False,
-        amp=False,
-        device=device,
-        verbose=True,
-        **settings,
-    )
-    return out / "weights" / "best.pt"
+        return _resume(out)
+    return _run(combined_data_yaml(data_dirs, out, val_dirs), out, recipe, "detect", device)
