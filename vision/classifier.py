@@ -8,7 +8,6 @@ crops keeps small and distant tiles legible and lets the localiser run at a low 
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import cv2
 import numpy as np
 
 from vision.detections import DETECTOR_CLASSES
+from vision.onnx_model import load_onnx
 
 NONE = len(DETECTOR_CLASSES)  # "not a tile": the localiser's false alarms
 CLASSIFIER_CLASSES: tuple[str, ...] = (*DETECTOR_CLASSES, "none")
@@ -74,24 +74,12 @@ class TileClassifier:
         self._class_map = np.array([CLASSIFIER_CLASSES.index(name) for name in names], np.int64)
 
     def _load_onnx(self, threads: int | None) -> list[str]:
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        try:
-            self._session = ort.InferenceSession(
-                str(self.weights), options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as error:  # onnxruntime raises its own untyped errors
-            raise ClassifierError(f"{self.weights}: not a loadable ONNX model ({error})") from None
-        meta = self._session.get_modelmeta().custom_metadata_map
-        self.imgsz = int(json.loads(meta.get("imgsz", f"[{CROP_SIZE}]"))[0])
-        self._input = self._session.get_inputs()[0].name
-        self._fixed_batch = self._session.get_inputs()[0].shape[0]
-        from vision.detector import _parse_names
-
-        return _parse_names(meta.get("names", ""))
+        model = load_onnx(self.weights, threads, ClassifierError)
+        self._session = model.session
+        self.imgsz = model.imgsz
+        self._input = model.input.name
+        self._fixed_batch = model.input.shape[0]
+        return model.names
 
     def _load_torch(self) -> list[str]:
         import torch

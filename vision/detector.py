@@ -10,7 +10,6 @@ many threads.
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from vision import looks
 from vision.classifier import NONE, ClassifierError, TileClassifier
 from vision.detections import DETECTOR_CLASSES, Detections
 from vision.images import Photo
+from vision.onnx_model import load_onnx
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_WEIGHTS = MODELS_DIR / "tiles.onnx"
@@ -97,26 +97,13 @@ class Detector:
             raise ModelError(str(error)) from None
 
     def _load_onnx(self, threads: int | None) -> list[str]:
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        try:
-            self._session = ort.InferenceSession(
-                str(self.weights), options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as error:  # onnxruntime raises its own untyped errors
-            raise ModelError(f"{self.weights}: not a loadable ONNX model ({error})") from None
-        meta = self._session.get_modelmeta().custom_metadata_map
-        names = _parse_names(meta.get("names", ""))
-        self.imgsz = int(json.loads(meta.get("imgsz", "[640, 640]"))[0]) if meta.get("imgsz") else 640
-        self.end2end = meta.get("end2end", "False") == "True"
-        model_input = self._session.get_inputs()[0]
-        self._input = model_input.name
-        self.dynamic = not all(isinstance(side, int) for side in model_input.shape[2:])
-        return names
+        model = load_onnx(self.weights, threads, ModelError)
+        self._session = model.session
+        self.imgsz = model.imgsz
+        self.end2end = model.metadata.get("end2end", "False") == "True"
+        self._input = model.input.name
+        self.dynamic = not all(isinstance(side, int) for side in model.input.shape[2:])
+        return model.names
 
     def _load_torch(self) -> list[str]:
         from ultralytics import YOLO
@@ -238,18 +225,6 @@ class Detector:
         boxes = results[0].boxes
         classes = boxes.cls.numpy().astype(np.int64)
         return boxes.xyxy.numpy().reshape(-1, 4), boxes.conf.numpy(), self._class_map[classes]
-
-
-def _parse_names(text: str) -> list[str]:
-    """ultralytics stores ``names`` in ONNX metadata as a Python dict literal."""
-    import ast
-
-    if not text:
-        raise ModelError(
-            "the ONNX model has no class names in its metadata; export it with 'smj train --export'"
-        )
-    names = ast.literal_eval(text)
-    return [names[i] for i in sorted(names)]
 
 
 def _class_map(names: list[str]) -> np.ndarray:
