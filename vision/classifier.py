@@ -115,14 +115,18 @@ class TileClassifier:
         probs[:, self._class_map] = out
         return probs
 
-    def classify(self, pixels: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Class ids (into ``CLASSIFIER_CLASSES``) and their probabilities for boxes of an RGB image.
+    def read(self, pixels: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """(N, len(CLASSIFIER_CLASSES)) probabilities for boxes of an RGB image.
 
         Each crop is read upright and upside down (a tile seen from across the table is the same
         tile) and the two readings averaged.
         """
         crops = tile_crops(pixels, boxes, self.imgsz)
         both = self.probabilities(np.concatenate([crops, crops[:, ::-1, ::-1]]))
-        probs = (both[: len(crops)] + both[len(crops) :]) / 2
-        classes = probs.argmax(1) if len(probs) else np.zeros(0, np.int64)
-        return classes.astype(np.int64), probs[np.arange(len(classes)), classes]
+        return (both[: len(crops)] + both[len(crops) :]) / 2
+
+    def classify(self, pixels: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Class ids (into ``CLASSIFIER_CLASSES``) and their probabilities for boxes of an RGB image."""
+        probs = self.read(pixels, boxes)
+        classes = probs.argmax(1).astype(np.int64) if len(probs) else np.zeros(0, np.int64)
+        return classes, probs[np.arange(len(classes)), classes]

@@ -8,7 +8,7 @@ face-down tile) and ``honour`` (a wind, dragon, flower or blank tile: not a Sich
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -53,6 +53,10 @@ class Detections:
     class_ids: np.ndarray  # (N,) int64
     confidences: np.ndarray  # (N,) float32
     image_size: tuple[int, int]  # (width, height) of the oriented image
+    # the classifier's second reading of each box: the likeliest other suited tile, with a confidence
+    # on the same scale as ``confidences`` (None without a classifier, or for tiles a user entered)
+    runner_up: np.ndarray | None = None  # (N,) int64
+    runner_up_confidences: np.ndarray | None = None  # (N,) float32
 
     def __post_init__(self) -> None:
         boxes = (
@@ -79,7 +83,22 @@ class Detections:
         width, height = self.image_size
         if width <= 0 or height <= 0:
             raise ValueError(f"Detections: image size must be positive, got {self.image_size}")
-        for array in (boxes, class_ids, confidences):
+        if (self.runner_up is None) != (self.runner_up_confidences is None):
+            raise ValueError("Detections: runner_up and runner_up_confidences go together")
+        seconds: tuple[np.ndarray, ...] = ()
+        if self.runner_up is not None and self.runner_up_confidences is not None:
+            seconds = (
+                np.asarray(self.runner_up, dtype=np.int64).reshape(-1),
+                np.asarray(self.runner_up_confidences, dtype=np.float32).reshape(-1),
+            )
+            if seconds[0].shape != (n,) or seconds[1].shape != (n,):
+                raise ValueError(f"Detections: expected {n} runner-up readings")
+            if n and (seconds[0].min() < 0 or seconds[0].max() >= 27):
+                raise ValueError("Detections: a runner-up reading must be a suited tile (0..26)")
+            object.__setattr__(self, "runner_up", seconds[0])
+            object.__setattr__(self, "runner_up_confidences", seconds[1])
+        arrays: tuple[np.ndarray, ...] = (boxes, class_ids, confidences, *seconds)
+        for array in arrays:
             array.setflags(write=False)
         object.__setattr__(self, "boxes", boxes)
         object.__setattr__(self, "class_ids", class_ids)
@@ -111,7 +130,25 @@ class Detections:
 
     def __getitem__(self, index: np.ndarray | slice | list[int]) -> Detections:
         """A subset, by boolean mask, index array or slice."""
-        return Detections(self.boxes[index], self.class_ids[index], self.confidences[index], self.image_size)
+        seconds: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+        if self.runner_up is not None and self.runner_up_confidences is not None:
+            seconds = (self.runner_up[index], self.runner_up_confidences[index])
+        return Detections(
+            self.boxes[index], self.class_ids[index], self.confidences[index], self.image_size, *seconds
+        )
+
+    def reread(self, index: int) -> Detections:
+        """The same detections with box ``index`` read as its runner-up (and the first reading as the
+        runner-up in turn)."""
+        if self.runner_up is None or self.runner_up_confidences is None:
+            raise ValueError("Detections: no runner-up readings to swap in")
+        if self.class_ids[index] >= len(CLASS_NAMES):
+            raise ValueError("Detections: only a suited tile is re-read as its runner-up")
+        class_ids, confidences = self.class_ids.copy(), self.confidences.copy()
+        runner_up, runner_conf = self.runner_up.copy(), self.runner_up_confidences.copy()
+        class_ids[index], runner_up[index] = runner_up[index], class_ids[index]
+        confidences[index], runner_conf[index] = runner_conf[index], confidences[index]
+        return Detections(self.boxes, class_ids, confidences, self.image_size, runner_up, runner_conf)
 
     def scaled(self, factor: float) -> Detections:
         """The same detections in an image resized by ``factor`` (e.g. a reduced decode of the photo)."""
@@ -119,7 +156,7 @@ class Detections:
             return self
         width, height = self.image_size
         size = (max(1, round(width * factor)), max(1, round(height * factor)))
-        return Detections(self.boxes * factor, self.class_ids, self.confidences, size)
+        return replace(self, boxes=self.boxes * factor, image_size=size)
 
     @property
     def names(self) -> list[str]:

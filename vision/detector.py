@@ -17,6 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from scoring.tiles import CLASS_NAMES
 from vision import looks
 from vision.classifier import NONE, ClassifierError, TileClassifier
 from vision.detections import DETECTOR_CLASSES, Detections
@@ -28,7 +29,9 @@ DEFAULT_WEIGHTS = MODELS_DIR / "tiles.onnx"
 DEFAULT_CLASSIFIER = MODELS_DIR / "tile_faces.onnx"
 LOCALISER_NAMES = (["tile"], ["item"])  # a single-class model: ultralytics names it "item"
 DEFAULT_CONF = 0.55  # the operating point of best exact-hand rate on the real validation photos
+BOX_CONF = 0.4  # with a classifier: the localiser's own floor, whatever ``conf`` is asked for
 DEFAULT_IOU = 0.6
+SUITED_COUNT = len(CLASS_NAMES)
 
 
 class ModelError(RuntimeError):
@@ -128,15 +131,32 @@ class Detector:
         """Tiles in an RGB image; boxes in the image's own pixels."""
         pixels = photo.pixels if isinstance(photo, Photo) else photo
         height, width = pixels.shape[:2]
-        boxes, scores, classes = self.find_tiles(pixels, conf, iou)
-        if self.classifier is not None:
-            # a box the localiser is sure enough of, named by the classifier (unless "none"); its
-            # confidence is the geometric mean of the two, which ranks as their product does
-            classes, probabilities = self.classifier.classify(pixels, boxes)
-            scores = np.sqrt(scores * probabilities).astype(np.float32)
-            classes[(classes == NONE) | (scores < conf)] = -1
-        keep = classes >= 0
-        return Detections(boxes[keep], classes[keep], scores[keep], (width, height))
+        # with a classifier the localiser keeps a fixed floor, so that what passes ``conf`` never
+        # depends on the ``conf`` asked for (an evaluation at a low ``conf`` sees what a user gets)
+        floor = BOX_CONF if self.classifier is not None else conf
+        boxes, scores, classes = self.find_tiles(pixels, floor, iou)
+        if self.classifier is None:
+            keep = classes >= 0
+            return Detections(boxes[keep], classes[keep], scores[keep], (width, height))
+        # a box the localiser is sure enough of, named by the classifier (unless "none"); its
+        # confidence is the geometric mean of the two, which ranks as their product does
+        probs = self.classifier.read(pixels, boxes)
+        rows = np.arange(len(probs))
+        classes = probs.argmax(1).astype(np.int64) if len(probs) else np.zeros(0, np.int64)
+        suited = probs[:, :SUITED_COUNT].copy()
+        suited[rows, np.minimum(classes, SUITED_COUNT - 1)] *= classes >= SUITED_COUNT
+        runner_up = suited.argmax(1) if len(probs) else np.zeros(0, np.int64)
+        box_scores = scores
+        scores = np.sqrt(box_scores * probs[rows, classes]).astype(np.float32)
+        keep = (classes != NONE) & (scores >= conf)
+        return Detections(
+            boxes[keep],
+            classes[keep],
+            scores[keep],
+            (width, height),
+            runner_up[keep],
+            np.sqrt(box_scores * suited[rows, runner_up])[keep],
+        )
 
     def find_tiles(
         self, pixels: np.ndarray, conf: float, iou: float

@@ -11,6 +11,7 @@ from scoring.presets import Rules
 from vision.detections import Detections
 from vision.detector import DEFAULT_CONF, Detector
 from vision.grouper import Grouping, group_detections
+from vision.grouping.reread import reread
 from vision.images import DEFAULT_MAX_PIXELS, Photo, load_photo
 
 # Large JPEGs are decoded reduced (by the JPEG decoder itself) to at least this long a side:
@@ -61,8 +62,11 @@ class PhotoScore:
 def recognise(
     source: bytes | str | Path | Photo, detector: Detector, *, conf: float = DEFAULT_CONF
 ) -> tuple[Photo, Detections, Grouping]:
+    """Detect and group; a reading that is no winning hand is re-read with the classifier's second
+    choices (``vision.grouping.reread``), so the detections returned may differ from the detector's."""
     photo, detections = detect_tiles(source, detector, conf=conf)
-    return photo, detections, group_detections(detections)
+    detections, grouping = reread(detections, group_detections(detections))
+    return photo, detections, grouping
 
 
 def score_photo(

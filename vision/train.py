@@ -12,6 +12,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -121,24 +122,34 @@ def combined_data_yaml(
     return path
 
 
-def _resume(out: Path) -> Path:
+def _model(source: str, task: str | None = None) -> Any:
+    """An ultralytics model that trains on every CPU core.
+
+    ultralytics sets torch to ``cpu_count() - 1`` threads for CPU training: one of two cores here.
+    """
+    import torch
     from ultralytics import YOLO
 
+    model = YOLO(source, task=task)
+    cores = os.cpu_count() or 1
+    model.add_callback("on_pretrain_routine_start", lambda trainer: torch.set_num_threads(cores))
+    return model
+
+
+def _resume(out: Path) -> Path:
     last = out / "weights" / "last.pt"
     if not last.is_file():
         raise FileNotFoundError(f"{last}: nothing to resume")
-    YOLO(str(last)).train(resume=True)
+    _model(str(last)).train(resume=True)
     return out / "weights" / "best.pt"
 
 
 def _run(data: Path, out: Path, recipe: Recipe | ClassifierRecipe, task: str, device: str) -> Path:
     """One ultralytics run of ``recipe`` into ``out`` (recipe written beside it); the best weights' path."""
-    from ultralytics import YOLO
-
     out.mkdir(parents=True, exist_ok=True)
     (out / "recipe.yaml").write_text(yaml.safe_dump(asdict(recipe), sort_keys=False), encoding="utf-8")
     settings = asdict(recipe)
-    model = YOLO(settings.pop("model"), task=task)
+    model = _model(settings.pop("model"), task)
     model.train(
         data=str(data),
         project=str(out.parent),

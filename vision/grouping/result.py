@@ -25,6 +25,7 @@ class WarningCode(StrEnum):
     FIFTH_COPY = "fifth_copy"
     TILE_COUNT = "tile_count"
     NO_TILES = "no_tiles"
+    REREAD_TILE = "reread_tile"
 
 
 @dataclass(frozen=True)
