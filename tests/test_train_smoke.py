@@ -7,6 +7,7 @@ by ultralytics, single-class localiser named "tile", dynamic ONNX exports, manif
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("ultralytics")
+torch = pytest.importorskip("torch")
 
 from datasets.crops import CropSource, build_crop_dataset
 from datasets.synth.scene import SceneOptions
@@ -28,6 +30,7 @@ from vision.train import ClassifierRecipe, Recipe, train, train_classifier
 
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    torch.set_num_threads(1)  # as ultralytics leaves it on a 2-core machine; training must undo that
     root = tmp_path_factory.mktemp("smoke")
     scenes = root / "scenes"
     write_dataset(scenes, 4, seed=5, options=SceneOptions(size=(320, 240)), progress=False)
@@ -43,6 +46,7 @@ def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
     faces = train_classifier(
         root / "crops", root / "runs" / "faces", replace(ClassifierRecipe(), imgsz=32, cache="", **quick)
     )
+    assert torch.get_num_threads() == (os.cpu_count() or 1)  # training ran on every core
     models = root / "models"
     ship(localiser, imgsz=64, classifier=faces, classifier_imgsz=32, models_dir=models)
     return models

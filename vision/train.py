@@ -125,15 +125,14 @@ def combined_data_yaml(
 def _model(source: str, task: str | None = None) -> Any:
     """An ultralytics model that trains on every CPU core.
 
-    ultralytics sets torch to ``cpu_count() - 1`` threads for CPU training: one of two cores here.
+    ultralytics' ``select_device`` sets torch to ``cpu_count() - 1`` threads for CPU training (one of
+    two cores here, half the speed); its module-level thread count is what it reads each time.
     """
-    import torch
     from ultralytics import YOLO
+    from ultralytics.utils import torch_utils
 
-    model = YOLO(source, task=task)
-    cores = os.cpu_count() or 1
-    model.add_callback("on_pretrain_routine_start", lambda trainer: torch.set_num_threads(cores))
-    return model
+    torch_utils.NUM_THREADS = os.cpu_count() or 1
+    return YOLO(source, task=task)
 
 
 def _resume(out: Path) -> Path:
