@@ -91,10 +91,12 @@ def test_shared_between_threads_gives_the_same_answers(detector: Detector) -> No
 
 
 def test_onnx_and_torch_runtimes_agree(detector: Detector) -> None:
+    """At the operating threshold the two runtimes find the same tiles; below it, a tile the
+    classifier splits between two readings may flip on a one-pixel difference of its box."""
     torch_detector = Detector(MODELS_DIR / "tiles.pt")
     photo = load_photo(EXAMPLES / "hand_melds.jpg")
-    a = detector.detect(photo, conf=0.3)
-    b = torch_detector.detect(photo, conf=0.3)
+    a = detector.detect(photo)
+    b = torch_detector.detect(photo)
     assert abs(len(a) - len(b)) <= max(2, len(a) // 10)
     if len(a) and len(b):
         ious = box_iou(a.boxes, b.boxes)

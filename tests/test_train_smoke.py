@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("ultralytics")
-torch = pytest.importorskip("torch")
+
+import torch
 
 from datasets.crops import CropSource, build_crop_dataset
 from datasets.synth.scene import SceneOptions

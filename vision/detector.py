@@ -29,7 +29,7 @@ DEFAULT_WEIGHTS = MODELS_DIR / "tiles.onnx"
 DEFAULT_CLASSIFIER = MODELS_DIR / "tile_faces.onnx"
 LOCALISER_NAMES = (["tile"], ["item"])  # a single-class model: ultralytics names it "item"
 DEFAULT_CONF = 0.55  # the operating point of best exact-hand rate on the real validation photos
-BOX_CONF = 0.4  # with a classifier: the localiser's own floor, whatever ``conf`` is asked for
+BOX_CONF = 0.3  # with a classifier: the localiser's own floor, whatever ``conf`` is asked for
 DEFAULT_IOU = 0.6
 SUITED_COUNT = len(CLASS_NAMES)
 
@@ -126,14 +126,22 @@ class Detector:
         return DETECTOR_CLASSES
 
     def detect(
-        self, photo: Photo | np.ndarray, *, conf: float = DEFAULT_CONF, iou: float = DEFAULT_IOU
+        self,
+        photo: Photo | np.ndarray,
+        *,
+        conf: float = DEFAULT_CONF,
+        iou: float = DEFAULT_IOU,
+        box_conf: float | None = None,
     ) -> Detections:
-        """Tiles in an RGB image; boxes in the image's own pixels."""
+        """Tiles in an RGB image; boxes in the image's own pixels.
+
+        ``box_conf`` is the localiser's own floor: by default ``BOX_CONF`` with a classifier (a box
+        must be that sure of being a tile, whatever its face) and ``conf`` without one; an evaluation
+        lowers it to rank every box.
+        """
         pixels = photo.pixels if isinstance(photo, Photo) else photo
         height, width = pixels.shape[:2]
-        # with a classifier the localiser keeps a fixed floor, so that what passes ``conf`` never
-        # depends on the ``conf`` asked for (an evaluation at a low ``conf`` sees what a user gets)
-        floor = BOX_CONF if self.classifier is not None else conf
+        floor = box_conf if box_conf is not None else BOX_CONF if self.classifier is not None else conf
         boxes, scores, classes = self.find_tiles(pixels, floor, iou)
         if self.classifier is None:
             keep = classes >= 0
