@@ -83,3 +83,24 @@ def test_average_precision_and_iou_basics(tmp_path: Path) -> None:
     np.testing.assert_allclose(box_iou(a, b), [[1 / 3, 0.0]], atol=1e-6)
     matrix = np.eye(30, dtype=np.int64)
     assert save_confusion_png(matrix, tmp_path / "c.png").stat().st_size > 1000
+
+
+class _Floored:
+    """A detector with a localiser floor: below ``floor`` a box is only seen when the caller lowers it."""
+
+    def __init__(self, answer: Detections, floor: float) -> None:
+        self.answer, self.floor = answer, floor
+
+    def detect(self, photo: object, *, conf: float = 0.25, box_conf: float | None = None) -> Detections:
+        floor = self.floor if box_conf is None else box_conf
+        return self.answer[self.answer.confidences >= max(conf, floor)]
+
+
+def test_ap_ranks_every_box_and_the_operating_figures_are_what_a_user_gets(tmp_path: Path) -> None:
+    # one tile found only at 0.5: under the detector's own floor (0.6), so a user never gets it
+    found = _as_detections(TILES)
+    found = Detections(found.boxes, found.class_ids, np.array([0.9, 0.9, 0.5], np.float32), SIZE)
+    result = evaluate(_Floored(found, floor=0.6), [_image(tmp_path, "a", TILES)], conf=0.3)
+    assert result.map50 == pytest.approx(1.0)  # ranked with the floor lowered: every tile is found
+    assert result.recall == pytest.approx(2 / 3)  # at the operating point the floor holds
+    assert result.exact_hand_rate == 0.0
