@@ -1,0 +1,43 @@
+"""The classifier benchmark reads labelled synthetic tiles with the shipped classifier, per style."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+from datasets.synth.scene import SceneOptions
+from datasets.synth.writer import write_dataset
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_classifier.py"
+
+
+def _bench() -> object:
+    spec = importlib.util.spec_from_file_location("bench_classifier", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_benchmark_reads_the_hand_tiles_of_a_few_scenes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_dataset(tmp_path, 2, seed=11, options=SceneOptions(size=(640, 480)), progress=False)
+    assert _bench().main([str(tmp_path)]) == 0  # type: ignore[attr-defined]
+    out = capsys.readouterr().out
+    counts = {
+        key.strip(): (int(n), float(rate))
+        for key, n, rate in re.findall(r"  (.+?)\s+(\d+) tiles  top-1 ([\d.]+)", out)
+    }
+    hand_tiles = sum(1 for _ in (tmp_path / "labels").rglob("*.txt"))  # scenes written
+    assert hand_tiles == 2 and counts["all"][0] >= 14  # at least one whole hand read
+    assert counts["all"][0] == counts["role hand"][0] + counts.get("role meld", (0, 0.0))[0]
+    assert 0.5 <= counts["all"][1] <= 1.0  # the shipped classifier reads most hand tiles of its own renderer
+
+
+def test_benchmark_says_when_there_is_nothing_to_read(tmp_path: Path) -> None:
+    (tmp_path / "scenes.jsonl").write_text("", encoding="utf-8")
+    assert _bench().main([str(tmp_path)]) == 2  # type: ignore[attr-defined]
