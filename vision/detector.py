@@ -151,8 +151,9 @@ class Detector:
         probs = self.classifier.read(pixels, boxes)
         rows = np.arange(len(probs))
         classes = probs.argmax(1).astype(np.int64) if len(probs) else np.zeros(0, np.int64)
-        suited = probs[:, :SUITED_COUNT].copy()
-        suited[rows, np.minimum(classes, SUITED_COUNT - 1)] *= classes >= SUITED_COUNT
+        suited = probs[:, :SUITED_COUNT].copy()  # the second choice: the likeliest other suited tile
+        first_suited = classes < SUITED_COUNT
+        suited[rows[first_suited], classes[first_suited]] = 0.0
         runner_up = suited.argmax(1) if len(probs) else np.zeros(0, np.int64)
         box_scores = scores
         scores = np.sqrt(box_scores * probs[rows, classes]).astype(np.float32)

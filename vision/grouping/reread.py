@@ -3,9 +3,10 @@
 The classifier names each tile with its likeliest class and keeps a runner-up
 (``Detections.runner_up``). When the grouped hand is no legal win (wrong shape, a fifth copy, three
 suits) but has the right number of tiles, the likeliest re-reading that makes it one is taken: one tile
-read as its runner-up, else two, the cost of a change being how much less likely the runner-up is than
-the first reading. The detections are re-grouped with the change (a re-read tile can complete a pong)
-and a ``reread_tile`` warning names every tile read otherwise, so that nothing changes silently.
+read as its runner-up, else two, the cost of a change being the log ratio of the first reading's
+confidence to the runner-up's. The detections are re-grouped with the change (a re-read tile can
+complete a pong) and a ``reread_tile`` warning names every tile read otherwise, so that nothing
+changes silently.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from vision.detections import Detections
 from vision.grouper import group_detections
 from vision.grouping.result import Grouping, GroupingWarning, GroupRole, WarningCode
 
-MAX_COST = math.log(50.0)  # a runner-up 50 times less likely than the first reading is never taken
+# a runner-up whose confidence is 50 times lower than the first reading's is never taken (confidences
+# are geometric means of box and face: its face probability is then 2,500 times lower)
+MAX_COST = math.log(50.0)
 PAIR_CANDIDATES = 6  # two tiles re-read together: among this many cheapest single changes
 
 
