@@ -12,7 +12,6 @@ changes silently.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import replace
 from itertools import combinations
 
@@ -29,17 +28,11 @@ MAX_COST = math.log(50.0)
 PAIR_CANDIDATES = 6  # two tiles re-read together: among this many cheapest single changes
 
 
-def is_legal_win(hand: Hand) -> bool:
-    return score(hand).valid
-
-
-def reread(
-    detections: Detections, grouping: Grouping, is_win: Callable[[Hand], bool] = is_legal_win
-) -> tuple[Detections, Grouping]:
+def reread(detections: Detections, grouping: Grouping) -> tuple[Detections, Grouping]:
     """The detections and grouping with the cheapest re-reading that makes a legal win, or unchanged."""
     if detections.runner_up is None or detections.runner_up_confidences is None:
         return detections, grouping
-    if grouping.hand is None or is_win(grouping.hand):
+    if grouping.hand is None or _is_legal_win(grouping.hand):
         return detections, grouping
     if WarningCode.TILE_COUNT in grouping.codes:
         return detections, grouping  # a tile missing or one too many: no re-reading mends that
@@ -62,9 +55,13 @@ def reread(
         for i in changed:
             candidate = candidate.reread(i)
         regrouped = group_detections(candidate)
-        if regrouped.hand is not None and is_win(regrouped.hand):
+        if regrouped.hand is not None and _is_legal_win(regrouped.hand):
             return candidate, _with_warning(regrouped, detections, changed)
     return detections, grouping
+
+
+def _is_legal_win(hand: Hand) -> bool:
+    return score(hand).valid
 
 
 def _with_warning(grouping: Grouping, before: Detections, changed: tuple[int, ...]) -> Grouping:
