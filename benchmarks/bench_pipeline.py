@@ -4,10 +4,12 @@
 
 For every scene of ``DIR/scenes.jsonl`` whose true hand is a win: reads the JPEG bytes, detects, groups
 and scores, then compares with the truth. Prints, per folder, the full-hand exact rate (concealed
-tiles, melds with their types, winning tile), the score-match rate, both per meld count, the rate of
-photos whose suited tiles (all of them, as a multiset) were all read right, how many honour tiles were
-read as suited ones, and the median end-to-end latency with the photo size. ``--truth-detections``
-feeds the labelled boxes to the grouper instead of the detector, which measures the grouper alone.
+tiles, melds with their types, and the winning tile where the photo shows it: set apart; a photo with
+no tile apart cannot show which tile won, so there any reading of it counts), the score-match rate,
+both per meld count, the rate of photos whose suited tiles (all of them, as a multiset) were all read
+right, how many honour tiles were read as suited ones, and the median end-to-end latency with the
+photo size. ``--truth-detections`` feeds the labelled boxes to the grouper instead of the detector,
+which measures the grouper alone.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 
-def _same_hand(a: object, b: object) -> bool:
+def _same_hand(a: object, b: object, *, win_shown: bool) -> bool:
+    """Same tiles and melds; the same winning tile too where the photo shows it (set apart)."""
     from scoring.hand import MeldKind
 
     def key(hand: object) -> tuple:
@@ -32,7 +35,8 @@ def _same_hand(a: object, b: object) -> bool:
             ("kong" if m.kind in (MeldKind.KONG_EXPOSED, MeldKind.KONG_ADDED) else m.kind.value, m.tile)
             for m in hand.melds  # type: ignore[attr-defined]
         )
-        return tuple(sorted(hand.concealed)), tuple(melds), hand.win_tile  # type: ignore[attr-defined]
+        concealed = tuple(sorted(hand.concealed))  # type: ignore[attr-defined]
+        return concealed, tuple(melds), hand.win_tile if win_shown else None  # type: ignore[attr-defined]
 
     return key(a) == key(b)
 
@@ -116,8 +120,9 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
             found_tiles = Counter(int(c) for c in result.detections.class_ids if c < 27)
             suited_exact.append(truth_tiles == found_tiles)
             honours_as_suited += _honours_read_as_suited(result.detections, row)
-        exact[melds].append(hand is not None and _same_hand(hand, truth))
-        if row.get("win_apart"):
+        win_shown = bool(row.get("win_apart"))
+        exact[melds].append(hand is not None and _same_hand(hand, truth, win_shown=win_shown))
+        if win_shown:
             exact_apart.append(exact[melds][-1])
         scored[melds].append(
             found_score is not None

@@ -53,10 +53,11 @@ class Detections:
     class_ids: np.ndarray  # (N,) int64
     confidences: np.ndarray  # (N,) float32
     image_size: tuple[int, int]  # (width, height) of the oriented image
-    # the classifier's second reading of each box: the likeliest other suited tile, with a confidence
-    # on the same scale as ``confidences`` (None without a classifier, or for tiles a user entered)
-    runner_up: np.ndarray | None = None  # (N,) int64
-    runner_up_confidences: np.ndarray | None = None  # (N,) float32
+    # the classifier's other readings of each box: the likeliest other suited tiles, likeliest first,
+    # with confidences on the same scale as ``confidences`` (None without a classifier, or for tiles a
+    # user entered)
+    alternatives: np.ndarray | None = None  # (N, K) int64
+    alternative_confidences: np.ndarray | None = None  # (N, K) float32
 
     def __post_init__(self) -> None:
         boxes = (
@@ -83,21 +84,21 @@ class Detections:
         width, height = self.image_size
         if width <= 0 or height <= 0:
             raise ValueError(f"Detections: image size must be positive, got {self.image_size}")
-        if (self.runner_up is None) != (self.runner_up_confidences is None):
-            raise ValueError("Detections: runner_up and runner_up_confidences go together")
-        seconds: tuple[np.ndarray, ...] = ()
-        if self.runner_up is not None and self.runner_up_confidences is not None:
-            seconds = (
-                np.asarray(self.runner_up, dtype=np.int64).reshape(-1),
-                np.asarray(self.runner_up_confidences, dtype=np.float32).reshape(-1),
+        if (self.alternatives is None) != (self.alternative_confidences is None):
+            raise ValueError("Detections: alternatives and alternative_confidences go together")
+        others: tuple[np.ndarray, ...] = ()
+        if self.alternatives is not None and self.alternative_confidences is not None:
+            others = (
+                np.asarray(self.alternatives, dtype=np.int64),
+                np.asarray(self.alternative_confidences, dtype=np.float32),
             )
-            if seconds[0].shape != (n,) or seconds[1].shape != (n,):
-                raise ValueError(f"Detections: expected {n} runner-up readings")
-            if n and (seconds[0].min() < 0 or seconds[0].max() >= 27):
-                raise ValueError("Detections: a runner-up reading must be a suited tile (0..26)")
-            object.__setattr__(self, "runner_up", seconds[0])
-            object.__setattr__(self, "runner_up_confidences", seconds[1])
-        arrays: tuple[np.ndarray, ...] = (boxes, class_ids, confidences, *seconds)
+            if others[0].ndim != 2 or others[0].shape[0] != n or others[0].shape != others[1].shape:
+                raise ValueError(f"Detections: expected (N, K) alternative readings and confidences, N = {n}")
+            if others[0].size and (others[0].min() < 0 or others[0].max() >= 27):
+                raise ValueError("Detections: an alternative reading must be a suited tile (0..26)")
+            object.__setattr__(self, "alternatives", others[0])
+            object.__setattr__(self, "alternative_confidences", others[1])
+        arrays: tuple[np.ndarray, ...] = (boxes, class_ids, confidences, *others)
         for array in arrays:
             array.setflags(write=False)
         object.__setattr__(self, "boxes", boxes)
@@ -130,25 +131,25 @@ class Detections:
 
     def __getitem__(self, index: np.ndarray | slice | list[int]) -> Detections:
         """A subset, by boolean mask, index array or slice."""
-        seconds: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
-        if self.runner_up is not None and self.runner_up_confidences is not None:
-            seconds = (self.runner_up[index], self.runner_up_confidences[index])
+        others: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+        if self.alternatives is not None and self.alternative_confidences is not None:
+            others = (self.alternatives[index], self.alternative_confidences[index])
         return Detections(
-            self.boxes[index], self.class_ids[index], self.confidences[index], self.image_size, *seconds
+            self.boxes[index], self.class_ids[index], self.confidences[index], self.image_size, *others
         )
 
-    def reread(self, index: int) -> Detections:
-        """The same detections with box ``index`` read as its runner-up (and the first reading as the
-        runner-up in turn)."""
-        if self.runner_up is None or self.runner_up_confidences is None:
-            raise ValueError("Detections: no runner-up readings to swap in")
+    def reread(self, index: int, rank: int = 0) -> Detections:
+        """The same detections with box ``index`` read as its alternative ``rank`` (0: the runner-up),
+        the first reading taking that alternative's place."""
+        if self.alternatives is None or self.alternative_confidences is None:
+            raise ValueError("Detections: no alternative readings to swap in")
         if self.class_ids[index] >= len(CLASS_NAMES):
-            raise ValueError("Detections: only a suited tile is re-read as its runner-up")
+            raise ValueError("Detections: only a suited tile is re-read as one of its alternatives")
         class_ids, confidences = self.class_ids.copy(), self.confidences.copy()
-        runner_up, runner_conf = self.runner_up.copy(), self.runner_up_confidences.copy()
-        class_ids[index], runner_up[index] = runner_up[index], class_ids[index]
-        confidences[index], runner_conf[index] = runner_conf[index], confidences[index]
-        return Detections(self.boxes, class_ids, confidences, self.image_size, runner_up, runner_conf)
+        others, other_conf = self.alternatives.copy(), self.alternative_confidences.copy()
+        class_ids[index], others[index, rank] = others[index, rank], class_ids[index]
+        confidences[index], other_conf[index, rank] = other_conf[index, rank], confidences[index]
+        return Detections(self.boxes, class_ids, confidences, self.image_size, others, other_conf)
 
     def scaled(self, factor: float) -> Detections:
         """The same detections in an image resized by ``factor`` (e.g. a reduced decode of the photo)."""

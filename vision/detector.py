@@ -31,6 +31,7 @@ LOCALISER_NAMES = (["tile"], ["item"])  # a single-class model: ultralytics name
 DEFAULT_CONF = 0.55  # the operating point of best exact-hand rate on the real validation photos
 BOX_CONF = 0.3  # with a classifier: the localiser's own floor, whatever ``conf`` is asked for
 DEFAULT_IOU = 0.6
+ALTERNATIVES = 2  # other readings of each tile kept for re-reading an impossible hand
 SUITED_COUNT = len(CLASS_NAMES)
 
 
@@ -151,20 +152,16 @@ class Detector:
         probs = self.classifier.read(pixels, boxes)
         rows = np.arange(len(probs))
         classes = probs.argmax(1).astype(np.int64) if len(probs) else np.zeros(0, np.int64)
-        suited = probs[:, :SUITED_COUNT].copy()  # the second choice: the likeliest other suited tile
+        suited = probs[:, :SUITED_COUNT].copy()  # the other choices: the likeliest other suited tiles
         first_suited = classes < SUITED_COUNT
         suited[rows[first_suited], classes[first_suited]] = 0.0
-        runner_up = suited.argmax(1) if len(probs) else np.zeros(0, np.int64)
+        others = np.argsort(-suited, axis=1, kind="stable")[:, :ALTERNATIVES]
         box_scores = scores
         scores = np.sqrt(box_scores * probs[rows, classes]).astype(np.float32)
         keep = (classes != NONE) & (scores >= conf)
+        other_scores = np.sqrt(box_scores[:, None] * np.take_along_axis(suited, others, axis=1))
         return Detections(
-            boxes[keep],
-            classes[keep],
-            scores[keep],
-            (width, height),
-            runner_up[keep],
-            np.sqrt(box_scores * suited[rows, runner_up])[keep],
+            boxes[keep], classes[keep], scores[keep], (width, height), others[keep], other_scores[keep]
         )
 
     def find_tiles(
