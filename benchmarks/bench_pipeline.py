@@ -26,19 +26,34 @@ from pathlib import Path
 import numpy as np
 
 
-def _same_hand(a: object, b: object, *, win_shown: bool) -> bool:
-    """Same tiles and melds; the same winning tile too where the photo shows it (set apart)."""
+def _same_hand(found: object, truth: object, row: dict) -> bool:
+    """Same tiles and melds as far as the photo shows them: the winning tile only where it is set apart,
+    and a concealed kong laid all face up (no back shown) as a kong like any other."""
     from scoring.hand import MeldKind
 
-    def key(hand: object) -> tuple:
+    groups: dict[int, list[int]] = defaultdict(list)
+    for box in row["boxes"]:
+        if box["role"] == "meld":
+            groups[box["group"]].append(box["cls"])
+    faces_up = {classes[0] for classes in groups.values() if 27 not in classes}  # no back shown
+    shown_as_kong = (MeldKind.KONG_EXPOSED, MeldKind.KONG_ADDED)
+
+    def key(hand: object, is_truth: bool) -> tuple:
         melds = sorted(
-            ("kong" if m.kind in (MeldKind.KONG_EXPOSED, MeldKind.KONG_ADDED) else m.kind.value, m.tile)
+            (
+                "kong"
+                if m.kind in shown_as_kong
+                or (is_truth and m.kind is MeldKind.KONG_CONCEALED and m.tile in faces_up)
+                else m.kind.value,
+                m.tile,
+            )
             for m in hand.melds  # type: ignore[attr-defined]
         )
         concealed = tuple(sorted(hand.concealed))  # type: ignore[attr-defined]
-        return concealed, tuple(melds), hand.win_tile if win_shown else None  # type: ignore[attr-defined]
+        win = hand.win_tile if row.get("win_apart") else None  # type: ignore[attr-defined]
+        return concealed, tuple(melds), win
 
-    return key(a) == key(b)
+    return key(found, False) == key(truth, True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -120,9 +135,8 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
             found_tiles = Counter(int(c) for c in result.detections.class_ids if c < 27)
             suited_exact.append(truth_tiles == found_tiles)
             honours_as_suited += _honours_read_as_suited(result.detections, row)
-        win_shown = bool(row.get("win_apart"))
-        exact[melds].append(hand is not None and _same_hand(hand, truth, win_shown=win_shown))
-        if win_shown:
+        exact[melds].append(hand is not None and _same_hand(hand, truth, row))
+        if row.get("win_apart"):
             exact_apart.append(exact[melds][-1])
         scored[melds].append(
             found_score is not None
