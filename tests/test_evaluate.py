@@ -75,6 +75,20 @@ def test_suited_guesses_on_honour_tiles_are_ignored_but_counted(tmp_path: Path) 
     assert result.exact_hand_rate == 1.0
 
 
+def test_tiles_found_far_from_every_label_count_only_in_the_strict_exact_hand_rate(tmp_path: Path) -> None:
+    # the labels cover the hand; a discard far off (unlabelled) is found, and so is a duplicate box
+    # right beside a labelled tile, which is an error under both rates
+    discard = Box(5, 0.9, 0.1, 0.08, 0.3)
+    beside = Box(0, 0.18, 0.5, 0.08, 0.3)
+    images = [_image(tmp_path, "a", TILES), _image(tmp_path, "b", TILES)]
+    answers = [_as_detections([*TILES, discard]), _as_detections([*TILES, beside])]
+    result = evaluate(_Replay(answers), images)
+    assert [r.exact for r in result.images] == [False, False]
+    assert [r.exact_near_labels for r in result.images] == [True, False]
+    assert result.exact_hand_rate == 0.0 and result.exact_near_labels_rate == 0.5
+    assert result.summary()["exact_near_labels_rate"] == 0.5
+
+
 def test_average_precision_and_iou_basics(tmp_path: Path) -> None:
     assert average_precision(np.array([0.5, 1.0]), np.array([1.0, 1.0])) == pytest.approx(1.0)
     assert average_precision(np.array([0.5]), np.array([1.0])) == pytest.approx(51 / 101, abs=0.01)

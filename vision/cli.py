@@ -188,11 +188,12 @@ def run_eval(args: argparse.Namespace) -> int:
             "precision",
             "recall",
             "exact_hand_rate",
+            "exact_near_labels_rate",
             "honour_as_suited",
             "back_ap50",
             "median_ms",
         ):
-            print(f"  {key:18s} {summary[key]}")
+            print(f"  {key:22s} {summary[key]}")
         worst = sorted(result.per_class_ap50.items(), key=lambda kv: kv[1])[:5]
         print("  weakest classes   " + ", ".join(f"{k} {v:.2f}" for k, v in worst))
         for row in summary["worst"]:  # type: ignore[attr-defined]

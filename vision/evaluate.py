@@ -68,10 +68,15 @@ class ImageResult:
     truth: Counter[int]
     found: Counter[int]
     errors: int  # missed + extra suited tiles
+    found_near_labels: Counter[int] = field(default_factory=Counter)  # found within a tile of a label
 
     @property
     def exact(self) -> bool:
         return self.truth == self.found
+
+    @property
+    def exact_near_labels(self) -> bool:
+        return self.truth == self.found_near_labels
 
 
 @dataclass
@@ -83,6 +88,9 @@ class Evaluation:
     recall: float
     exact_hand_rate: float
     honour_as_suited: int
+    # the exact-hand rate counting only tiles found within a tile of a labelled one: photos whose labels
+    # cover the hand but not the discards around it
+    exact_near_labels_rate: float
     back_ap50: float | None
     images: list[ImageResult] = field(default_factory=list)
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
@@ -100,6 +108,7 @@ class Evaluation:
             "recall": round(self.recall, 4),
             "conf": self.conf,
             "exact_hand_rate": round(self.exact_hand_rate, 4),
+            "exact_near_labels_rate": round(self.exact_near_labels_rate, 4),
             "honour_as_suited": self.honour_as_suited,
             "back_ap50": None if self.back_ap50 is None else round(self.back_ap50, 4),
             "median_ms": round(1000 * float(np.median(times)), 1) if times else None,
@@ -161,7 +170,9 @@ def evaluate(
         truth = Counter(int(c) for c in gt_classes if c < 27)
         found_tiles = Counter(int(c) for c in operating.class_ids[~ignored] if c < 27)
         errors = sum(((truth - found_tiles) + (found_tiles - truth)).values())
-        results.append(ImageResult(item.image, seconds, truth, found_tiles, errors))
+        near = ~ignored & _near_labels(operating.boxes, gt_boxes)
+        found_near = Counter(int(c) for c in operating.class_ids[near] if c < 27)
+        results.append(ImageResult(item.image, seconds, truth, found_tiles, errors, found_near))
     found_aps = {c: _class_ap(scored[c], truth_count[c]) for c in classes}
     aps = {c: ap for c, ap in found_aps.items() if ap is not None}
     suited_aps = [aps[c] for c in SUITED if c in aps]
@@ -173,6 +184,7 @@ def evaluate(
         precision=tp_at_conf / max(tp_at_conf + fp_at_conf, 1),
         recall=tp_at_conf / max(total_truth, 1),
         exact_hand_rate=sum(r.exact for r in results) / max(len(results), 1),
+        exact_near_labels_rate=sum(r.exact_near_labels for r in results) / max(len(results), 1),
         honour_as_suited=honour_as_suited,
         back_ap50=float(aps[BACK][0]) if BACK in aps else None,
         images=results,
@@ -201,6 +213,17 @@ def _on_honours(boxes: np.ndarray, honour_boxes: np.ndarray) -> np.ndarray:
     if not len(honour_boxes):
         return np.zeros(len(boxes), bool)
     return np.asarray(_inside_fraction(boxes, honour_boxes).max(axis=1) > 0.5)
+
+
+def _near_labels(boxes: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Which boxes have their centre within one tile (the label's own size) of a labelled box."""
+    if not len(labels) or not len(boxes):
+        return np.zeros(len(boxes), bool)
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    w, h = labels[:, 2] - labels[:, 0], labels[:, 3] - labels[:, 1]
+    inside_x = (cx[:, None] >= labels[None, :, 0] - w) & (cx[:, None] <= labels[None, :, 2] + w)
+    inside_y = (cy[:, None] >= labels[None, :, 1] - h) & (cy[:, None] <= labels[None, :, 3] + h)
+    return np.asarray((inside_x & inside_y).any(axis=1))
 
 
 def _ranked_matches(boxes: np.ndarray, scores: np.ndarray, gt: np.ndarray) -> list[tuple[float, np.ndarray]]:
