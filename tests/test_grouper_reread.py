@@ -1,4 +1,4 @@
-"""Second readings: a hand that is no legal win is re-read with the classifier's runner-up choices."""
+"""Second readings: a hand that is no legal win is re-read with the classifier's next choices for its tiles."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def _with_alternatives(dets: Detections, seconds: Readings, thirds: Readings | N
     return replace(dets, alternatives=others, alternative_confidences=confidences)
 
 
-def test_a_misread_tile_is_read_as_its_runner_up_when_only_that_makes_a_win() -> None:
+def test_a_misread_tile_is_read_as_its_second_choice_when_only_that_makes_a_win() -> None:
     # truth 123m 456m 789m 234p 5p + 5p: the 5m (index 4) was read 6m, with 5m a close second
     dets = make_detections(lay_row("123m466m789m234p5p 5p", gap=1.0))
     dets = _with_alternatives(dets, {4: ("m5", 0.6)})
@@ -80,7 +80,7 @@ def test_nothing_is_re_read_without_cause(layout: str, seconds: dict[int, tuple[
     assert fixed is dets and regrouped is grouping
 
 
-def test_detections_without_runner_ups_are_left_as_read() -> None:
+def test_detections_without_alternatives_are_left_as_read() -> None:
     dets = make_detections(lay_row("123m466m789m234p5p 5p", gap=1.0))
     grouping = group_detections(dets)
     assert reread(dets, grouping) == (dets, grouping)
