@@ -8,9 +8,9 @@ log ratio of the first reading's confidence to the alternative's. The detections
 the change (a re-read tile can complete a pong) and a ``reread_tile`` warning names every tile read
 otherwise, so that nothing changes silently.
 
-Re-grouping costs a few milliseconds, so the search first tries the change on the hand as grouped when
-only concealed tiles change (the grouping cannot depend on their faces beyond the hand itself), and
-re-groups only what already reads as a win, plus at most ``MAX_REGROUPS`` changes that touch a meld.
+Re-grouping costs a few milliseconds, so a change of concealed tiles only is first tried on the hand as
+grouped (their faces hardly move the grouping) and re-grouped only when that reads as a win; changes
+that touch a meld or a stray tile are re-grouped, at most ``MAX_REGROUPS`` of them.
 """
 
 from __future__ import annotations
