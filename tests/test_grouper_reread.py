@@ -1,4 +1,4 @@
-"""Second readings: a hand that is no legal win is re-read with the classifier's next choices for its tiles."""
+"""Second readings: a hand that is no legal win is re-read with the classifier's next choices."""
 
 from __future__ import annotations
 
