@@ -30,12 +30,13 @@ def _same_hand(found: object, truth: object, row: dict) -> bool:
     """Same tiles and melds as far as the photo shows them: the winning tile only where it is set apart,
     and a concealed kong laid all face up (no back shown) as a kong like any other."""
     from scoring.hand import MeldKind
+    from vision.detections import BACK
 
     groups: dict[int, list[int]] = defaultdict(list)
     for box in row["boxes"]:
         if box["role"] == "meld":
             groups[box["group"]].append(box["cls"])
-    faces_up = {classes[0] for classes in groups.values() if 27 not in classes}  # no back shown
+    faces_up = {classes[0] for classes in groups.values() if BACK not in classes}  # no back shown
     shown_as_kong = (MeldKind.KONG_EXPOSED, MeldKind.KONG_ADDED)
 
     def key(hand: object, is_truth: bool) -> tuple:

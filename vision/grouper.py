@@ -33,8 +33,8 @@ warning. Warnings name the tiles concerned, least confident first:
 ``fifth_copy``           a tile appears more than 4 times
 ``tile_count``           not 14 tiles plus one per kong (names the 3 least sure tiles)
 ``no_tiles``             no suited tile at all: ``hand`` is None
-``reread_tile``          the first reading was no winning hand: tiles read as the classifier's second
-                         choice (``vision.grouping.reread``, in ``vision.pipeline``)
+``reread_tile``          the first reading was no winning hand: up to three tiles read as the classifier's
+                         second or third choice (``vision.grouping.reread``, in ``vision.pipeline``)
 ======================  ==================================================================================
 """
 

@@ -62,7 +62,7 @@ class PhotoScore:
 def recognise(
     source: bytes | str | Path | Photo, detector: Detector, *, conf: float = DEFAULT_CONF
 ) -> tuple[Photo, Detections, Grouping]:
-    """Detect and group; a reading that is no winning hand is re-read with the classifier's second
+    """Detect and group; a reading that is no winning hand is re-read with the classifier's next
     choices (``vision.grouping.reread``), so the detections returned may differ from the detector's."""
     photo, detections = detect_tiles(source, detector, conf=conf)
     detections, grouping = reread(detections, group_detections(detections))
