@@ -13,15 +13,15 @@ table, white tiles with their names) so that the boxes sit on something when the
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 from fastapi import FastAPI
 
 from api.settings import Settings
 from scoring.tiles import parse_tile
-from vision.detections import BACK, Detections
+from vision.detections import BACK, CLASS_IDS, Detections
 from vision.images import Photo
 
 # 123345m66999p with an exposed kong of 2p, won on 6p: 根 1 fan under chengdu (x2).
@@ -73,9 +73,16 @@ class FakeDetector:
 
     weights = "fake"
 
-    def __init__(self, rows: Sequence[Sequence[str]] = DEFAULT_ROWS, confidence: float = 0.9) -> None:
+    def __init__(
+        self,
+        rows: Sequence[Sequence[str]] = DEFAULT_ROWS,
+        confidence: float = 0.9,
+        alternatives: Mapping[int, tuple[str, float]] | None = None,
+    ) -> None:
+        """``alternatives``: a second reading (suited class name, confidence) for some tiles, by index."""
         self.rows = tuple(tuple(row) for row in rows)
         self.confidence = confidence
+        self.alternatives = dict(alternatives or {})
 
     def detect(self, photo: Photo | np.ndarray, *, conf: float = 0.25, iou: float = 0.6) -> Detections:
         pixels = photo.pixels if isinstance(photo, Photo) else photo
@@ -84,12 +91,19 @@ class FakeDetector:
         if not placed or self.confidence < conf:
             return Detections.empty((width, height))
         scale = np.array([width, height, width, height], np.float32)
-        return Detections(
+        found = Detections(
             np.array([p.box for p in placed], np.float32) * scale,
             np.array([p.class_id for p in placed], np.int64),
             np.full(len(placed), self.confidence, np.float32),
             (width, height),
         )
+        if not self.alternatives:
+            return found
+        others = np.zeros((len(placed), 1), np.int64)
+        other_confidences = np.zeros((len(placed), 1), np.float32)  # 0: never taken
+        for index, (name, confidence) in self.alternatives.items():
+            others[index, 0], other_confidences[index, 0] = CLASS_IDS[name], confidence
+        return replace(found, alternatives=others, alternative_confidences=other_confidences)
 
 
 def fake_photo(

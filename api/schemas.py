@@ -23,7 +23,13 @@ DetectorClass = Literal[
     "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9",
     "back", "honour",
 ]  # fmt: skip  # == vision.detections.DETECTOR_CLASSES (a test checks)
+SuitedClass = Literal[
+    "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9",
+    "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9",
+    "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9",
+]  # fmt: skip
 MAX_DETECTIONS = 300
+MAX_ALTERNATIVES = 4
 TILES_TEXT = Field(
     max_length=80,
     description="tiles as digits then their suit: m 万, p 筒, s 条 (e.g. 123345m66999p, or 123万...)",
@@ -308,16 +314,35 @@ class TilesOut(BaseModel):
 # ---- detections and groupings
 
 
+class AlternativeOut(BaseModel):
+    tile: str = Field(description="a suited tile (m1..s9)")
+    confidence: float
+
+
 class DetectionOut(BaseModel):
     tile: str = Field(description="detector class name")
     confidence: float
     box: list[float] = Field(description="x1, y1, x2, y2 in pixels of the upright photo")
+    alternatives: list[AlternativeOut] = Field(
+        default=[], description="the classifier's next readings of this tile, likeliest first"
+    )
+
+
+class AlternativeIn(_In):
+    tile: SuitedClass
+    confidence: float = Field(ge=0, le=1)
 
 
 class DetectionIn(_In):
     tile: DetectorClass
     box: list[FiniteFloat] = Field(min_length=4, max_length=4, description="x1, y1, x2, y2 in pixels")
     confidence: float = Field(default=1.0, ge=0, le=1)
+    alternatives: list[AlternativeIn] = Field(
+        default=[],
+        max_length=MAX_ALTERNATIVES,
+        description="as recognize answered them; the grouper may re-read the tile as one of them "
+        "(leave them out for a tile the user corrected)",
+    )
 
     @model_validator(mode="after")
     def _box_has_size(self) -> DetectionIn:
@@ -368,10 +393,15 @@ class GroupingOut(BaseModel):
     warnings: list[WarningOut]
 
 
-class RecognizeOut(GroupingOut):
+class GroupedOut(GroupingOut):
+    detections: list[DetectionOut] = Field(
+        description="as grouped: a tile re-read as one of its alternatives carries its new name"
+    )
+
+
+class RecognizeOut(GroupedOut):
     width: int = Field(description="of the upright photo (EXIF orientation applied); boxes are in its pixels")
     height: int
-    detections: list[DetectionOut]
 
 
 class ScorePhotoOut(RecognizeOut):

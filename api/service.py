@@ -30,7 +30,7 @@ from scoring.hand import Meld
 from scoring.tiles import Tile
 from vision import pipeline
 from vision.detections import CLASS_IDS, Detections
-from vision.grouper import Grouping, group_detections
+from vision.grouper import Grouping
 from vision.images import Photo, load_photo
 
 if TYPE_CHECKING:
@@ -76,8 +76,8 @@ def score_photo_json(
     }
 
 
-def group(detections: Detections) -> Grouping:
-    return group_detections(detections)
+def group(detections: Detections) -> tuple[Detections, Grouping]:
+    return pipeline.read_hand(detections)
 
 
 def grouping_json(grouping: Grouping) -> dict[str, Any]:
@@ -104,24 +104,39 @@ def recognition_json(photo: Photo, detections: Detections, grouping: Grouping) -
     return {"width": width, "height": height, "detections": detections.as_json(), **grouping_json(grouping)}
 
 
-def detections_from(items: Sequence[tuple[str, Sequence[float], float]], size: tuple[int, int]) -> Detections:
-    """``(class name, box, confidence)`` triples (already validated) as ``Detections``."""
+Reading = tuple[str, Sequence[float], float, Sequence[tuple[str, float]]]
+"""A detection as the API takes it: class name, box, confidence, alternatives (suited name, confidence)."""
+
+
+def detections_from(items: Sequence[Reading], size: tuple[int, int]) -> Detections:
+    """Detections read from the API (already validated) as ``Detections``.
+
+    Every row gets as many alternatives as the longest list given; the missing ones have confidence 0,
+    which the re-reading never takes.
+    """
     if not items:
         return Detections.empty(size)
+    width = max(len(others) for *_, others in items)
+    alternatives = np.zeros((len(items), width), np.int64)
+    alternative_confidences = np.zeros((len(items), width), np.float32)
+    for row, (*_, others) in enumerate(items):
+        for rank, (name, confidence) in enumerate(others):
+            alternatives[row, rank] = CLASS_IDS[name]
+            alternative_confidences[row, rank] = confidence
     return Detections(
-        np.array([box for _, box, _ in items], np.float32),
-        np.array([CLASS_IDS[name] for name, _, _ in items], np.int64),
-        np.array([confidence for _, _, confidence in items], np.float32),
+        np.array([box for _, box, _, _ in items], np.float32),
+        np.array([CLASS_IDS[name] for name, _, _, _ in items], np.int64),
+        np.array([confidence for _, _, confidence, _ in items], np.float32),
         size,
+        alternatives if width else None,
+        alternative_confidences if width else None,
     )
 
 
-def detections_in_photo(
-    items: Sequence[tuple[str, Sequence[float], float]], size: tuple[int, int]
-) -> Detections:
+def detections_in_photo(items: Sequence[Reading], size: tuple[int, int]) -> Detections:
     """As ``detections_from``; a box outside the photo raises ``ApiError`` 422 ``box_outside_image``."""
     width, height = size
-    for index, (_, (x1, y1, x2, y2), _) in enumerate(items):
+    for index, (_, (x1, y1, x2, y2), _, _) in enumerate(items):
         if x1 < 0 or y1 < 0 or x2 > width or y2 > height:
             raise ApiError(
                 422, "box_outside_image", f"detections[{index}].box lies outside the {width}x{height} photo"

@@ -466,7 +466,9 @@ def test_group_reproduces_recognize_and_follows_corrections(client: TestClient, 
     recognized = client.post("/api/v1/recognize", files=upload(photo)).json()
     request = {k: recognized[k] for k in ("width", "height", "detections")}
     grouped = client.post("/api/v1/group", json=request).json()
-    assert grouped == {k: recognized[k] for k in ("hand", "groups", "win_index", "win_apart", "warnings")}
+    assert grouped == {
+        k: recognized[k] for k in ("detections", "hand", "groups", "win_index", "win_apart", "warnings")
+    }
 
     request["detections"][0]["tile"] = "m9"  # corrected 1m -> 9m
     corrected = client.post("/api/v1/group", json=request).json()
@@ -476,6 +478,35 @@ def test_group_reproduces_recognize_and_follows_corrections(client: TestClient, 
     short = client.post("/api/v1/group", json=request).json()
     assert [warning["code"] for warning in short["warnings"]] == ["tile_count"]
     assert all(0 <= i < 14 for i in short["warnings"][0]["indices"])
+
+
+def test_group_rereads_a_tile_as_an_alternative_sent_with_it(client: TestClient, photo: bytes) -> None:
+    recognized = client.post("/api/v1/recognize", files=upload(photo)).json()
+    request = {k: recognized[k] for k in ("width", "height", "detections")}
+    misread = {"tile": "m9", "confidence": 0.5, "alternatives": [{"tile": "m1", "confidence": 0.4}]}
+    request["detections"][0] |= misread  # 1m read as 9m, with 1m its runner-up: 233459m is no win
+    reread = client.post("/api/v1/group", json=request).json()
+    assert reread["hand"]["concealed"] == "123345m66999p"
+    assert reread["detections"][0]["tile"] == "m1"  # the page shows the tile as re-read
+    assert [(w["code"], w["indices"]) for w in reread["warnings"]] == [("reread_tile", [0])]
+
+    request["detections"][0]["alternatives"] = []  # the user's own correction is taken as it is
+    kept = client.post("/api/v1/group", json=request).json()
+    assert kept["hand"]["concealed"] == "233459m66999p"
+    assert "reread_tile" not in [w["code"] for w in kept["warnings"]]
+
+
+@pytest.mark.parametrize(
+    "alternatives",
+    [[{"tile": "back", "confidence": 0.3}], [{"tile": "m1", "confidence": 1.5}], [{"tile": "m1"}] * 5],
+)
+def test_group_refuses_malformed_alternatives(
+    client: TestClient, photo: bytes, alternatives: list[dict[str, Any]]
+) -> None:
+    recognized = client.post("/api/v1/recognize", files=upload(photo)).json()
+    request = {k: recognized[k] for k in ("width", "height", "detections")}
+    request["detections"][0]["alternatives"] = alternatives
+    assert client.post("/api/v1/group", json=request).status_code == 422
 
 
 def test_group_of_no_detections(client: TestClient) -> None:

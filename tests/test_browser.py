@@ -38,6 +38,7 @@ if not Path(CHROMIUM).exists():
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 MISREAD = (("1m2m3m3m4m5s6p9p9p9p", "6p"), ("2p2p2p2p",))  # the 6th tile, 5m, read as 5s
+RUNNER_UP = {5: ("m5", 0.01)}  # its second reading, too unsure for the grouper to take by itself
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -60,7 +61,8 @@ def _free_port() -> int:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """(base URL, dataset folder) of a server running the app with the misreading fake detector."""
     dataset = tmp_path_factory.mktemp("dataset")
-    app = create_app(Settings(dataset_dir=dataset), load_detector=lambda _: FakeDetector(MISREAD))
+    detector = FakeDetector(MISREAD, alternatives=RUNNER_UP)
+    app = create_app(Settings(dataset_dir=dataset), load_detector=lambda _: detector)
     port = _free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     instance = uvicorn.Server(config)
@@ -137,12 +139,13 @@ def test_photo_correct_score_and_save(page: Page, server: tuple[str, Path], tmp_
     expect(page.locator("#overlay .group-outline.meld")).to_have_count(1)
     assert "5条" in boxes.nth(5).inner_text()
 
-    # The misread tile: tap it on the photo, pick 5万 from the palette.
+    # The misread tile: tap it on the photo, pick 5万, offered first as its likely reading.
     boxes.nth(5).click()
     expect(page.locator("#palette")).to_be_visible()
     expect(page.locator("#palette-tiles button")).to_have_count(27)
+    expect(page.locator("#palette-likely button")).to_have_count(1)
     page.screenshot(path=str(tmp_path / "palette.png"))
-    page.click("#palette-tiles button[data-tile=m5]")
+    page.click("#palette-likely button[data-tile=m5]")
     expect(page.locator("#palette")).to_be_hidden()
     expect(page.locator("[data-testid=total-fan]")).to_have_text("1 番")
     expect(page.locator("#hand-text")).to_contain_text("123345m66999p")
@@ -151,6 +154,7 @@ def test_photo_correct_score_and_save(page: Page, server: tuple[str, Path], tmp_
 
     # A deleted tile is a wrong count (no score, a warning); adding it back restores the score.
     boxes.nth(0).click()
+    expect(page.locator("#palette-likely-row")).to_be_hidden()  # no second reading for this tile
     page.click("#palette [data-action=delete]")
     expect(page.locator("#score")).to_contain_text("不能计分")
     expect(page.locator("#warnings li[data-code=tile_count]")).to_have_count(1)

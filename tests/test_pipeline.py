@@ -80,7 +80,11 @@ def test_smj_detect_prints_json_for_each_image(capsys: pytest.CaptureFixture[str
     assert (results[0]["width"], results[0]["height"]) == (1024, 768)
     for result in results:
         for detection in result["detections"]:
-            assert set(detection) == {"tile", "confidence", "box"}
+            assert set(detection) == {"tile", "confidence", "box", "alternatives"}
+            others = detection["alternatives"]  # the classifier's next suited readings, likeliest first
+            assert len(others) == 2 and all(o["tile"][0] in "mps" and o["tile"][1].isdigit() for o in others)
+            confidences = [detection["confidence"]] + [o["confidence"] for o in others]
+            assert confidences == sorted(confidences, reverse=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hand.jpg", "hand_melds.jpg"]
 
 

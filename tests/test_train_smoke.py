@@ -17,6 +17,7 @@ import pytest
 pytest.importorskip("ultralytics")
 
 import torch
+import yaml
 
 from datasets.crops import CropSource, build_crop_dataset
 from datasets.synth.scene import SceneOptions
@@ -36,17 +37,16 @@ def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
     scenes = root / "scenes"
     write_dataset(scenes, 4, seed=5, options=SceneOptions(size=(320, 240)), progress=False)
     quick = {"epochs": 1, "batch": 4, "workers": 0}
-    localiser = train(
-        [scenes], root / "runs" / "loc", replace(Recipe(), imgsz=64, mosaic=0.0, close_mosaic=0, **quick)
-    )
+    localiser = train([scenes], root / "runs" / "loc", replace(Recipe(), imgsz=64, **quick).light())
     build_crop_dataset([CropSource(read_yolo(scenes), per_image=6)], root / "crops")
     # every scene is "train": copy a few crops to val so ultralytics has something to validate on
     for folder in (root / "crops" / "train").iterdir():
         for crop in list(folder.glob("*.png"))[:1]:
             (root / "crops" / "val" / folder.name / crop.name).write_bytes(crop.read_bytes())
-    faces = train_classifier(
-        root / "crops", root / "runs" / "faces", replace(ClassifierRecipe(), imgsz=32, cache="", **quick)
-    )
+    light = replace(ClassifierRecipe(), imgsz=32, cache="", **quick).light()
+    faces = train_classifier(root / "crops", root / "runs" / "faces", light)
+    used = yaml.safe_load((root / "runs" / "faces" / "args.yaml").read_text())  # as ultralytics ran it
+    assert used["auto_augment"] is None and used["erasing"] == 0.0
     assert torch.get_num_threads() == (os.cpu_count() or 1)  # training ran on every core
     models = root / "models"
     ship(localiser, imgsz=64, classifier=faces, classifier_imgsz=32, models_dir=models)

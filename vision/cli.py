@@ -45,6 +45,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--model", help="a config such as yolo26n.yaml (from scratch) or our own .pt (fine-tune)"
     )
     train.add_argument("--lr0", type=float, default=None)
+    train.add_argument(
+        "--light",
+        action="store_true",
+        help="to finish a fine-tune: classify without RandAugment or erasing, detect without mosaic",
+    )
     train.add_argument("--device", default=None, help="cpu (default) or a CUDA device such as 0")
     train.set_defaults(func=run_train)
 
@@ -125,20 +130,23 @@ def run_train(args: argparse.Namespace) -> int:
         for key in ("epochs", "imgsz", "batch", "model", "lr0")
         if getattr(args, key) is not None
     }
+
     try:
         if args.task == "classify":
+            faces = replace(ClassifierRecipe(), **overrides)
             best = train_classifier(
                 args.data,
                 args.out,
-                replace(ClassifierRecipe(), **overrides),
+                faces.light() if args.light else faces,
                 resume=args.resume,
                 device=args.device or "cpu",
             )
         else:
+            localiser = replace(Recipe(), **overrides)
             best = train(
                 args.data.split(","),
                 args.out,
-                replace(Recipe(), **overrides),
+                localiser.light() if args.light else localiser,
                 val_dirs=[d for d in args.val.split(",") if d],
                 resume=args.resume,
                 device=args.device or "cpu",

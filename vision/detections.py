@@ -164,7 +164,9 @@ class Detections:
         return [DETECTOR_CLASSES[c] for c in self.class_ids]
 
     def as_json(self) -> list[dict[str, object]]:
-        return [
+        """One object per box: ``tile``, ``confidence``, ``box`` and, when the classifier gave them,
+        ``alternatives``: its next readings ``{tile, confidence}``, likeliest first."""
+        rows: list[dict[str, object]] = [
             {
                 "tile": DETECTOR_CLASSES[int(c)],
                 "confidence": round(float(p), 4),
@@ -172,3 +174,12 @@ class Detections:
             }
             for b, c, p in zip(self.boxes, self.class_ids, self.confidences, strict=True)
         ]
+        if self.alternatives is not None and self.alternative_confidences is not None:
+            for row, others, confidences in zip(
+                rows, self.alternatives, self.alternative_confidences, strict=True
+            ):
+                row["alternatives"] = [
+                    {"tile": DETECTOR_CLASSES[int(c)], "confidence": round(float(p), 4)}
+                    for c, p in zip(others, confidences, strict=True)
+                ]
+        return rows

@@ -65,8 +65,13 @@ def recognise(
     """Detect and group; a reading that is no winning hand is re-read with the classifier's next
     choices (``vision.grouping.reread``), so the detections returned may differ from the detector's."""
     photo, detections = detect_tiles(source, detector, conf=conf)
-    detections, grouping = reread(detections, group_detections(detections))
-    return photo, detections, grouping
+    return photo, *read_hand(detections)
+
+
+def read_hand(detections: Detections) -> tuple[Detections, Grouping]:
+    """Group the detections; a reading that is no winning hand is re-read with the classifier's next
+    choices where the detections carry them (``vision.grouping.reread``)."""
+    return reread(detections, group_detections(detections))
 
 
 def score_photo(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +53,10 @@ class Recipe:
     fraction: float = 1.0
     single_cls: bool = True  # a localiser: every tile one class; the tile classifier reads the face
 
+    def light(self) -> Recipe:
+        """This recipe without mosaic, for the last epochs of a fine-tune (as ``close_mosaic`` does)."""
+        return replace(self, mosaic=0.0, close_mosaic=0)
+
 
 @dataclass(frozen=True)
 class ClassifierRecipe:
@@ -72,6 +76,7 @@ class ClassifierRecipe:
     flipud: float = 0.0
     scale: float = 0.15  # random crops keep at least 85% of the tile
     erasing: float = 0.1
+    auto_augment: str | None = "randaugment"
     hsv_h: float = 0.015
     hsv_s: float = 0.5
     hsv_v: float = 0.4
@@ -79,6 +84,11 @@ class ClassifierRecipe:
     workers: int = 2
     seed: int = 0
     cache: str = "ram"
+
+    def light(self) -> ClassifierRecipe:
+        """This recipe without RandAugment and erasing, for the last epochs of a fine-tune: the crops
+        keep their own jitter, blur and noise."""
+        return replace(self, auto_augment=None, erasing=0.0)
 
 
 def combined_data_yaml(

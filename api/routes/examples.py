@@ -40,6 +40,6 @@ def save(
     parsed_hand = HandIn.model_validate_json(hand).to_hand()
     photo = service.decode(data, settings.max_pixels, reduce=False)
     corrected = service.detections_in_photo(
-        [(d.tile, d.box, d.confidence) for d in boxes], photo.original_size
+        [(d.tile, d.box, d.confidence, ()) for d in boxes], photo.original_size
     )
     return save_example(settings.dataset_dir, data, photo, corrected, parsed_hand).to_json()

@@ -9,7 +9,7 @@ from fastapi import APIRouter
 from api import service
 from api.routes import API_PREFIX, error_responses
 from api.schemas import (
-    GroupingOut,
+    GroupedOut,
     GroupRequest,
     PresetsOut,
     ScoreOut,
@@ -52,14 +52,21 @@ def hand_waits(request: WaitsRequest) -> dict[str, Any]:
 
 
 @router.post(
-    "/group", response_model=GroupingOut, responses=error_responses(422), summary="group corrected detections"
+    "/group", response_model=GroupedOut, responses=error_responses(422), summary="group corrected detections"
 )
 def group(request: GroupRequest) -> dict[str, Any]:
     """Group detections (as ``recognize`` answered them, possibly corrected: tiles renamed, boxes added or
-    removed) into a hand, with the grouper's warnings."""
-    items = [(d.tile, d.box, d.confidence) for d in request.detections]
+    removed) into a hand, with the grouper's warnings. As in ``recognize``, a reading that is no winning
+    hand is re-read with the tiles' ``alternatives`` (a ``reread_tile`` warning names each tile read
+    otherwise, and ``detections`` comes back as grouped); a tile sent without alternatives, such as one
+    the user corrected, is taken as it is."""
+    items = [
+        (d.tile, d.box, d.confidence, [(a.tile, a.confidence) for a in d.alternatives])
+        for d in request.detections
+    ]
     detections = service.detections_from(items, (request.width, request.height))
-    return service.grouping_json(service.group(detections))
+    detections, grouping = service.group(detections)
+    return {"detections": detections.as_json(), **service.grouping_json(grouping)}
 
 
 @router.get(

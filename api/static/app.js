@@ -26,7 +26,7 @@
     file: null,
     width: 0,
     height: 0,
-    detections: [], // {tile, box: [x1, y1, x2, y2], confidence}
+    detections: [], // {tile, box: [x1, y1, x2, y2], confidence, alternatives: [{tile, confidence}], likely: [tile]}
     grouping: null,
     score: null,
     tiles: [], // from /api/v1/tiles
@@ -62,6 +62,17 @@
     }
     return body;
   }
+
+  // A detection as the API reads it: "likely" (the palette's first row) stays on the page.
+  const sent = ({ tile, box, confidence, alternatives }) => ({ tile, box, confidence, alternatives });
+  const readings = (alternatives) => (alternatives || []).filter((a) => a.confidence > 0).map((a) => ({ ...a }));
+  const fromServer = (d) => ({
+    tile: d.tile,
+    box: d.box.slice(),
+    confidence: d.confidence,
+    alternatives: readings(d.alternatives),
+    likely: readings(d.alternatives).map((a) => a.tile),
+  });
 
   const postJson = (path, payload) =>
     call(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload) });
@@ -120,7 +131,7 @@
       if (sequence !== state.sequence) return;
       state.width = result.width;
       state.height = result.height;
-      state.detections = result.detections.map((d) => ({ tile: d.tile, box: d.box.slice(), confidence: d.confidence }));
+      state.detections = result.detections.map(fromServer);
       state.grouping = groupingOf(result);
       state.score = result.score ? { ok: true, value: result.score } : null;
       $("tools").hidden = false;
@@ -146,9 +157,17 @@
   async function regroup() {
     const sequence = ++state.sequence;
     try {
-      const grouping = await postJson("/group", { width: state.width, height: state.height, detections: state.detections });
+      const grouping = await postJson("/group", {
+        width: state.width,
+        height: state.height,
+        detections: state.detections.map(sent),
+      });
       if (sequence !== state.sequence) return;
-      state.grouping = grouping;
+      // a tile re-read as one of its alternatives comes back renamed (its box and order unchanged)
+      grouping.detections.forEach((d, i) => {
+        Object.assign(state.detections[i], { tile: d.tile, confidence: d.confidence, alternatives: readings(d.alternatives) });
+      });
+      state.grouping = groupingOf(grouping);
       render();
       await rescore(sequence);
     } catch (error) {
@@ -180,6 +199,13 @@
     const detection = state.detections[index];
     $("palette-title").textContent = `改牌 Correct tile ${index + 1}: ${shortName(detection.tile)}`;
     for (const button of $("palette-tiles").children) button.classList.toggle("current", button.dataset.tile === detection.tile);
+    const likely = $("palette-likely");
+    likely.replaceChildren();
+    for (const name of detection.likely.filter((name) => name !== detection.tile)) {
+      const tile = state.tiles.find((t) => t.name === name);
+      if (tile) likely.append(tileButton(tile));
+    }
+    $("palette-likely-row").hidden = !likely.children.length;
     $("palette").hidden = false;
     render();
     const current = $("palette-tiles").querySelector(".current") || $("palette-tiles").firstElementChild;
@@ -204,7 +230,11 @@
       return;
     }
     if (action === "delete") state.detections.splice(index, 1);
-    else state.detections[index] = { ...state.detections[index], tile: action === "back" ? "back" : tile, confidence: 1 };
+    else {
+      // the user's word: no alternatives, so the grouper never re-reads this tile
+      const named = action === "back" ? "back" : tile;
+      state.detections[index] = { ...state.detections[index], tile: named, confidence: 1, alternatives: [] };
+    }
     closePalette();
     regroup();
   }
@@ -231,7 +261,7 @@
     const x1 = Math.min(Math.max(x - w / 2, 0), state.width - w);
     const y1 = Math.min(Math.max(y - h / 2, 0), state.height - h);
     const box = [x1, y1, x1 + w, y1 + h].map((v, i) => Math.max(0, Math.min(v, i % 2 ? state.height : state.width)));
-    state.detections.push({ tile: "m1", box, confidence: 1 });
+    state.detections.push({ tile: "m1", box, confidence: 1, alternatives: [], likely: [] });
     startAdding();
     openPalette(state.detections.length - 1);
     state.addedIndex = state.detections.length - 1;
@@ -448,7 +478,7 @@
     if (!$("consent").checked || !state.file || !hand) return;
     const form = new FormData();
     form.append("image", state.file, state.file.name || "photo.jpg");
-    form.append("detections", JSON.stringify(state.detections));
+    form.append("detections", JSON.stringify(state.detections.map(sent)));
     form.append("hand", JSON.stringify(hand));
     form.append("consent", "true");
     $("save-status").textContent = "保存中… Saving…";
@@ -462,20 +492,20 @@
 
   // ---- setup
 
+  function tileButton(tile) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.tile = tile.name;
+    const rank = tile.tile[0];
+    const suit = tile.name_zh.slice(1);
+    button.append(document.createTextNode(rank), element("small", "", suit));
+    button.setAttribute("aria-label", `${tile.tile} ${tile.name_zh}`);
+    button.addEventListener("click", () => correct("set", tile.name));
+    return button;
+  }
+
   function buildPalette() {
-    const grid = $("palette-tiles");
-    grid.replaceChildren();
-    for (const tile of state.tiles.filter((t) => t.tile)) {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.dataset.tile = tile.name;
-      const rank = tile.tile[0];
-      const suit = tile.name_zh.slice(1);
-      button.append(document.createTextNode(rank), element("small", "", suit));
-      button.setAttribute("aria-label", `${tile.tile} ${tile.name_zh}`);
-      button.addEventListener("click", () => correct("set", tile.name));
-      grid.append(button);
-    }
+    $("palette-tiles").replaceChildren(...state.tiles.filter((t) => t.tile).map(tileButton));
   }
 
   function onFlag(event) {
