@@ -75,20 +75,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _honours_read_as_suited(detections: object, row: dict) -> int:
-    from vision.detections import HONOUR
+    """Suited tiles found lying mostly on an honour tile (as ``smj eval`` counts them)."""
+    from vision.detections import BACK, HONOUR
+    from vision.evaluate import on_honours
 
     honours = np.array([b["box"] for b in row["boxes"] if b["cls"] == HONOUR], np.float32).reshape(-1, 4)
-    found = detections.boxes[detections.class_ids < 27]  # type: ignore[attr-defined]
-    if not len(honours) or not len(found):
-        return 0
-    cx, cy = (found[:, 0] + found[:, 2]) / 2, (found[:, 1] + found[:, 3]) / 2
-    inside = (
-        (cx[:, None] > honours[None, :, 0])
-        & (cx[:, None] < honours[None, :, 2])
-        & (cy[:, None] > honours[None, :, 1])
-        & (cy[:, None] < honours[None, :, 3])
-    )
-    return int(inside.any(axis=1).sum())
+    suited = detections.boxes[detections.class_ids < BACK]  # type: ignore[attr-defined]
+    return int(on_honours(suited, honours).sum())
 
 
 def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:

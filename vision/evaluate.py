@@ -148,14 +148,14 @@ def evaluate(
         gt_boxes = np.array([b.xyxy(width, height) for b in item.boxes], np.float32).reshape(-1, 4)
         gt_classes = np.array([b.class_id for b in item.boxes], np.int64)
         honour_boxes = gt_boxes[gt_classes == HONOUR]
-        ignored = _on_honours(found.boxes, honour_boxes)
+        ignored = on_honours(found.boxes, honour_boxes)
         for c in classes:
             gt = gt_boxes[gt_classes == c]
             truth_count[c] += len(gt)
             mask = (found.class_ids == c) & ~ignored
             scored[c].extend(_ranked_matches(found.boxes[mask], found.confidences[mask], gt))
         # the operating point: what a user gets
-        ignored = _on_honours(operating.boxes, honour_boxes)
+        ignored = on_honours(operating.boxes, honour_boxes)
         honour_as_suited += int(np.sum(ignored & (operating.class_ids < 27)))
         for c in SUITED:
             mask = (operating.class_ids == c) & ~ignored
@@ -208,7 +208,7 @@ def _class_ap(entries: list[tuple[float, np.ndarray]], n_truth: int) -> np.ndarr
     return np.array([average_precision(recall[:, t], precision[:, t]) for t in range(len(IOU_THRESHOLDS))])
 
 
-def _on_honours(boxes: np.ndarray, honour_boxes: np.ndarray) -> np.ndarray:
+def on_honours(boxes: np.ndarray, honour_boxes: np.ndarray) -> np.ndarray:
     """Which boxes lie mostly on an honour tile's box: don't-care regions."""
     if not len(honour_boxes):
         return np.zeros(len(boxes), bool)
