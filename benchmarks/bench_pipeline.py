@@ -19,7 +19,7 @@ import json
 import statistics
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -74,6 +74,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _failure(found: object, truth: object) -> str:
+    """Why a hand came out wrong: ``unread`` (no hand), ``tile count`` (a tile missed or one too many),
+    ``misread`` (as many tiles, other ones) or ``grouping`` (the same tiles, other melds or winning tile)."""
+    if found is None:
+        return "unread"
+
+    def tiles(hand: object) -> Counter[int]:
+        held: Counter[int] = Counter(hand.concealed)  # type: ignore[attr-defined]
+        for meld in hand.melds:  # type: ignore[attr-defined]
+            held.update(meld.tiles)
+        return held
+
+    found_tiles, truth_tiles = tiles(found), tiles(truth)
+    if found_tiles.total() != truth_tiles.total():
+        return "tile count"
+    return "misread" if found_tiles != truth_tiles else "grouping"
+
+
 def _honours_read_as_suited(detections: object, row: dict) -> int:
     """Suited tiles found lying mostly on an honour tile (as ``smj eval`` counts them)."""
     from vision.detections import BACK, HONOUR
@@ -85,7 +103,6 @@ def _honours_read_as_suited(detections: object, row: dict) -> int:
 
 
 def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
-    from collections import Counter
 
     from scoring import WinContext, score
     from scoring.hand import Hand
@@ -105,6 +122,7 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
     exact_apart: list[bool] = []  # the winning tile set apart: the only photos that show which it is
     scored: dict[int, list[bool]] = defaultdict(list)
     times: list[float] = []
+    failures: Counter[str] = Counter()
     for row in rows:
         truth = Hand.from_json(row["hand"])
         truth_score = score(truth, context)
@@ -130,6 +148,8 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
             suited_exact.append(truth_tiles == found_tiles)
             honours_as_suited += _honours_read_as_suited(result.detections, row)
         exact[melds].append(hand is not None and _same_hand(hand, truth, row))
+        if not exact[melds][-1]:
+            failures[_failure(hand, truth)] += 1
         if row.get("win_apart"):
             exact_apart.append(exact[melds][-1])
         scored[melds].append(
@@ -149,6 +169,7 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
             f"full hand exact where the winning tile is set apart: {np.mean(exact_apart):.3f} "
             f"({len(exact_apart)} scenes)"
         )
+    print("failures: " + (", ".join(f"{kind} {n}" for kind, n in failures.most_common()) or "none"))
     for melds in sorted(exact):
         print(
             f"  {melds} melds: {len(exact[melds]):4d} scenes, exact {np.mean(exact[melds]):.3f}, "

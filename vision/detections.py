@@ -138,6 +138,27 @@ class Detections:
             self.boxes[index], self.class_ids[index], self.confidences[index], self.image_size, *others
         )
 
+    def joined(self, other: Detections) -> Detections:
+        """These detections followed by ``other``'s (same photo); alternatives kept when both have
+        them, as many per box as the fewer of the two."""
+        if other.image_size != self.image_size:
+            raise ValueError("Detections: only detections of one photo can be joined")
+        others: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+        if self.alternatives is not None and other.alternatives is not None:
+            assert self.alternative_confidences is not None and other.alternative_confidences is not None
+            k = min(self.alternatives.shape[1], other.alternatives.shape[1])
+            others = (
+                np.concatenate([self.alternatives[:, :k], other.alternatives[:, :k]]),
+                np.concatenate([self.alternative_confidences[:, :k], other.alternative_confidences[:, :k]]),
+            )
+        return Detections(
+            np.concatenate([self.boxes, other.boxes]),
+            np.concatenate([self.class_ids, other.class_ids]),
+            np.concatenate([self.confidences, other.confidences]),
+            self.image_size,
+            *others,
+        )
+
     def reread(self, index: int, rank: int = 0) -> Detections:
         """The same detections with box ``index`` read as its alternative ``rank`` (0: the runner-up),
         the first reading taking that alternative's place."""

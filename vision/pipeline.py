@@ -11,6 +11,7 @@ from scoring.presets import Rules
 from vision.detections import Detections
 from vision.detector import DEFAULT_CONF, Detector
 from vision.grouper import Grouping, group_detections
+from vision.grouping.recover import UNSURE_CONF, recover
 from vision.grouping.reread import reread
 from vision.images import DEFAULT_MAX_PIXELS, Photo, load_photo
 
@@ -62,16 +63,21 @@ class PhotoScore:
 def recognise(
     source: bytes | str | Path | Photo, detector: Detector, *, conf: float = DEFAULT_CONF
 ) -> tuple[Photo, Detections, Grouping]:
-    """Detect and group; a reading that is no winning hand is re-read with the classifier's next
-    choices (``vision.grouping.reread``), so the detections returned may differ from the detector's."""
-    photo, detections = detect_tiles(source, detector, conf=conf)
-    return photo, *read_hand(detections)
+    """Detect and group (``read_hand``), so the detections returned may differ from the detector's: a
+    tile re-read, or an unsure tile (found below ``conf``) taken back at the end."""
+    photo, found = detect_tiles(source, detector, conf=min(conf, UNSURE_CONF))
+    sure = found.confidences >= conf
+    return photo, *read_hand(found[sure], found[~sure])
 
 
-def read_hand(detections: Detections) -> tuple[Detections, Grouping]:
-    """Group the detections; a reading that is no winning hand is re-read with the classifier's next
-    choices where the detections carry them (``vision.grouping.reread``)."""
-    return reread(detections, group_detections(detections))
+def read_hand(detections: Detections, unsure: Detections | None = None) -> tuple[Detections, Grouping]:
+    """Group the detections. A reading that is no winning hand is re-read with the classifier's next
+    choices where the detections carry them (``vision.grouping.reread``); a hand a tile or two short
+    takes back the likeliest ``unsure`` tiles that make it a win (``vision.grouping.recover``)."""
+    detections, grouping = reread(detections, group_detections(detections))
+    if unsure is not None:
+        detections, grouping = recover(detections, unsure, grouping)
+    return detections, grouping
 
 
 def score_photo(

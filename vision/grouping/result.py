@@ -26,6 +26,7 @@ class WarningCode(StrEnum):
     TILE_COUNT = "tile_count"
     NO_TILES = "no_tiles"
     REREAD_TILE = "reread_tile"
+    UNSURE_TILE = "unsure_tile"
 
 
 @dataclass(frozen=True)

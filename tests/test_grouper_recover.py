@@ -1,0 +1,108 @@
+"""Unsure tiles taken back: a hand a tile or two short takes back tiles found below the threshold."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.detection_builders import TILE_H, lay_row, make_detections
+from vision import pipeline
+from vision.detections import Detections
+from vision.grouper import WarningCode, group_detections
+from vision.grouping.recover import recover
+from vision.images import Photo
+
+WIN = "123m456m789m234p5p 5p"  # 14 tiles, the last set apart
+
+
+def _split(dets: Detections, unsure_at: dict[int, float]) -> tuple[Detections, Detections]:
+    """(kept, unsure): the boxes of ``unsure_at`` given those confidences and moved to ``unsure``."""
+    mask = np.zeros(len(dets), bool)
+    mask[list(unsure_at)] = True
+    confidences = dets.confidences.copy()
+    confidences[list(unsure_at)] = list(unsure_at.values())
+    lowered = Detections(dets.boxes, dets.class_ids, confidences, dets.image_size)
+    return lowered[~mask], lowered[mask]
+
+
+def _whole() -> Detections:
+    # room below the row for a stray tile
+    dets = make_detections(lay_row(WIN, gap=1.0))
+    return Detections(dets.boxes, dets.class_ids, dets.confidences, (dets.image_size[0], 1000))
+
+
+def test_a_tile_found_below_the_threshold_is_taken_back_when_the_hand_is_one_short() -> None:
+    whole = _whole()
+    kept, unsure = _split(whole, {4: 0.4})  # the 5m, found at 0.4
+    grouping = group_detections(kept)
+    assert WarningCode.TILE_COUNT in grouping.codes
+    found, mended = recover(kept, unsure, grouping)
+    truth = group_detections(whole).hand
+    assert mended.hand is not None and truth is not None
+    assert sorted(mended.hand.concealed) == sorted(truth.concealed)
+    assert mended.hand.win_tile == truth.win_tile
+    assert WarningCode.TILE_COUNT not in mended.codes
+    warning = next(w for w in mended.warnings if w.code is WarningCode.UNSURE_TILE)
+    assert warning.indices == (13,) and warning.tiles == ("m5",) and "(0.40)" in warning.message
+    assert len(found) == 14 and found.names[13] == "m5" and float(found.confidences[13]) == pytest.approx(0.4)
+
+
+def test_the_likeliest_unsure_tiles_that_make_a_win_are_taken() -> None:
+    whole = _whole()
+    kept, unsure = _split(whole, {4: 0.3, 8: 0.25})  # two tiles short: 5m and 9m
+    stray = make_detections(lay_row("8m", origin=(0.0, 10 * TILE_H), confidence=0.45))
+    stray = Detections(stray.boxes, stray.class_ids, stray.confidences, unsure.image_size)
+    # the more confident stray 8m makes no win with either, so the pair 5m + 9m is taken
+    found, mended = recover(kept, unsure.joined(stray), group_detections(kept))
+    warning = next(w for w in mended.warnings if w.code is WarningCode.UNSURE_TILE)
+    assert sorted(warning.tiles) == ["m5", "m9"]
+    assert mended.hand is not None and len(found) == 14
+
+
+@pytest.mark.parametrize(
+    ("unsure_at", "overlapping"),
+    [
+        ({}, False),  # the hand is whole: nothing to take back
+        ({0: 0.4, 4: 0.4, 8: 0.4}, False),  # three tiles short: not mended from unsure tiles
+        ({4: 0.4}, True),  # the only unsure box lies on a kept tile: the same tile, not another
+    ],
+)
+def test_nothing_is_taken_back_without_cause(unsure_at: dict[int, float], overlapping: bool) -> None:
+    kept, unsure = _split(_whole(), unsure_at)
+    if overlapping:  # the 5m's box moved onto the 6m's
+        boxes = unsure.boxes.copy()
+        boxes[0] = kept.boxes[4]
+        unsure = Detections(boxes, unsure.class_ids, unsure.confidences, unsure.image_size)
+    grouping = group_detections(kept)
+    found, mended = recover(kept, unsure, grouping)
+    assert found is kept and mended is grouping
+
+
+def test_unsure_tiles_that_make_no_win_are_left_out() -> None:
+    kept, unsure = _split(_whole(), {4: 0.4})
+    unsure = Detections(unsure.boxes, np.array([7], np.int64), unsure.confidences, unsure.image_size)  # 8m
+    grouping = group_detections(kept)
+    found, mended = recover(kept, unsure, grouping)
+    assert found is kept and mended is grouping
+
+
+class _ThresholdDetector:
+    """Answers fixed detections above ``conf``, as the real detector filters by its threshold."""
+
+    def __init__(self, detections: Detections) -> None:
+        self.detections = detections
+
+    def detect(self, photo: object, *, conf: float) -> Detections:
+        return self.detections[self.detections.confidences >= conf]
+
+
+def test_the_pipeline_takes_back_an_unsure_tile_and_says_so() -> None:
+    whole = _whole()
+    confidences = whole.confidences.copy()
+    confidences[4] = 0.3  # below the operating threshold, above the unsure floor
+    dets = Detections(whole.boxes, whole.class_ids, confidences, whole.image_size)
+    width, height = whole.image_size
+    photo = Photo(np.zeros((height, width, 3), np.uint8), (width, height))
+    _, found, grouping = pipeline.recognise(photo, _ThresholdDetector(dets), conf=0.55)  # type: ignore[arg-type]
+    assert grouping.codes == (WarningCode.UNSURE_TILE,)
+    assert len(found) == 14 and grouping.hand is not None and len(grouping.hand.concealed) == 14
