@@ -1,4 +1,5 @@
-"""Unsure tiles taken back: a hand a tile or two short takes back tiles found below the threshold."""
+"""The tile count mended: a hand a tile or two short takes back tiles found below the threshold; one
+a tile or two over leaves out its least sure tiles."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from tests.detection_builders import TILE_H, lay_row, make_detections
 from vision import pipeline
 from vision.detections import Detections
 from vision.grouper import WarningCode, group_detections
-from vision.grouping.recover import recover
+from vision.grouping.recover import mend_count
 from vision.images import Photo
 
 WIN = "123m456m789m234p5p 5p"  # 14 tiles, the last set apart
@@ -36,7 +37,7 @@ def test_a_tile_found_below_the_threshold_is_taken_back_when_the_hand_is_one_sho
     kept, unsure = _split(whole, {4: 0.4})  # the 5m, found at 0.4
     grouping = group_detections(kept)
     assert WarningCode.TILE_COUNT in grouping.codes
-    found, mended = recover(kept, unsure, grouping)
+    found, mended = mend_count(kept, unsure, grouping)
     truth = group_detections(whole).hand
     assert mended.hand is not None and truth is not None
     assert sorted(mended.hand.concealed) == sorted(truth.concealed)
@@ -53,7 +54,7 @@ def test_the_likeliest_unsure_tiles_that_make_a_win_are_taken() -> None:
     stray = make_detections(lay_row("8m", origin=(0.0, 10 * TILE_H), confidence=0.45))
     stray = Detections(stray.boxes, stray.class_ids, stray.confidences, unsure.image_size)
     # the more confident stray 8m makes no win with either, so the pair 5m + 9m is taken
-    found, mended = recover(kept, unsure.joined(stray), group_detections(kept))
+    found, mended = mend_count(kept, unsure.joined(stray), group_detections(kept))
     warning = next(w for w in mended.warnings if w.code is WarningCode.UNSURE_TILE)
     assert sorted(warning.tiles) == ["m5", "m9"]
     assert mended.hand is not None and len(found) == 14
@@ -74,7 +75,7 @@ def test_nothing_is_taken_back_without_cause(unsure_at: dict[int, float], overla
         boxes[0] = kept.boxes[4]
         unsure = Detections(boxes, unsure.class_ids, unsure.confidences, unsure.image_size)
     grouping = group_detections(kept)
-    found, mended = recover(kept, unsure, grouping)
+    found, mended = mend_count(kept, unsure, grouping)
     assert found is kept and mended is grouping
 
 
@@ -82,8 +83,39 @@ def test_unsure_tiles_that_make_no_win_are_left_out() -> None:
     kept, unsure = _split(_whole(), {4: 0.4})
     unsure = Detections(unsure.boxes, np.array([7], np.int64), unsure.confidences, unsure.image_size)  # 8m
     grouping = group_detections(kept)
-    found, mended = recover(kept, unsure, grouping)
+    found, mended = mend_count(kept, unsure, grouping)
     assert found is kept and mended is grouping
+
+
+def _in_one_group_each(found: Detections, grouping: object) -> bool:
+    indices = sorted(i for group in grouping.groups for i in group.indices)  # type: ignore[attr-defined]
+    return indices == list(range(len(found)))
+
+
+def test_the_least_sure_tile_whose_leaving_out_makes_a_win_is_left_out() -> None:
+    # a 6p in the row (a discard in line, or a duplicate box): 15 tiles; the 1m is less sure still,
+    # but only leaving out the 6p makes a win
+    confidences = [0.4] + [0.9] * 12 + [0.5, 0.9]
+    dets = make_detections(lay_row("123m456m789m234p5p6p 5p", gap=1.0, confidence=confidences))
+    grouping = group_detections(dets)
+    assert WarningCode.TILE_COUNT in grouping.codes
+    found, mended = mend_count(dets, None, grouping)
+    assert mended.hand is not None and WarningCode.TILE_COUNT not in mended.codes
+    truth = group_detections(make_detections(lay_row(WIN, gap=1.0))).hand
+    assert truth is not None and sorted(mended.hand.concealed) == sorted(truth.concealed)
+    warning = next(w for w in mended.warnings if w.code is WarningCode.LEFT_OUT_TILE)
+    assert warning.indices == (13,) and warning.tiles == ("p6",) and "(0.50)" in warning.message
+    assert len(found) == len(dets) and _in_one_group_each(found, mended)  # the box is kept, ignored
+    assert mended.win_index is not None and found.names[mended.win_index] == "p5"
+
+
+def test_a_hand_three_over_is_left_as_it_is() -> None:
+    dets = make_detections(
+        lay_row("123m456m789m234p5p6p7p8p 5p", gap=1.0, confidence=[0.9] * 13 + [0.3] * 3 + [0.9])
+    )
+    grouping = group_detections(dets)
+    found, mended = mend_count(dets, None, grouping)
+    assert found is dets and mended is grouping
 
 
 class _ThresholdDetector:

@@ -37,6 +37,8 @@ warning. Warnings name the tiles concerned, least confident first:
                          second or third choice (``vision.grouping.reread``, in ``vision.pipeline``)
 ``unsure_tile``          the hand was a tile or two short: tiles found below the confidence threshold were
                          taken back (``vision.grouping.recover``, in ``vision.pipeline``)
+``left_out_tile``        the hand had a tile or two too many: the least sure ones whose leaving out makes a
+                         win were left out (``vision.grouping.recover``, in ``vision.pipeline``)
 ======================  ==================================================================================
 """
 

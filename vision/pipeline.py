@@ -11,7 +11,7 @@ from scoring.presets import Rules
 from vision.detections import Detections
 from vision.detector import DEFAULT_CONF, Detector
 from vision.grouper import Grouping, group_detections
-from vision.grouping.recover import UNSURE_CONF, recover
+from vision.grouping.recover import UNSURE_CONF, mend_count
 from vision.grouping.reread import reread
 from vision.images import DEFAULT_MAX_PIXELS, Photo, load_photo
 
@@ -73,11 +73,10 @@ def recognise(
 def read_hand(detections: Detections, unsure: Detections | None = None) -> tuple[Detections, Grouping]:
     """Group the detections. A reading that is no winning hand is re-read with the classifier's next
     choices where the detections carry them (``vision.grouping.reread``); a hand a tile or two short
-    takes back the likeliest ``unsure`` tiles that make it a win (``vision.grouping.recover``)."""
+    takes back the likeliest ``unsure`` tiles that make it a win, one a tile or two over leaves out its
+    least sure tiles that do (``vision.grouping.recover``)."""
     detections, grouping = reread(detections, group_detections(detections))
-    if unsure is not None:
-        detections, grouping = recover(detections, unsure, grouping)
-    return detections, grouping
+    return mend_count(detections, unsure, grouping)
 
 
 def score_photo(

@@ -1,21 +1,26 @@
-"""Unsure tiles taken back: a photographed winning hand a tile or two short holds a tile the detector
-found but was not sure enough of.
+"""The tile count mended: a photographed winning hand a tile or two short, or a tile or two over.
 
-The detector keeps a tile when its confidence reaches the operating threshold; below it (down to
-``UNSURE_CONF``) it still found boxes it read as suited tiles, the *unsure* ones. When the grouped hand
-is one or two tiles short (``tile_count``) and no re-reading can mend that, the likeliest set of unsure
-tiles that makes a legal win is added: those that overlap no kept tile, the ``MAX_UNSURE`` most
-confident, most confident sets first, each try re-grouped and re-read (``vision.grouping.reread``), at
-most ``MAX_TRIES`` tries. An ``unsure_tile`` warning names every tile taken back, so nothing is added
-silently. Photos of other things than a winning hand (a hand short by more, a tray of tiles) are left
-as they were.
+A hand that won has 14 tiles plus one per kong. When the grouped hand lacks one or two and no re-reading
+can mend that, the tiles it lacks were likely found but not kept: the detector keeps a tile when its
+confidence reaches the operating threshold, and below it (down to ``UNSURE_CONF``) it found *unsure*
+boxes too. The likeliest set of unsure suited tiles that makes a legal win is taken back (those that
+overlap no kept tile, the ``MAX_UNSURE`` most confident, most confident sets first). When the hand has
+one or two tiles too many (a duplicate box on a tile, a discard in line with the row), the least sure
+of its tiles whose leaving out makes a legal win are left out (the ``MAX_UNSURE`` least confident, least
+confident sets first). Each try is re-grouped and re-read (``vision.grouping.reread``), at most
+``MAX_TRIES`` of them; an ``unsure_tile`` or ``left_out_tile`` warning names every tile taken back or
+left out, so nothing changes silently. A photo of anything else than a winning hand (a hand off by
+more, a tray of tiles) is left as it was.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 from itertools import combinations
+
+import numpy as np
 
 from scoring import score
 from scoring.tiles import CLASS_NAMES
@@ -23,62 +28,127 @@ from vision.detections import BACK, Detections
 from vision.evaluate import box_iou
 from vision.grouper import group_detections
 from vision.grouping.reread import reread
-from vision.grouping.result import Grouping, GroupingWarning, WarningCode
+from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode
 
 UNSURE_CONF = 0.2  # unsure tiles are found down to this confidence
-MAX_SHORT = 2  # a hand short by more is not mended from unsure tiles
-MAX_UNSURE = 6  # the most confident unsure tiles considered
-MAX_TRIES = 16  # sets of unsure tiles re-grouped, at most
+MAX_OFF = 2  # a hand short or over by more is not mended
+MAX_UNSURE = 6  # the tiles considered: the most confident unsure ones, or the least confident kept ones
+MAX_TRIES = 16  # sets of tiles re-grouped, at most
 OVERLAP_IOU = 0.3  # an unsure box overlapping a kept one this much is the same tile
 
 
-def recover(detections: Detections, unsure: Detections, grouping: Grouping) -> tuple[Detections, Grouping]:
-    """The detections and grouping with the likeliest unsure tiles that make a legal win, or unchanged.
+def mend_count(
+    detections: Detections, unsure: Detections | None, grouping: Grouping
+) -> tuple[Detections, Grouping]:
+    """The detections and grouping with the tile count mended (see the module docstring), or unchanged.
 
-    ``unsure``: boxes found below the threshold (any class; only suited ones are taken). Tiles taken
-    back follow the kept ones in the returned detections.
+    ``unsure``: boxes found below the threshold (any class; only suited ones are taken back), or None.
+    Tiles taken back follow the kept ones in the returned detections; a tile left out stays in them, in
+    an ``ignored`` group.
     """
-    short = _short_by(grouping)
-    if not 1 <= short <= MAX_SHORT or not len(unsure):
-        return detections, grouping
-    suited = unsure.class_ids < BACK
-    if len(detections):
-        suited &= box_iou(unsure.boxes, detections.boxes).max(axis=1) < OVERLAP_IOU
-    candidates = unsure[suited]
-    order = [int(i) for i in candidates.confidences.argsort()[::-1][:MAX_UNSURE]]
-    sets = sorted(
-        combinations(order, short),
-        key=lambda chosen: -math.fsum(math.log(float(candidates.confidences[i])) for i in chosen),
-    )
-    for chosen in sets[:MAX_TRIES]:
-        joined = detections.joined(candidates[list(chosen)])
-        found, grouped = reread(joined, group_detections(joined))
-        if grouped.hand is not None and score(grouped.hand).valid:
-            return found, _with_warning(grouped, found, len(detections), short)
+    off = _count_off(grouping)
+    if -MAX_OFF <= off <= -1 and unsure is not None:
+        return _take_back(detections, unsure, grouping, -off)
+    if 1 <= off <= MAX_OFF:
+        return _leave_out(detections, grouping, off)
     return detections, grouping
 
 
-def _short_by(grouping: Grouping) -> int:
-    """How many tiles the grouped hand lacks (0 when it has enough, or none was read)."""
+def _count_off(grouping: Grouping) -> int:
+    """Tiles the grouped hand has over a winning hand's count (negative: short; 0 with no hand)."""
     hand = grouping.hand
     if hand is None or WarningCode.TILE_COUNT not in grouping.codes:
         return 0
     kongs = sum(meld.kind.is_kong for meld in hand.melds)
     held = len(hand.concealed) + sum(meld.kind.size for meld in hand.melds)
-    return 14 + kongs - held
+    return held - 14 - kongs
 
 
-def _with_warning(grouping: Grouping, found: Detections, kept: int, short: int) -> Grouping:
-    indices = tuple(range(kept, len(found)))
+def _take_back(
+    detections: Detections, unsure: Detections, grouping: Grouping, short: int
+) -> tuple[Detections, Grouping]:
+    suited = unsure.class_ids < BACK
+    if len(detections) and len(unsure):
+        suited &= box_iou(unsure.boxes, detections.boxes).max(axis=1) < OVERLAP_IOU
+    candidates = unsure[suited]
+    order = [int(i) for i in candidates.confidences.argsort()[::-1][:MAX_UNSURE]]
+    for chosen in _likeliest_sets(order, short, candidates.confidences, reverse=True):
+        joined = detections.joined(candidates[list(chosen)])
+        found, grouped = reread(joined, group_detections(joined))
+        if grouped.hand is not None and score(grouped.hand).valid:
+            added = tuple(range(len(detections), len(found)))
+            return found, _with_warning(grouped, found, added, WarningCode.UNSURE_TILE, short)
+    return detections, grouping
+
+
+def _leave_out(detections: Detections, grouping: Grouping, over: int) -> tuple[Detections, Grouping]:
+    held = [i for group in grouping.groups if group.role is not GroupRole.IGNORED for i in group.indices]
+    order = sorted(held, key=lambda i: (float(detections.confidences[i]), i))[:MAX_UNSURE]
+    for chosen in _likeliest_sets(order, over, detections.confidences, reverse=False):
+        kept = [i for i in range(len(detections)) if i not in chosen]
+        found, grouped = reread(detections[kept], group_detections(detections[kept]))
+        if grouped.hand is not None and score(grouped.hand).valid:
+            every = _scattered(detections, kept, found)
+            grouped = _reindexed(grouped, kept)
+            left_out = tuple(sorted(chosen))
+            grouped = replace(grouped, groups=(*grouped.groups, Group(GroupRole.IGNORED, left_out)))
+            return every, _with_warning(grouped, every, left_out, WarningCode.LEFT_OUT_TILE, over)
+    return detections, grouping
+
+
+def _scattered(detections: Detections, kept: list[int], found: Detections) -> Detections:
+    """``detections`` with the rows ``kept`` as ``found`` (re-read) has them."""
+    class_ids, confidences = detections.class_ids.copy(), detections.confidences.copy()
+    class_ids[kept], confidences[kept] = found.class_ids, found.confidences
+    others: tuple[np.ndarray | None, np.ndarray | None] = (None, None)
+    if detections.alternatives is not None and found.alternatives is not None:
+        assert detections.alternative_confidences is not None and found.alternative_confidences is not None
+        others = (detections.alternatives.copy(), detections.alternative_confidences.copy())
+        others[0][kept], others[1][kept] = found.alternatives, found.alternative_confidences
+    return Detections(detections.boxes, class_ids, confidences, detections.image_size, *others)
+
+
+def _likeliest_sets(
+    order: list[int], size: int, confidences: np.ndarray, *, reverse: bool
+) -> list[tuple[int, ...]]:
+    """Sets of ``size`` of ``order``, by the product of their confidences (highest first when
+    ``reverse``, else lowest first), the first ``MAX_TRIES``."""
+    sets = sorted(
+        combinations(order, size),
+        key=lambda chosen: math.fsum(math.log(float(confidences[i])) for i in chosen),
+        reverse=reverse,
+    )
+    return sets[:MAX_TRIES]
+
+
+def _reindexed(grouping: Grouping, mapping: Sequence[int]) -> Grouping:
+    """The grouping of a subset of the detections, its indices mapped back (``mapping[i]``)."""
+
+    def mapped(indices: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(mapping[i] for i in indices)
+
+    return replace(
+        grouping,
+        groups=tuple(replace(group, indices=mapped(group.indices)) for group in grouping.groups),
+        win_index=None if grouping.win_index is None else mapping[grouping.win_index],
+        warnings=tuple(replace(warning, indices=mapped(warning.indices)) for warning in grouping.warnings),
+    )
+
+
+def _with_warning(
+    grouping: Grouping, found: Detections, indices: tuple[int, ...], code: WarningCode, off: int
+) -> Grouping:
     tiles = tuple(CLASS_NAMES[int(found.class_ids[i])] for i in indices)
     what = ", ".join(
         f"{tile} ({float(found.confidences[i]):.2f})" for tile, i in zip(tiles, indices, strict=True)
     )
-    warning = GroupingWarning(
-        WarningCode.UNSURE_TILE,
-        f"the hand was {short} tile{'s' if short > 1 else ''} short; took back {what}, found but below "
-        "the confidence threshold",
-        indices,
-        tiles,
-    )
+    plural = "s" if off > 1 else ""
+    if code is WarningCode.UNSURE_TILE:
+        message = (
+            f"the hand was {off} tile{plural} short; took back {what}, found but below the confidence "
+            "threshold"
+        )
+    else:
+        message = f"the hand had {off} tile{plural} too many; left out {what}, the least sure reading"
+    warning = GroupingWarning(code, message, indices, tiles)
     return replace(grouping, warnings=(*grouping.warnings, warning))

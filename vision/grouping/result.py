@@ -27,6 +27,7 @@ class WarningCode(StrEnum):
     NO_TILES = "no_tiles"
     REREAD_TILE = "reread_tile"
     UNSURE_TILE = "unsure_tile"
+    LEFT_OUT_TILE = "left_out_tile"
 
 
 @dataclass(frozen=True)
