@@ -58,8 +58,9 @@ def group(request: GroupRequest) -> dict[str, Any]:
     """Group detections (as ``recognize`` answered them, possibly corrected: tiles renamed, boxes added or
     removed) into a hand, with the grouper's warnings. As in ``recognize``, a reading that is no winning
     hand is re-read with the tiles' ``alternatives`` (a ``reread_tile`` warning names each tile read
-    otherwise, and ``detections`` comes back as grouped); a tile sent without alternatives, such as one
-    the user corrected, is taken as it is."""
+    otherwise) and the least sure of a tile or two too many are left out (``left_out_tile``);
+    ``detections`` comes back as grouped. A tile sent without alternatives, such as one the user
+    corrected, is taken as it is."""
     items = [
         (d.tile, d.box, d.confidence, [(a.tile, a.confidence) for a in d.alternatives])
         for d in request.detections
