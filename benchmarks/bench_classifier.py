@@ -4,7 +4,7 @@
 
 Reads ``DIR/scenes.jsonl`` (``smj dataset synth`` output), crops every labelled suited tile or back
 of the given roles as the detector does, and prints the share read right per tile style (procedural
-faces, each artwork set) and per role, and the most frequent confusions. The real photos' crops are
+faces, each artwork set), per role and per suit, and the most frequent confusions. The real photos' crops are
 measured by ``smj train --task classify`` itself (its validation split).
 """
 
@@ -22,6 +22,7 @@ import numpy as np
 
 def main(argv: Sequence[str] | None = None) -> int:
     from vision.classifier import CLASSIFIER_CLASSES, TileClassifier
+    from vision.detections import BACK
     from vision.detector import DEFAULT_CLASSIFIER
     from vision.images import load_photo
 
@@ -47,7 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         style = scene["tiles"].split("-")[0]
         for box, read in zip(boxes, found, strict=True):
             ok = int(read == box["cls"])
-            for key in ("all", f"style {style}", f"role {box['role']}"):
+            suit = CLASSIFIER_CLASSES[box["cls"]][0] if box["cls"] < BACK else "back"
+            for key in ("all", f"style {style}", f"role {box['role']}", f"suit {suit}"):
                 total[key] += 1
                 right[key] += ok
             if not ok:
