@@ -76,7 +76,7 @@ def _take_back(
         joined = detections.joined(candidates[list(chosen)])
         found, grouped = reread(joined, group_detections(joined))
         if grouped.hand is not None and score(grouped.hand).valid:
-            added = tuple(range(len(detections), len(found)))
+            added = tuple(sorted(range(len(detections), len(found)), key=lambda i: found.confidences[i]))
             return found, _with_warning(grouped, found, added, WarningCode.UNSURE_TILE, short)
     return detections, grouping
 
@@ -90,7 +90,7 @@ def _leave_out(detections: Detections, grouping: Grouping, over: int) -> tuple[D
         if grouped.hand is not None and score(grouped.hand).valid:
             every = _scattered(detections, kept, found)
             grouped = _reindexed(grouped, kept)
-            left_out = tuple(sorted(chosen))
+            left_out = tuple(sorted(chosen, key=lambda i: (float(detections.confidences[i]), i)))
             grouped = replace(grouped, groups=(*grouped.groups, Group(GroupRole.IGNORED, left_out)))
             return every, _with_warning(grouped, every, left_out, WarningCode.LEFT_OUT_TILE, over)
     return detections, grouping
@@ -138,6 +138,7 @@ def _reindexed(grouping: Grouping, mapping: Sequence[int]) -> Grouping:
 def _with_warning(
     grouping: Grouping, found: Detections, indices: tuple[int, ...], code: WarningCode, off: int
 ) -> Grouping:
+    """``grouping`` with a warning naming the tiles taken back or left out (least confident first)."""
     tiles = tuple(CLASS_NAMES[int(found.class_ids[i])] for i in indices)
     what = ", ".join(
         f"{tile} ({float(found.confidences[i]):.2f})" for tile, i in zip(tiles, indices, strict=True)
