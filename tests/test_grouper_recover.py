@@ -8,9 +8,10 @@ import pytest
 
 from tests.detection_builders import TILE_H, lay_row, make_detections
 from vision import pipeline
-from vision.detections import Detections
+from vision.detections import BACK, HONOUR, Detections
 from vision.grouper import WarningCode, group_detections
 from vision.grouping.recover import mend_count
+from vision.grouping.result import warning_name
 from vision.images import Photo
 
 WIN = "123m456m789m234p5p 5p"  # 14 tiles, the last set apart
@@ -44,7 +45,7 @@ def test_a_tile_found_below_the_threshold_is_taken_back_when_the_hand_is_one_sho
     assert mended.hand.win_tile == truth.win_tile
     assert WarningCode.TILE_COUNT not in mended.codes
     warning = next(w for w in mended.warnings if w.code is WarningCode.UNSURE_TILE)
-    assert warning.indices == (13,) and warning.tiles == ("m5",) and "(0.40)" in warning.message
+    assert warning.indices == (13,) and warning.tiles == ("5m",) and "(0.40)" in warning.message
     assert len(found) == 14 and found.names[13] == "m5" and float(found.confidences[13]) == pytest.approx(0.4)
 
 
@@ -56,7 +57,7 @@ def test_the_likeliest_unsure_tiles_that_make_a_win_are_taken() -> None:
     # the more confident stray 8m makes no win with either, so the pair 5m + 9m is taken
     found, mended = mend_count(kept, unsure.joined(stray), group_detections(kept))
     warning = next(w for w in mended.warnings if w.code is WarningCode.UNSURE_TILE)
-    assert sorted(warning.tiles) == ["m5", "m9"]
+    assert sorted(warning.tiles) == ["5m", "9m"]
     assert mended.hand is not None and len(found) == 14
 
 
@@ -104,7 +105,7 @@ def test_the_least_sure_tile_whose_leaving_out_makes_a_win_is_left_out() -> None
     truth = group_detections(make_detections(lay_row(WIN, gap=1.0))).hand
     assert truth is not None and sorted(mended.hand.concealed) == sorted(truth.concealed)
     warning = next(w for w in mended.warnings if w.code is WarningCode.LEFT_OUT_TILE)
-    assert warning.indices == (13,) and warning.tiles == ("p6",) and "(0.50)" in warning.message
+    assert warning.indices == (13,) and warning.tiles == ("6p",) and "(0.50)" in warning.message
     assert len(found) == len(dets) and _in_one_group_each(found, mended)  # the box is kept, ignored
     assert mended.win_index is not None and found.names[mended.win_index] == "p5"
 
@@ -138,3 +139,8 @@ def test_the_pipeline_takes_back_an_unsure_tile_and_says_so() -> None:
     _, found, grouping = pipeline.recognise(photo, _ThresholdDetector(dets), conf=0.55)  # type: ignore[arg-type]
     assert grouping.codes == (WarningCode.UNSURE_TILE,)
     assert len(found) == 14 and grouping.hand is not None and len(grouping.hand.concealed) == 14
+
+
+def test_warnings_name_every_kind_of_tile() -> None:
+    # a tile taken back or left out may be a back (a concealed kong's) or an honour, not only a suited tile
+    assert [warning_name(c) for c in (0, 13, 26, BACK, HONOUR)] == ["1m", "5p", "9s", "back", "honour"]

@@ -41,7 +41,7 @@ def test_a_misread_tile_is_read_as_its_second_choice_when_only_that_makes_a_win(
     assert CLASS_NAMES[fixed.alternatives[4, 0]] == "m6"
     assert regrouped.hand is not None and regrouped.hand.win_tile == grouping.hand.win_tile
     warning = next(w for w in regrouped.warnings if w.code is WarningCode.REREAD_TILE)
-    assert warning.indices == (4,) and warning.tiles == ("m5",) and "m6 as m5" in warning.message
+    assert warning.indices == (4,) and warning.tiles == ("5m",) and "6m as 5m" in warning.message
     assert len(fixed) == len(dets)  # no tile gained or lost
 
 
@@ -102,7 +102,7 @@ def test_a_tile_is_re_read_as_its_third_choice_when_the_second_makes_no_win() ->
     fixed, regrouped = reread(dets, group_detections(dets))
     assert fixed.names[4] == "m5"
     warning = next(w for w in regrouped.warnings if w.code is WarningCode.REREAD_TILE)
-    assert warning.tiles == ("m5",) and "m6 as m5" in warning.message
+    assert warning.tiles == ("5m",) and "6m as 5m" in warning.message
 
 
 def test_a_re_read_meld_tile_completes_its_pong() -> None:

@@ -9,10 +9,10 @@ import numpy as np
 
 from scoring.hand import Hand, Meld
 from scoring.tiles import Tile, tile_name
-from vision.detections import BACK, DETECTOR_CLASSES, Detections
+from vision.detections import BACK, Detections
 from vision.grouping.layout import Cluster, FoundMeld
 from vision.grouping.plan import plan
-from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode
+from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode, warning_name
 
 WIN_GAP = 0.28  # a winning tile set off by less than a split but at least this (tile widths) ...
 WIN_GAP_RATIO = 2.5  # ... and this many times any other gap of the hand is still set apart
@@ -187,7 +187,7 @@ class Reading:
 
     def _name(self, index: int) -> str:
         class_id = self._class(index)
-        return tile_name(class_id) if class_id < BACK else DETECTOR_CLASSES[class_id]
+        return warning_name(class_id)
 
     def _describe(self, index: int) -> str:
         return f"{self._name(index)} ({float(self.detections.confidences[index]):.0%})"

@@ -23,12 +23,18 @@ from itertools import combinations
 import numpy as np
 
 from scoring import score
-from scoring.tiles import CLASS_NAMES
 from vision.detections import BACK, Detections
 from vision.evaluate import box_iou
 from vision.grouper import group_detections
 from vision.grouping.reread import reread
-from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode
+from vision.grouping.result import (
+    Group,
+    Grouping,
+    GroupingWarning,
+    GroupRole,
+    WarningCode,
+    warning_name,
+)
 
 UNSURE_CONF = 0.2  # unsure tiles are found down to this confidence
 MAX_OFF = 2  # a hand short or over by more is not mended
@@ -139,7 +145,7 @@ def _with_warning(
     grouping: Grouping, found: Detections, indices: tuple[int, ...], code: WarningCode, off: int
 ) -> Grouping:
     """``grouping`` with a warning naming the tiles taken back or left out (least confident first)."""
-    tiles = tuple(CLASS_NAMES[int(found.class_ids[i])] for i in indices)
+    tiles = tuple(warning_name(int(found.class_ids[i])) for i in indices)
     what = ", ".join(
         f"{tile} ({float(found.confidences[i]):.2f})" for tile, i in zip(tiles, indices, strict=True)
     )

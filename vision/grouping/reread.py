@@ -25,7 +25,7 @@ from scoring.hand import Hand
 from scoring.tiles import CLASS_NAMES
 from vision.detections import Detections
 from vision.grouper import group_detections
-from vision.grouping.result import Grouping, GroupingWarning, GroupRole, WarningCode
+from vision.grouping.result import Grouping, GroupingWarning, GroupRole, WarningCode, warning_name
 
 # an alternative whose confidence is 50 times lower than the first reading's is never taken (confidences
 # are geometric means of box and face: its face probability is then 2,500 times lower)
@@ -108,8 +108,8 @@ def _is_legal_win(hand: Hand) -> bool:
 def _with_warning(grouping: Grouping, before: Detections, changes: tuple[Change, ...]) -> Grouping:
     assert before.alternatives is not None
     indices = tuple(i for i, _ in changes)
-    firsts = [CLASS_NAMES[int(before.class_ids[i])] for i in indices]
-    seconds = [CLASS_NAMES[int(before.alternatives[i, rank])] for i, rank in changes]
+    firsts = [warning_name(int(before.class_ids[i])) for i in indices]
+    seconds = [warning_name(int(before.alternatives[i, rank])) for i, rank in changes]
     what = ", ".join(f"{first} as {second}" for first, second in zip(firsts, seconds, strict=True))
     warning = GroupingWarning(
         WarningCode.REREAD_TILE,

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from scoring.hand import Hand, MeldKind
+from scoring.tiles import tile_name
+from vision.detections import BACK, DETECTOR_CLASSES
 
 
 class GroupRole(StrEnum):
@@ -44,6 +46,11 @@ class Group:
             "kind": self.kind.value if self.kind else None,
             "indices": list(self.indices),
         }
+
+
+def warning_name(class_id: int) -> str:
+    """A detection's name in a warning: ``"5p"`` for a suited tile, else ``"back"`` or ``"honour"``."""
+    return tile_name(class_id) if class_id < BACK else DETECTOR_CLASSES[class_id]
 
 
 @dataclass(frozen=True)
