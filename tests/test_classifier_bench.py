@@ -35,6 +35,7 @@ def test_benchmark_reads_the_hand_tiles_of_a_few_scenes(
     hand_tiles = sum(1 for _ in (tmp_path / "labels").rglob("*.txt"))  # scenes written
     assert hand_tiles == 2 and counts["all"][0] >= 14  # at least one whole hand read
     assert counts["all"][0] == counts["role hand"][0] + counts.get("role meld", (0, 0.0))[0]
+    assert counts["all"][0] == sum(n for key, (n, _) in counts.items() if key.startswith("suit "))
     assert 0.5 <= counts["all"][1] <= 1.0  # the shipped classifier reads most hand tiles of its own renderer
 
 

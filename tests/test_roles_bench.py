@@ -1,0 +1,34 @@
+"""The roles benchmark scores the detector on the player's own tiles, the others being don't-care."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+from datasets.synth.scene import SceneOptions
+from datasets.synth.writer import write_dataset
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_roles.py"
+
+
+def _measure(data: Path, roles: str, capsys: pytest.CaptureFixture[str]) -> dict[str, float]:
+    spec = importlib.util.spec_from_file_location("bench_roles", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main([str(data), "--roles", roles]) == 0
+    out = capsys.readouterr().out
+    return {key: float(value) for key, value in re.findall(r"(mAP50|recall|exact hand) ([\d.]+)", out)}
+
+
+def test_the_players_tiles_are_measured_and_the_rest_is_dont_care(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_dataset(tmp_path, 2, seed=11, options=SceneOptions(size=(640, 480)), progress=False)
+    player = _measure(tmp_path, "hand,meld", capsys)
+    assert player["mAP50"] > 0.5 and player["recall"] > 0.5  # the shipped model reads its renderer's hands
+    nothing = _measure(tmp_path, "no-such-role", capsys)  # no truth: nothing to find, nothing counted
+    assert nothing["mAP50"] == 0.0 and nothing["recall"] == 0.0 and nothing["exact hand"] == 1.0
