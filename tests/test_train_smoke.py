@@ -26,7 +26,7 @@ from datasets.yolo import read_yolo
 from vision.classifier import CLASSIFIER_CLASSES
 from vision.detector import Detector
 from vision.images import load_photo
-from vision.ship import ship
+from vision.ship import average_checkpoints, ship
 from vision.train import ClassifierRecipe, Recipe, train, train_classifier
 
 
@@ -69,3 +69,41 @@ def test_shipped_models_load_and_detect(shipped: Path, suffix: str) -> None:
     found = detector.detect(photo, conf=0.001)
     assert found.image_size == photo.size
     assert np.all(found.class_ids < len(CLASSIFIER_CLASSES) - 1)  # "none" never reported
+
+
+def _weights(checkpoint: Path) -> dict[str, torch.Tensor]:
+    loaded = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    return {k: v.float() for k, v in (loaded.get("ema") or loaded["model"]).state_dict().items()}
+
+
+def test_a_classifier_is_shipped_alone_and_several_are_averaged(shipped: Path, tmp_path: Path) -> None:
+    runs = shipped.parent / "runs"
+    first = runs / "faces" / "weights" / "best.pt"
+    moved = torch.load(first, map_location="cpu", weights_only=False)  # a second "fine-tune": shifted
+    model = (moved.get("ema") or moved["model"]).float()
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(0.5)
+    moved.update(model=model, ema=None)
+    torch.save(moved, tmp_path / "moved.pt")
+    averaged = average_checkpoints([first, tmp_path / "moved.pt"], tmp_path / "soup.pt")
+    a, b, mean = _weights(first), _weights(tmp_path / "moved.pt"), _weights(averaged)
+    name = next(k for k, v in a.items() if k.endswith("weight") and v.numel() > 1)
+    assert torch.allclose(mean[name], (a[name] + b[name]) / 2, atol=1e-4)
+    assert torch.allclose(mean[name], a[name] + 0.25, atol=1e-4)
+
+    models = tmp_path / "models"  # a copy of the shipped folder: shipping the classifier alone
+    models.mkdir()
+    for path in shipped.iterdir():
+        (models / path.name).write_bytes(path.read_bytes())
+    before = json.loads((models / "manifest.json").read_text())
+    ship(None, classifier=averaged, classifier_imgsz=32, models_dir=models)
+    after = json.loads((models / "manifest.json").read_text())
+    assert {k: after["files"][k] for k in ("tiles.pt", "tiles.onnx")} == {
+        k: before["files"][k] for k in ("tiles.pt", "tiles.onnx")
+    }  # the localiser untouched
+    assert after["files"]["tile_faces.pt"]["bytes"] == (models / "tile_faces.pt").stat().st_size
+    assert Detector(models / "tiles.onnx", classifier=models / "tile_faces.onnx").classifier is not None
+
+    with pytest.raises(ValueError, match="not of one architecture"):
+        average_checkpoints([first, runs / "loc" / "weights" / "best.pt"], tmp_path / "mixed.pt")

@@ -65,9 +65,17 @@ def register(commands: argparse._SubParsersAction) -> None:
     evaluate.set_defaults(func=run_eval)
 
     ship = commands.add_parser("ship", help="copy trained weights into models/ with ONNX export and manifest")
-    ship.add_argument("weights", help="a trained localiser .pt (e.g. RUN/weights/best.pt)")
+    ship.add_argument(
+        "weights",
+        nargs="?",
+        help="a trained localiser .pt (e.g. RUN/weights/best.pt); leave it out to ship --classifier alone",
+    )
     ship.add_argument("--imgsz", type=int, default=640, help="the localiser's input size")
-    ship.add_argument("--classifier", help="a trained tile classifier .pt, shipped as models/tile_faces.*")
+    ship.add_argument(
+        "--classifier",
+        help="a trained tile classifier .pt, shipped as models/tile_faces.*; several, comma-separated, "
+        "fine-tuned from the same weights, are averaged (a model soup)",
+    )
     ship.set_defaults(func=run_ship)
 
 
@@ -212,18 +220,31 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def run_ship(args: argparse.Namespace) -> int:
-    from vision.ship import ship
+    import tempfile
 
-    weights = Path(args.weights)
-    if not weights.is_file():
-        return _fail(f"{weights}: no such weights file")
-    classifier = Path(args.classifier) if args.classifier else None
-    if classifier is not None and not classifier.is_file():
-        return _fail(f"{classifier}: no such weights file")
-    manifest = ship(weights, imgsz=args.imgsz, classifier=classifier)
-    print(f"shipped {weights} -> models/tiles.pt, models/tiles.onnx; manifest {manifest}")
-    if classifier is not None:
-        print(f"shipped {classifier} -> models/tile_faces.pt, models/tile_faces.onnx")
+    from vision.ship import average_checkpoints, ship
+
+    weights = Path(args.weights) if args.weights else None
+    sources = [Path(p) for p in args.classifier.split(",") if p] if args.classifier else []
+    if weights is None and not sources:
+        return _fail("nothing to ship: give a localiser's weights, --classifier, or both")
+    for path in ([weights] if weights is not None else []) + sources:
+        if not path.is_file():
+            return _fail(f"{path}: no such weights file")
+    with tempfile.TemporaryDirectory() as scratch:
+        classifier = sources[0] if len(sources) == 1 else None
+        if len(sources) > 1:
+            try:
+                classifier = average_checkpoints(sources, Path(scratch) / "averaged.pt")
+            except ValueError as error:
+                return _fail(str(error))
+        manifest = ship(weights, imgsz=args.imgsz, classifier=classifier)
+    if weights is not None:
+        print(f"shipped {weights} -> models/tiles.pt, models/tiles.onnx")
+    if sources:
+        what = sources[0] if len(sources) == 1 else f"the average of {', '.join(map(str, sources))}"
+        print(f"shipped {what} -> models/tile_faces.pt, models/tile_faces.onnx")
+    print(f"manifest {manifest}")
     return 0
 
 

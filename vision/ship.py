@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,24 +65,61 @@ def _file_entry(path: Path) -> dict[str, Any]:
     return {"sha256": sha256(path), "bytes": path.stat().st_size}
 
 
+def average_checkpoints(sources: Sequence[Path], out: Path) -> Path:
+    """One checkpoint whose weights are the mean of ``sources``' (a uniform "model soup").
+
+    The sources must be fine-tunes of one model (the same architecture and starting weights): their
+    average often reads better than any of them, at no cost when it runs. The first source gives the
+    rest of the checkpoint (class names, training arguments).
+    """
+    import torch
+
+    if not sources:
+        raise ValueError("no checkpoints to average")
+    checkpoints = [torch.load(path, map_location="cpu", weights_only=False) for path in sources]
+    models = [(checkpoint.get("ema") or checkpoint["model"]).float() for checkpoint in checkpoints]
+    states = [model.state_dict() for model in models]
+    if any(state.keys() != states[0].keys() for state in states):
+        raise ValueError("the checkpoints to average are not of one architecture")
+    averaged = {
+        key: sum(state[key] for state in states) / len(states) if value.dtype.is_floating_point else value
+        for key, value in states[0].items()
+    }
+    models[0].load_state_dict(averaged)
+    checkpoint = {**checkpoints[0], "model": models[0], "ema": None, "optimizer": None}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(checkpoint, out)
+    return out
+
+
 def ship(
-    weights: Path,
+    weights: Path | None,
     *,
-    imgsz: int,
+    imgsz: int | None = None,
     classifier: Path | None = None,
     classifier_imgsz: int | None = None,
     models_dir: Path = MODELS_DIR,
     info: dict[str, Any] | None = None,
 ) -> Path:
-    """Copy the weights into ``models_dir`` (tiles.pt/.onnx, tile_faces.pt/.onnx) and write the manifest."""
+    """Copy the weights into ``models_dir`` (tiles.pt/.onnx, tile_faces.pt/.onnx) and write the manifest.
+
+    ``weights`` None ships the classifier alone: the localiser's files and manifest entries stay as they are.
+    """
+    if weights is None and classifier is None:
+        raise ValueError("nothing to ship: give a localiser, a classifier or both")
     models_dir.mkdir(parents=True, exist_ok=True)
-    target_pt = models_dir / "tiles.pt"
-    names = _copy_stripped(weights, target_pt)
-    onnx_path = export_onnx(target_pt, imgsz, dynamic=True)  # any input shape: the looks of vision.looks
     manifest_path = models_dir / MANIFEST
     manifest: dict[str, Any] = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
     manifest.update(info or {})
-    files = {"tiles.pt": _file_entry(target_pt), "tiles.onnx": _file_entry(onnx_path)}
+    files = dict(manifest.get("files", {}))
+    if weights is not None:
+        if imgsz is None:
+            raise ValueError("the localiser's input size (imgsz) is needed to export it")
+        target_pt = models_dir / "tiles.pt"
+        names = _copy_stripped(weights, target_pt)
+        onnx_path = export_onnx(target_pt, imgsz, dynamic=True)  # any input shape: the looks of vision.looks
+        files |= {"tiles.pt": _file_entry(target_pt), "tiles.onnx": _file_entry(onnx_path)}
+        manifest.update({"classes": names, "input_size": imgsz})
     if classifier is not None:
         faces_pt = models_dir / "tile_faces.pt"
         faces_names = _copy_stripped(classifier, faces_pt)
@@ -90,7 +128,7 @@ def ship(
         faces_onnx = export_onnx(faces_pt, classifier_imgsz, dynamic=True)
         files |= {"tile_faces.pt": _file_entry(faces_pt), "tile_faces.onnx": _file_entry(faces_onnx)}
         manifest["classifier"] = {"classes": faces_names, "input_size": classifier_imgsz}
-    manifest.update({"classes": names, "input_size": imgsz, "files": files})
+    manifest["files"] = files
     manifest_path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest_path
 
