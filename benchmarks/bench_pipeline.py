@@ -79,14 +79,8 @@ def _failure(found: object, truth: object) -> str:
     ``misread`` (as many tiles, other ones) or ``grouping`` (the same tiles, other melds or winning tile)."""
     if found is None:
         return "unread"
-
-    def tiles(hand: object) -> Counter[int]:
-        held: Counter[int] = Counter(hand.concealed)  # type: ignore[attr-defined]
-        for meld in hand.melds:  # type: ignore[attr-defined]
-            held.update(meld.tiles)
-        return held
-
-    found_tiles, truth_tiles = tiles(found), tiles(truth)
+    found_tiles: Counter[int] = Counter(found.all_tiles)  # type: ignore[attr-defined]
+    truth_tiles: Counter[int] = Counter(truth.all_tiles)  # type: ignore[attr-defined]
     if found_tiles.total() != truth_tiles.total():
         return "tile count"
     return "misread" if found_tiles != truth_tiles else "grouping"
@@ -103,7 +97,6 @@ def _honours_read_as_suited(detections: object, row: dict) -> int:
 
 
 def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
-
     from scoring import WinContext, score
     from scoring.hand import Hand
     from scoring.presets import CHENGDU

@@ -29,10 +29,10 @@ from api.app import create_app
 from api.deps import get_detector
 from api.errors import MULTIPART_ALLOWANCE
 from api.fakes import FakeDetector, create_fake_app, fake_photo
-from api.schemas import ContextIn, DetectorClass
+from api.schemas import ContextIn, DetectorClass, SuitedClass
 from api.settings import Settings, get_settings
 from scoring import PRESETS, WinContext
-from vision.detections import DETECTOR_CLASSES
+from vision.detections import BACK, DETECTOR_CLASSES
 
 HAND = {"concealed": "123345m66999p", "melds": [{"type": "kong_exposed", "tile": "2p"}], "win_tile": "6p"}
 MISREAD = (("1m2m3m3m4m5s6p9p9p9p", "6p"), ("2p2p2p2p",))  # 5m read as 5s: three suits
@@ -498,7 +498,11 @@ def test_group_rereads_a_tile_as_an_alternative_sent_with_it(client: TestClient,
 
 @pytest.mark.parametrize(
     "alternatives",
-    [[{"tile": "back", "confidence": 0.3}], [{"tile": "m1", "confidence": 1.5}], [{"tile": "m1"}] * 5],
+    [
+        [{"tile": "back", "confidence": 0.3}],  # not a suited tile
+        [{"tile": "m1", "confidence": 1.5}],  # no confidence
+        [{"tile": "m1", "confidence": 0.1}] * 5,  # more than MAX_ALTERNATIVES
+    ],
 )
 def test_group_refuses_malformed_alternatives(
     client: TestClient, photo: bytes, alternatives: list[dict[str, Any]]
@@ -594,6 +598,7 @@ def test_tiles_are_the_detector_classes(client: TestClient) -> None:
     assert [tile["name"] for tile in tiles] == list(DETECTOR_CLASSES)
     assert tiles[13] == {"class_id": 13, "name": "p5", "tile": "5p", "name_zh": "5筒"}
     assert tuple(get_args(DetectorClass)) == DETECTOR_CLASSES
+    assert tuple(get_args(SuitedClass)) == DETECTOR_CLASSES[:BACK]
 
 
 def test_the_context_schema_is_win_context() -> None:

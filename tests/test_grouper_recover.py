@@ -45,7 +45,7 @@ def test_a_tile_found_below_the_threshold_is_taken_back_when_the_hand_is_one_sho
     assert mended.hand.win_tile == truth.win_tile
     assert WarningCode.TILE_COUNT not in mended.codes
     warning = next(w for w in mended.warnings if w.code is WarningCode.UNSURE_TILE)
-    assert warning.indices == (13,) and warning.tiles == ("5m",) and "(0.40)" in warning.message
+    assert warning.indices == (13,) and warning.tiles == ("5m",) and "(40%)" in warning.message
     assert len(found) == 14 and found.names[13] == "m5" and float(found.confidences[13]) == pytest.approx(0.4)
 
 
@@ -93,10 +93,11 @@ def _in_one_group_each(found: Detections, grouping: object) -> bool:
     return indices == list(range(len(found)))
 
 
-def test_the_least_sure_tile_whose_leaving_out_makes_a_win_is_left_out() -> None:
+@pytest.mark.parametrize("first", [0.4, 0.0])  # 0: a tile sent to the API with no confidence
+def test_the_least_sure_tile_whose_leaving_out_makes_a_win_is_left_out(first: float) -> None:
     # a 6p in the row (a discard in line, or a duplicate box): 15 tiles; the 1m is less sure still,
     # but only leaving out the 6p makes a win
-    confidences = [0.4] + [0.9] * 12 + [0.5, 0.9]
+    confidences = [first] + [0.9] * 12 + [0.5, 0.9]
     dets = make_detections(lay_row("123m456m789m234p5p6p 5p", gap=1.0, confidence=confidences))
     grouping = group_detections(dets)
     assert WarningCode.TILE_COUNT in grouping.codes
@@ -105,7 +106,7 @@ def test_the_least_sure_tile_whose_leaving_out_makes_a_win_is_left_out() -> None
     truth = group_detections(make_detections(lay_row(WIN, gap=1.0))).hand
     assert truth is not None and sorted(mended.hand.concealed) == sorted(truth.concealed)
     warning = next(w for w in mended.warnings if w.code is WarningCode.LEFT_OUT_TILE)
-    assert warning.indices == (13,) and warning.tiles == ("6p",) and "(0.50)" in warning.message
+    assert warning.indices == (13,) and warning.tiles == ("6p",) and "(50%)" in warning.message
     assert len(found) == len(dets) and _in_one_group_each(found, mended)  # the box is kept, ignored
     assert mended.win_index is not None and found.names[mended.win_index] == "p5"
 

@@ -186,7 +186,8 @@ class Detections:
 
     def as_json(self) -> list[dict[str, object]]:
         """One object per box: ``tile``, ``confidence``, ``box`` and, when the classifier gave them,
-        ``alternatives``: its next readings ``{tile, confidence}``, likeliest first."""
+        ``alternatives``: its next readings ``{tile, confidence}``, likeliest first (those of confidence 0
+        left out)."""
         rows: list[dict[str, object]] = [
             {
                 "tile": DETECTOR_CLASSES[int(c)],
@@ -202,5 +203,6 @@ class Detections:
                 row["alternatives"] = [
                     {"tile": DETECTOR_CLASSES[int(c)], "confidence": round(float(p), 4)}
                     for c, p in zip(others, confidences, strict=True)
+                    if p > 0  # a place kept for a reading there is none of (e.g. a tile a user named)
                 ]
         return rows

@@ -35,7 +35,11 @@
     adding: false,
     addedIndex: null, // a tile just added: cancelling the palette removes it
     flagged: new Set(),
-    sequence: 0, // the latest request wins
+    // the latest request wins, counted apart for the tiles (photo, corrections) and for the score (the
+    // photo, any change of the hand, the win conditions or the rules): a change of rules never drops a
+    // correction's grouping
+    grouped: 0,
+    scored: 0,
   };
 
   // ---- talking to the API
@@ -121,14 +125,15 @@
     state.score = null;
     render();
     setStatus("识别中… Reading the tiles…");
-    const sequence = ++state.sequence;
+    const sequence = ++state.grouped;
+    const scoring = ++state.scored;
     const form = new FormData();
     form.append("image", file, file.name || "photo.jpg");
     form.append("preset", preset());
     for (const [flag, on] of Object.entries(context())) form.append(flag, on ? "true" : "false");
     try {
       const result = await call("/score-photo", { method: "POST", body: form });
-      if (sequence !== state.sequence) return;
+      if (sequence !== state.grouped) return;
       state.width = result.width;
       state.height = result.height;
       state.detections = result.detections.map(fromServer);
@@ -137,8 +142,9 @@
       $("tools").hidden = false;
       setStatus(`找到 ${state.detections.length} 张牌 Found ${state.detections.length} tiles. Tap a tile to correct it.`);
       render();
+      if (scoring !== state.scored) rescore(); // the win conditions or rules changed meanwhile
     } catch (error) {
-      if (sequence !== state.sequence) return;
+      if (sequence !== state.grouped) return;
       $("stage").hidden = error.status === 415 || error.status === 422 || error.status === 413;
       setStatus(`出错 ${error.message}`, true);
     }
@@ -155,28 +161,32 @@
   // ---- corrections
 
   async function regroup() {
-    const sequence = ++state.sequence;
+    const sequence = ++state.grouped;
     try {
       const grouping = await postJson("/group", {
         width: state.width,
         height: state.height,
         detections: state.detections.map(sent),
       });
-      if (sequence !== state.sequence) return;
-      // a tile re-read as one of its alternatives comes back renamed (its box and order unchanged)
+      if (sequence !== state.grouped) return;
+      // a tile re-read as one of its alternatives comes back renamed (its box and order unchanged); its
+      // first reading becomes one the palette offers
       grouping.detections.forEach((d, i) => {
-        Object.assign(state.detections[i], { tile: d.tile, confidence: d.confidence, alternatives: readings(d.alternatives) });
+        const detection = state.detections[i];
+        if (d.tile !== detection.tile) detection.likely = [...new Set([detection.tile, ...detection.likely])];
+        Object.assign(detection, { tile: d.tile, confidence: d.confidence, alternatives: readings(d.alternatives) });
       });
       state.grouping = groupingOf(grouping);
       render();
-      await rescore(sequence);
+      await rescore();
     } catch (error) {
-      if (sequence !== state.sequence) return;
+      if (sequence !== state.grouped) return;
       setStatus(`出错 ${error.message}`, true);
     }
   }
 
-  async function rescore(sequence = ++state.sequence) {
+  async function rescore() {
+    const sequence = ++state.scored;
     const hand = state.grouping && state.grouping.hand;
     if (!hand) {
       state.score = null;
@@ -185,10 +195,10 @@
     }
     try {
       const score = await postJson("/score", { hand, context: context(), preset: preset() });
-      if (sequence !== state.sequence) return;
+      if (sequence !== state.scored) return;
       state.score = { ok: true, value: score };
     } catch (error) {
-      if (sequence !== state.sequence) return;
+      if (sequence !== state.scored) return;
       state.score = { ok: false, code: error.code, message: error.message };
     }
     renderScore();

@@ -7,10 +7,10 @@ boxes too. The likeliest set of unsure suited tiles that makes a legal win is ta
 overlap no kept tile, the ``MAX_UNSURE`` most confident, most confident sets first). When the hand has
 one or two tiles too many (a duplicate box on a tile, a discard in line with the row), the least sure
 of its tiles whose leaving out makes a legal win are left out (the ``MAX_UNSURE`` least confident, least
-confident sets first). Each try is re-grouped and re-read (``vision.grouping.reread``), at most
-``MAX_TRIES`` of them; an ``unsure_tile`` or ``left_out_tile`` warning names every tile taken back or
-left out, so nothing changes silently. A photo of anything else than a winning hand (a hand off by
-more, a tray of tiles) is left as it was.
+confident sets first). Each try is re-grouped and re-read (``vision.grouping.reread``, itself up to
+its ``MAX_REGROUPS`` re-groupings), at most ``MAX_TRIES`` tries; an ``unsure_tile`` or ``left_out_tile``
+warning names every tile taken back or left out, so nothing changes silently. A photo of anything else
+than a winning hand (a hand off by more, a tray of tiles) is left as it was.
 """
 
 from __future__ import annotations
@@ -22,11 +22,10 @@ from itertools import combinations
 
 import numpy as np
 
-from scoring import score
 from vision.detections import BACK, Detections
 from vision.evaluate import box_iou
 from vision.grouper import group_detections
-from vision.grouping.reread import reread
+from vision.grouping.reread import is_legal_win, reread
 from vision.grouping.result import (
     Group,
     Grouping,
@@ -65,9 +64,7 @@ def _count_off(grouping: Grouping) -> int:
     hand = grouping.hand
     if hand is None or WarningCode.TILE_COUNT not in grouping.codes:
         return 0
-    kongs = sum(meld.kind.is_kong for meld in hand.melds)
-    held = len(hand.concealed) + sum(meld.kind.size for meld in hand.melds)
-    return held - 14 - kongs
+    return len(hand.all_tiles) - 14 - hand.kong_count
 
 
 def _take_back(
@@ -81,7 +78,7 @@ def _take_back(
     for chosen in _likeliest_sets(order, short, candidates.confidences, reverse=True):
         joined = detections.joined(candidates[list(chosen)])
         found, grouped = reread(joined, group_detections(joined))
-        if grouped.hand is not None and score(grouped.hand).valid:
+        if grouped.hand is not None and is_legal_win(grouped.hand):
             added = tuple(sorted(range(len(detections), len(found)), key=lambda i: found.confidences[i]))
             return found, _with_warning(grouped, found, added, WarningCode.UNSURE_TILE, short)
     return detections, grouping
@@ -93,11 +90,12 @@ def _leave_out(detections: Detections, grouping: Grouping, over: int) -> tuple[D
     for chosen in _likeliest_sets(order, over, detections.confidences, reverse=False):
         kept = [i for i in range(len(detections)) if i not in chosen]
         found, grouped = reread(detections[kept], group_detections(detections[kept]))
-        if grouped.hand is not None and score(grouped.hand).valid:
+        if grouped.hand is not None and is_legal_win(grouped.hand):
             every = _scattered(detections, kept, found)
             grouped = _reindexed(grouped, kept)
             left_out = tuple(sorted(chosen, key=lambda i: (float(detections.confidences[i]), i)))
-            grouped = replace(grouped, groups=(*grouped.groups, Group(GroupRole.IGNORED, left_out)))
+            ignored = tuple(Group(GroupRole.IGNORED, (i,)) for i in sorted(left_out))  # one outline each
+            grouped = replace(grouped, groups=(*grouped.groups, *ignored))
             return every, _with_warning(grouped, every, left_out, WarningCode.LEFT_OUT_TILE, over)
     return detections, grouping
 
@@ -118,10 +116,11 @@ def _likeliest_sets(
     order: list[int], size: int, confidences: np.ndarray, *, reverse: bool
 ) -> list[tuple[int, ...]]:
     """Sets of ``size`` of ``order``, by the product of their confidences (highest first when
-    ``reverse``, else lowest first), the first ``MAX_TRIES``."""
+    ``reverse``, else lowest first), the first ``MAX_TRIES``. A confidence of 0 (a tile sent to the API
+    with no confidence) ranks as the least likely."""
     sets = sorted(
         combinations(order, size),
-        key=lambda chosen: math.fsum(math.log(float(confidences[i])) for i in chosen),
+        key=lambda chosen: math.fsum(math.log(max(float(confidences[i]), 1e-6)) for i in chosen),
         reverse=reverse,
     )
     return sets[:MAX_TRIES]
@@ -147,7 +146,7 @@ def _with_warning(
     """``grouping`` with a warning naming the tiles taken back or left out (least confident first)."""
     tiles = tuple(warning_name(int(found.class_ids[i])) for i in indices)
     what = ", ".join(
-        f"{tile} ({float(found.confidences[i]):.2f})" for tile, i in zip(tiles, indices, strict=True)
+        f"{tile} ({float(found.confidences[i]):.0%})" for tile, i in zip(tiles, indices, strict=True)
     )
     plural = "s" if off > 1 else ""
     if code is WarningCode.UNSURE_TILE:

@@ -39,7 +39,7 @@ Change = tuple[int, int]  # (detection index, rank of the alternative)
 
 def reread(detections: Detections, grouping: Grouping) -> tuple[Detections, Grouping]:
     """The detections and grouping with the cheapest re-reading that makes a legal win, or unchanged."""
-    if detections.alternatives is None or grouping.hand is None or _is_legal_win(grouping.hand):
+    if detections.alternatives is None or grouping.hand is None or is_legal_win(grouping.hand):
         return detections, grouping
     if WarningCode.TILE_COUNT in grouping.codes:
         return detections, grouping  # a tile missing or one too many: no re-reading mends that
@@ -49,7 +49,7 @@ def reread(detections: Detections, grouping: Grouping) -> tuple[Detections, Grou
     regroups = 0
     for changes in _by_cost(detections, grouping):
         if all(i in concealed for i, _ in changes):
-            if not _is_legal_win(_changed_hand(grouping, detections, changes)):
+            if not is_legal_win(_changed_hand(grouping, detections, changes)):
                 continue
         elif regroups < MAX_REGROUPS:
             regroups += 1
@@ -59,7 +59,7 @@ def reread(detections: Detections, grouping: Grouping) -> tuple[Detections, Grou
         for i, rank in changes:
             candidate = candidate.reread(i, rank)
         regrouped = group_detections(candidate)
-        if regrouped.hand is not None and _is_legal_win(regrouped.hand):
+        if regrouped.hand is not None and is_legal_win(regrouped.hand):
             return candidate, _with_warning(regrouped, detections, changes)
     return detections, grouping
 
@@ -101,7 +101,8 @@ def _changed_hand(grouping: Grouping, detections: Detections, changes: tuple[Cha
     return replace(grouping.hand, concealed=tuple(tiles), win_tile=win_tile)
 
 
-def _is_legal_win(hand: Hand) -> bool:
+def is_legal_win(hand: Hand) -> bool:
+    """Whether the hand scores as a win (the rules' default preset)."""
     return score(hand).valid
 
 
