@@ -60,7 +60,7 @@ def group(request: GroupRequest) -> dict[str, Any]:
     hand is re-read with the tiles' ``alternatives`` (a ``reread_tile`` warning names each tile read
     otherwise) and the least sure of a tile or two too many are left out (``left_out_tile``);
     ``detections`` comes back as grouped. A tile sent without alternatives, such as one the user
-    corrected, is taken as it is."""
+    corrected, is never re-read."""
     items = [
         (d.tile, d.box, d.confidence, [(a.tile, a.confidence) for a in d.alternatives])
         for d in request.detections
