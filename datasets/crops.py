@@ -18,8 +18,8 @@ import numpy as np
 from PIL import Image
 
 from datasets.labels import DatasetError, LabelledImage
+from vision.boxes import box_iou
 from vision.classifier import CLASSIFIER_CLASSES, CROP_MARGIN, CROP_SIZE, NONE, tile_crops
-from vision.evaluate import box_iou
 
 TURNS = (0, 0, 0, 0, 2, 2, 1, 3)  # quarter turns, drawn uniformly: upright most often
 

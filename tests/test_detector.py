@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from vision.boxes import box_iou
 from vision.detections import DETECTOR_CLASSES, Detections
 from vision.detector import DEFAULT_WEIGHTS, MODELS_DIR, Detector, ModelError
-from vision.evaluate import box_iou
 from vision.images import load_photo
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

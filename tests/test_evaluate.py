@@ -9,8 +9,9 @@ import pytest
 from PIL import Image
 
 from datasets.labels import Box, LabelledImage
+from vision.boxes import box_iou
 from vision.detections import HONOUR, Detections
-from vision.evaluate import average_precision, box_iou, evaluate, save_confusion_png
+from vision.evaluate import average_precision, evaluate, save_confusion_png
 
 SIZE = (200, 100)
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from vision import looks
+from vision.boxes import box_iou
 from vision.detector import Detector, letterbox, unletterbox
-from vision.evaluate import box_iou
 
 
 def test_whole_photo_look_scales_the_long_side() -> None:

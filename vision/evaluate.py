@@ -20,36 +20,12 @@ from pathlib import Path
 import numpy as np
 
 from datasets.labels import LabelledImage
+from vision.boxes import box_iou, inside_fraction
 from vision.detections import BACK, DETECTOR_CLASSES, HONOUR, Detections
 from vision.images import load_photo
 
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 SUITED = range(27)
-
-
-def _intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    top_left = np.maximum(a[:, None, :2], b[None, :, :2])
-    bottom_right = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    return np.prod(np.clip(bottom_right - top_left, 0, None), axis=2)
-
-
-def _areas(boxes: np.ndarray) -> np.ndarray:
-    return np.prod(boxes[:, 2:] - boxes[:, :2], axis=1)
-
-
-def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """IoU matrix of xyxy boxes a (N,4) and b (M,4)."""
-    if len(a) == 0 or len(b) == 0:
-        return np.zeros((len(a), len(b)), np.float32)
-    inter = _intersections(a, b)
-    return inter / np.maximum(_areas(a)[:, None] + _areas(b)[None, :] - inter, 1e-9)
-
-
-def _inside_fraction(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Fraction of each box of a covered by each box of b."""
-    if len(a) == 0 or len(b) == 0:
-        return np.zeros((len(a), len(b)), np.float32)
-    return _intersections(a, b) / np.maximum(_areas(a)[:, None], 1e-9)
 
 
 def average_precision(recall: np.ndarray, precision: np.ndarray) -> float:
@@ -212,7 +188,7 @@ def on_honours(boxes: np.ndarray, honour_boxes: np.ndarray) -> np.ndarray:
     """Which boxes lie mostly on an honour tile's box: don't-care regions."""
     if not len(honour_boxes):
         return np.zeros(len(boxes), bool)
-    return np.asarray(_inside_fraction(boxes, honour_boxes).max(axis=1) > 0.5)
+    return np.asarray(inside_fraction(boxes, honour_boxes).max(axis=1) > 0.5)
 
 
 def _near_labels(boxes: np.ndarray, labels: np.ndarray) -> np.ndarray:

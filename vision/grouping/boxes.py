@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from vision.boxes import areas, intersections
+
 
 def drop_duplicates(
     boxes: np.ndarray, confidences: np.ndarray, *, iou: float, cover: float
@@ -14,14 +16,8 @@ def drop_duplicates(
     Returns the kept indices (ascending) and ``(dropped, kept in its place)`` pairs.
     """
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    area = np.prod(boxes[:, 2:] - boxes[:, :2], axis=1)
-    sides = np.clip(
-        np.minimum(boxes[:, None, 2:], boxes[None, :, 2:])
-        - np.maximum(boxes[:, None, :2], boxes[None, :, :2]),
-        0,
-        None,
-    )
-    inter = sides[..., 0] * sides[..., 1]
+    area = areas(boxes)
+    inter = intersections(boxes, boxes)
     union = area[:, None] + area[None, :] - inter
     smaller = np.minimum(area[:, None], area[None, :])
     same = (inter > 0) & ((inter >= iou * union) | (inter >= cover * smaller))

@@ -22,8 +22,8 @@ from itertools import combinations
 
 import numpy as np
 
+from vision.boxes import box_iou
 from vision.detections import BACK, Detections
-from vision.evaluate import box_iou
 from vision.grouper import group_detections
 from vision.grouping.reread import is_legal_win, reread
 from vision.grouping.result import (
