@@ -104,11 +104,11 @@ def recognition_json(photo: Photo, detections: Detections, grouping: Grouping) -
     return {"width": width, "height": height, "detections": detections.as_json(), **grouping_json(grouping)}
 
 
-Reading = tuple[str, Sequence[float], float, Sequence[tuple[str, float]]]
+DetectionItem = tuple[str, Sequence[float], float, Sequence[tuple[str, float]]]
 """A detection as the API takes it: class name, box, confidence, alternatives (suited name, confidence)."""
 
 
-def detections_from(items: Sequence[Reading], size: tuple[int, int]) -> Detections:
+def detections_from(items: Sequence[DetectionItem], size: tuple[int, int]) -> Detections:
     """Detections read from the API (already validated) as ``Detections``.
 
     Every row gets as many alternatives as the longest list given; the missing ones have confidence 0,
@@ -133,7 +133,7 @@ def detections_from(items: Sequence[Reading], size: tuple[int, int]) -> Detectio
     )
 
 
-def detections_in_photo(items: Sequence[Reading], size: tuple[int, int]) -> Detections:
+def detections_in_photo(items: Sequence[DetectionItem], size: tuple[int, int]) -> Detections:
     """As ``detections_from``; a box outside the photo raises ``ApiError`` 422 ``box_outside_image``."""
     width, height = size
     for index, (_, (x1, y1, x2, y2), _, _) in enumerate(items):
