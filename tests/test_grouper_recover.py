@@ -142,6 +142,28 @@ def test_the_pipeline_takes_back_an_unsure_tile_and_says_so() -> None:
     assert len(found) == 14 and grouping.hand is not None and len(grouping.hand.concealed) == 14
 
 
+def test_a_tile_torn_between_two_faces_counts_as_found_and_the_hand_picks_its_face() -> None:
+    # the 5m (index 4) read 6m at 0.42 with 5m at 0.4: neither reading reaches 0.55, but the detector is
+    # sqrt(0.42^2 + 0.4^2) = 0.58 sure a tile is there, so it is kept and the win reads it as 5m
+    whole = _whole()
+    others = np.array([[(c + 1) % 27] for c in map(int, whole.class_ids)], np.int64)
+    other_confidences = np.full((len(whole), 1), 0.01, np.float32)
+    class_ids, confidences = whole.class_ids.copy(), whole.confidences.copy()
+    class_ids[4], confidences[4], others[4, 0], other_confidences[4, 0] = 5, 0.42, 4, 0.4
+    dets = Detections(whole.boxes, class_ids, confidences, whole.image_size, others, other_confidences)
+    assert dets.presences[4] == pytest.approx(0.58, abs=0.01) and dets.presences[0] > dets.confidences[0]
+    width, height = whole.image_size
+    photo = Photo(np.zeros((height, width, 3), np.uint8), (width, height))
+    _, found, grouping = pipeline.recognise(photo, _ThresholdDetector(dets), conf=0.55)  # type: ignore[arg-type]
+    assert grouping.codes == (WarningCode.REREAD_TILE,)  # kept, not taken back as unsure
+    assert found.names[4] == "m5" and grouping.hand is not None and len(grouping.hand.concealed) == 14
+
+
+def test_presences_are_the_confidences_without_other_readings() -> None:
+    whole = _whole()
+    assert whole.presences is whole.confidences
+
+
 def test_warnings_name_every_kind_of_tile() -> None:
     # a tile taken back or left out may be a back (a concealed kong's) or an honour, not only a suited tile
     assert [warning_name(c) for c in (0, 13, 26, BACK, HONOUR)] == ["1m", "5p", "9s", "back", "honour"]

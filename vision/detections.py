@@ -138,6 +138,16 @@ class Detections:
             self.boxes[index], self.class_ids[index], self.confidences[index], self.image_size, *others
         )
 
+    @property
+    def presences(self) -> np.ndarray:
+        """How sure the detector is that each box holds a tile, whichever of its readings it is: the first
+        and the other readings' confidences pooled (each is sqrt(box x face), so this is sqrt(box x
+        their summed face probability)); the confidences themselves without alternatives."""
+        if self.alternative_confidences is None:
+            return self.confidences
+        pooled = self.confidences**2 + (self.alternative_confidences**2).sum(axis=1)
+        return np.sqrt(np.minimum(pooled, 1.0)).astype(np.float32)
+
     def joined(self, other: Detections) -> Detections:
         """These detections followed by ``other``'s (same photo); alternatives kept when both have
         them, as many per box as the fewer of the two."""

@@ -64,9 +64,13 @@ def recognise(
     source: bytes | str | Path | Photo, detector: Detector, *, conf: float = DEFAULT_CONF
 ) -> tuple[Photo, Detections, Grouping]:
     """Detect and group (``read_hand``), so the detections returned may differ from the detector's: a
-    tile re-read, or an unsure tile (found below ``conf``) taken back at the end."""
+    tile re-read, or an unsure tile (found below ``conf``) taken back at the end.
+
+    A tile counts as found when the detector is ``conf`` sure that it lies there, whichever of its
+    readings it is (``Detections.presences``): a tile the classifier cannot tell between two faces is
+    still a tile of the hand, and the hand's legality picks its reading (``reread``)."""
     photo, found = detect_tiles(source, detector, conf=min(conf, UNSURE_CONF))
-    sure = found.confidences >= conf
+    sure = found.presences >= conf
     return photo, *read_hand(found[sure], found[~sure])
 
 
