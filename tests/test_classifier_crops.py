@@ -123,3 +123,52 @@ def test_windows_rescale_clip_and_drop_tiles_mostly_outside(tmp_path: Path) -> N
         names = {b.class_id for b in window.boxes}
         assert not {4, 5} <= names  # 440 scaled pixels apart: never both in a 128 window
     assert len(read_yolo(tmp_path / "w")) == 6
+
+
+def _tilted_row(angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """A grey picture of three 30x40 tiles in a row turned by ``angle`` degrees (y down), each with a
+    red top half and a white bottom half; their axis-aligned boxes."""
+    import cv2
+
+    pixels = np.full((300, 300, 3), 128, np.uint8)
+    turn = np.radians(angle)
+    along, up = np.array([np.cos(turn), np.sin(turn)]), np.array([np.sin(turn), -np.cos(turn)])
+    boxes = []
+    for k in (-1, 0, 1):
+        centre = np.array([150.0, 150.0]) + k * 32 * along
+        corners = [centre + sx * 15 * along + sy * 20 * up for sx, sy in ((-1, 1), (1, 1), (1, -1), (-1, -1))]
+        middle = [centre - 15 * along, centre + 15 * along]
+        cv2.fillPoly(
+            pixels, [np.array([corners[0], corners[1], middle[1], middle[0]], np.int32)], (255, 0, 0)
+        )
+        cv2.fillPoly(
+            pixels, [np.array([middle[0], middle[1], corners[2], corners[3]], np.int32)], (255, 255, 255)
+        )
+        points = np.array(corners)
+        boxes.append([*points.min(axis=0), *points.max(axis=0)])
+    return pixels, np.array(boxes, np.float32)
+
+
+@pytest.mark.parametrize("angle", [0.0, 35.0, -50.0])
+def test_a_tile_in_a_tilted_row_is_cut_turned_upright(angle: float) -> None:
+    from vision.boxes import row_directions
+    from vision.classifier import upright_crops
+
+    pixels, boxes = _tilted_row(angle)
+    angles, pitches = row_directions(boxes)
+    assert angles == pytest.approx([angle] * 3, abs=1.0) and pitches == pytest.approx([32.0] * 3, abs=1.0)
+    (crop,) = upright_crops(pixels, boxes[1:2], angles[1:2], pitches[1:2], size=48, margin=0.0)
+    # the middle tile fills the crop: red above, white below, no grey table at the sides
+    assert (crop[4:20, 6:42] == (255, 0, 0)).all(axis=2).mean() > 0.95
+    assert (crop[28:44, 6:42] == (255, 255, 255)).all(axis=2).mean() > 0.95
+    # the axis-aligned crop of a tilted tile holds the table and its neighbours as well
+    (boxed,) = tile_crops(pixels, boxes[1:2], size=48, margins=0.0)
+    assert ((boxed[4:20, 6:42] == (255, 0, 0)).all(axis=2).mean() > 0.95) == (angle == 0.0)
+
+
+def test_a_box_without_neighbours_has_no_row() -> None:
+    from vision.boxes import row_directions
+
+    angles, pitches = row_directions(np.array([[0, 0, 10, 14], [100, 100, 110, 114]], np.float32))
+    assert np.isnan(angles).all() and np.isnan(pitches).all()
+    assert [len(a) for a in row_directions(np.zeros((0, 4), np.float32))] == [0, 0]

@@ -29,3 +29,40 @@ def inside_fraction(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if len(a) == 0 or len(b) == 0:
         return np.zeros((len(a), len(b)), np.float32)
     return intersections(a, b) / np.maximum(areas(a)[:, None], 1e-9)
+
+
+NEIGHBOUR_REACH = 1.3  # a neighbour's centre lies within this many tile sizes (sqrt of the box area)
+NEIGHBOUR_SIZES = 1.5  # a neighbour is at most this much larger or smaller
+
+
+def row_directions(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each box's row as its nearest neighbours of about its size show it: the row's direction in
+    degrees (-90, 90], image axes with y down, 0 along the x axis) and its pitch (centre to centre);
+    NaN for both where a box has no such neighbour.
+
+    With a neighbour on either side the direction runs from one to the other; else it points to the
+    nearest neighbour.
+    """
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    angles = np.full(len(boxes), np.nan)
+    pitches = np.full(len(boxes), np.nan)
+    if len(boxes) < 2:
+        return angles, pitches
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    sizes = np.sqrt(np.maximum(areas(boxes), 1e-9))
+    distances = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    larger, smaller = np.maximum(sizes[:, None], sizes[None]), np.minimum(sizes[:, None], sizes[None])
+    near = (distances > 0.3 * smaller) & (distances < NEIGHBOUR_REACH * larger)
+    near &= larger < NEIGHBOUR_SIZES * smaller
+    for i in range(len(boxes)):
+        nearest = [int(j) for j in np.argsort(distances[i], kind="stable") if near[i, j]][:2]
+        if not nearest:
+            continue
+        if len(nearest) == 2 and np.dot(*(centres[nearest] - centres[i])) < 0:  # one on either side
+            step, pitch = centres[nearest[1]] - centres[nearest[0]], distances[nearest[0], nearest[1]] / 2
+        else:
+            step, pitch = centres[nearest[0]] - centres[i], distances[i, nearest[0]]
+        angle = np.degrees(np.arctan2(step[1], step[0]))
+        angles[i] = 90.0 - (90.0 - angle) % 180.0  # folded into (-90, 90]
+        pitches[i] = pitch
+    return angles, pitches

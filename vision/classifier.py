@@ -15,6 +15,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.boxes import row_directions
 from vision.detections import DETECTOR_CLASSES
 from vision.onnx_model import load_onnx
 
@@ -52,6 +53,42 @@ def tile_crops(
         bottom = int(np.clip(np.ceil(y2 + extra[i, 3] * h), top + 1, height))
         patch = pixels[top:bottom, left:right]
         shrinking = patch.shape[0] > size or patch.shape[1] > size
+        crops[i] = cv2.resize(
+            patch, (size, size), interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR
+        )
+    return crops
+
+
+def upright_crops(
+    pixels: np.ndarray,
+    boxes: np.ndarray,
+    angles: np.ndarray,
+    pitches: np.ndarray,
+    size: int = CROP_SIZE,
+    margin: float = CROP_MARGIN,
+) -> np.ndarray:
+    """(N, size, size, 3) uint8 crops of tiles in rows, each turned so that its row runs along
+    the x axis (``angles`` in degrees, as ``vision.boxes.row_directions`` gives them) and cut to the
+    tile itself: ``pitches`` wide, as tall as the box and the angle say, widened by ``margin``.
+
+    A box around a tile in a tilted row holds slices of its neighbours; turned, the tile fills the crop.
+    """
+    crops = np.zeros((len(boxes), size, size, 3), np.uint8)
+    for i, ((x1, y1, x2, y2), angle, pitch) in enumerate(zip(boxes, angles, pitches, strict=True)):
+        turn = np.radians(abs(float(angle)))
+        sin, cos = np.sin(turn), np.cos(turn)
+        # the box's sides are pitch*cos + tall*sin and pitch*sin + tall*cos: tall, least squares
+        tall = float(
+            np.clip((x2 - x1) * sin + (y2 - y1) * cos - 2 * pitch * cos * sin, 0.8 * pitch, 2.2 * pitch)
+        )
+        out_w, out_h = max(1, round(pitch * (1 + 2 * margin))), max(1, round(tall * (1 + 2 * margin)))
+        centre = ((x1 + x2) / 2, (y1 + y2) / 2)
+        turning = cv2.getRotationMatrix2D((float(centre[0]), float(centre[1])), float(angle), 1.0)
+        turning[:, 2] += (out_w / 2 - centre[0], out_h / 2 - centre[1])
+        patch = cv2.warpAffine(
+            pixels, turning, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
+        shrinking = out_w > size or out_h > size
         crops[i] = cv2.resize(
             patch, (size, size), interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR
         )
@@ -119,11 +156,23 @@ class TileClassifier:
         """(N, len(CLASSIFIER_CLASSES)) probabilities for boxes of an RGB image.
 
         Each crop is read upright and upside down (a tile seen from across the table is the same
-        tile) and the two readings averaged.
+        tile) and the two readings averaged. A tile in a row (``vision.boxes.row_directions``) is read
+        a second time turned along its row (``upright_crops``), and the two views averaged.
         """
-        crops = tile_crops(pixels, boxes, self.imgsz)
-        both = self.probabilities(np.concatenate([crops, crops[:, ::-1, ::-1]]))
-        return (both[: len(crops)] + both[len(crops) :]) / 2
+        boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+        angles, pitches = row_directions(boxes)
+        in_row = np.flatnonzero(np.isfinite(angles))
+        views = np.concatenate(
+            [
+                tile_crops(pixels, boxes, self.imgsz),
+                upright_crops(pixels, boxes[in_row], angles[in_row], pitches[in_row], self.imgsz),
+            ]
+        )
+        both = self.probabilities(np.concatenate([views, views[:, ::-1, ::-1]]))
+        probs = (both[: len(views)] + both[len(views) :]) / 2
+        read = probs[: len(boxes)]
+        read[in_row] = (read[in_row] + probs[len(boxes) :]) / 2
+        return read
 
     def classify(self, pixels: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Class ids (into ``CLASSIFIER_CLASSES``) and their probabilities for boxes of an RGB image."""
