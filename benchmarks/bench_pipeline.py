@@ -1,6 +1,7 @@
 """Photo -> score, measured on synthetic scenes with known truth (``smj dataset synth`` output).
 
-    python benchmarks/bench_pipeline.py DIR [DIR ...] [--weights W] [--limit N] [--truth-detections]
+    python benchmarks/bench_pipeline.py DIR [DIR ...] [--weights W] [--classifier C] [--limit N]
+        [--truth-detections]
 
 For every scene of ``DIR/scenes.jsonl`` whose true hand is a win: reads the JPEG bytes, detects, groups
 and scores, then compares with the truth. Prints, per folder, the full-hand exact rate (concealed
@@ -65,10 +66,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("data", type=Path, nargs="+")
     parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
+    parser.add_argument("--classifier", type=Path, help="tile classifier weights (default: the shipped one)")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--truth-detections", action="store_true")
     args = parser.parse_args(argv)
-    detector = None if args.truth_detections else Detector(args.weights)
+    detector = None if args.truth_detections else Detector(args.weights, classifier=args.classifier)
     for folder in args.data:
         _measure(folder, detector, args)
     return 0

@@ -1,6 +1,6 @@
 """The detector on some roles of the tiles of synthetic scenes only: the player's own tiles, by default.
 
-    python benchmarks/bench_roles.py DIR [--roles hand,meld] [--weights models/tiles.onnx]
+    python benchmarks/bench_roles.py DIR [--roles hand,meld] [--weights models/tiles.onnx] [--classifier C]
 
 ``smj eval`` scores every labelled tile of a scene: the player's hand and melds, but also discards,
 other players' rows and walls, often 10-30 px far tiles that no user needs read. This reads
@@ -30,6 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("data", type=Path)
     parser.add_argument("--roles", default="hand,meld", help="comma-separated roles kept as the truth")
     parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
+    parser.add_argument("--classifier", type=Path, help="tile classifier weights (default: the shipped one)")
     args = parser.parse_args(argv)
     roles = set(args.roles.split(","))
     images = []
@@ -44,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not images:
         print(f"{args.data}: no scenes", file=sys.stderr)
         return 2
-    result = evaluate(Detector(args.weights), images)
+    result = evaluate(Detector(args.weights, classifier=args.classifier), images)
     print(
         f"{args.weights.name} on {args.data} ({len(images)} scenes), {', '.join(sorted(roles))} tiles: "
         f"mAP50 {result.map50:.3f}  mAP50-95 {result.map50_95:.3f}  precision {result.precision:.3f}  "
