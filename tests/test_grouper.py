@@ -422,6 +422,19 @@ def test_duplicate_box() -> None:
     assert ignored == [type(ignored[0])(GroupRole.IGNORED, (len(items) - 1,))]
 
 
+def test_a_box_straddling_two_tiles_of_a_meld_is_a_duplicate() -> None:
+    # a pong lying flat: the detector put a fourth, less sure box over the gap between two of its tiles,
+    # overlapping one of them by more than half its union (0.58 on a synthetic photo): one tile, not two
+    tiles = lay_hand("123m456p789s5p", "5p", ["555s"])
+    items = [(t.box, t.class_id, 0.9) for t in tiles]
+    x1, y1, x2, y2 = items[-2][0]  # the pong's middle tile
+    straddling = (x1 - 0.3 * (x2 - x1), y1, x2 - 0.3 * (x2 - x1), y2)  # IoU 0.54 with the middle tile
+    items.append((straddling, parse_tile("5s"), 0.5))
+    grouping = group_detections(make_detections(items))
+    assert_hand(grouping.hand, "123m456p789s5p5p", "5p", (MeldKind.PONG, "5s"))
+    assert [w.code for w in grouping.warnings] == [WarningCode.DUPLICATE_BOX]
+
+
 def test_fifth_copy() -> None:
     tiles = lay_hand("1111m456p789s11p", "1m")  # five 1m
     _, grouping = read(tiles)
