@@ -2,8 +2,10 @@
 
 Training crops are jittered the way a localiser's boxes are wrong (uneven margins, a shifted box)
 and turned by quarter turns (a tile lying in a meld, or read from across the table); a mirrored
-tile never is. ``none`` crops are patches of the photo away from every tile, so the classifier
-learns to reject the localiser's false alarms. Validation crops are cut exactly as at inference.
+tile never is. Some tiles in rows are cut turned along their row instead, as the classifier's second
+view reads them (``vision.classifier.upright_crops``). ``none`` crops are patches of the photo away
+from every tile, so the classifier learns to reject the localiser's false alarms. Validation crops
+are cut exactly as the first view at inference.
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ import numpy as np
 from PIL import Image
 
 from datasets.labels import DatasetError, LabelledImage
-from vision.boxes import box_iou
-from vision.classifier import CLASSIFIER_CLASSES, CROP_MARGIN, CROP_SIZE, NONE, tile_crops
+from vision.boxes import box_iou, row_directions
+from vision.classifier import CLASSIFIER_CLASSES, CROP_MARGIN, CROP_SIZE, NONE, tile_crops, upright_crops
 
 TURNS = (0, 0, 0, 0, 2, 2, 1, 3)  # quarter turns, drawn uniformly: upright most often
+UPRIGHT_SHARE = 0.3  # of the training crops of tiles in rows, cut turned along their row
 
 
 def _jittered_margins(rng: random.Random, n: int) -> np.ndarray:
@@ -84,6 +87,8 @@ def write_crops(
         boxes = np.concatenate([boxes, extra])
         margins: np.ndarray | float = _jittered_margins(rng, len(boxes)) if augment else CROP_MARGIN
         crops = tile_crops(pixels, boxes, size, margins)
+        if augment:
+            _turn_some_along_their_rows(rng, pixels, all_boxes, np.repeat(chosen, copies), crops, size)
         for number, (crop, class_id) in enumerate(zip(crops, classes, strict=True)):
             turned = np.rot90(crop, rng.choice(TURNS)) if augment else crop
             name = CLASSIFIER_CLASSES[class_id]
@@ -92,6 +97,29 @@ def write_crops(
             )
             counts[name] += 1
     return counts
+
+
+def _turn_some_along_their_rows(
+    rng: random.Random,
+    pixels: np.ndarray,
+    all_boxes: np.ndarray,
+    indices: np.ndarray,
+    crops: np.ndarray,
+    size: int,
+) -> None:
+    """Replace ``UPRIGHT_SHARE`` of the crops of tiles in rows (``crops[k]`` is of box ``indices[k]``)
+    by crops turned along their row, with a jittered margin."""
+    angles, pitches = row_directions(all_boxes)
+    for k, index in enumerate(indices):
+        if np.isfinite(angles[index]) and rng.random() < UPRIGHT_SHARE:
+            crops[k] = upright_crops(
+                pixels,
+                all_boxes[index : index + 1],
+                angles[index : index + 1],
+                pitches[index : index + 1],
+                size,
+                rng.uniform(0.0, 0.16),
+            )[0]
 
 
 @dataclass(frozen=True)

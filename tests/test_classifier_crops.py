@@ -172,3 +172,40 @@ def test_a_box_without_neighbours_has_no_row() -> None:
     angles, pitches = row_directions(np.array([[0, 0, 10, 14], [100, 100, 110, 114]], np.float32))
     assert np.isnan(angles).all() and np.isnan(pitches).all()
     assert [len(a) for a in row_directions(np.zeros((0, 4), np.float32))] == [0, 0]
+
+
+def _reads_upright(crop: np.ndarray) -> bool:
+    """Whether some quarter turn of ``crop`` shows a red band above a white one, as a tile cut along
+    its row does (an axis-aligned crop of a tilted tile has them slanted)."""
+    for turn in range(4):
+        turned = np.rot90(crop, turn)
+        n = turned.shape[0]
+        above, below = turned[int(0.3 * n) : int(0.42 * n)].astype(int), turned[int(0.58 * n) : int(0.7 * n)]
+        red = ((above[..., 0] > 200) & (above[..., 1:] < 60).all(axis=2)).mean()
+        white = (below > 200).all(axis=2).mean()
+        if red > 0.75 and white > 0.75:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0])
+def test_training_crops_of_tiles_in_rows_are_cut_along_their_rows_in_share(
+    tmp_path: Path, share: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import datasets.crops
+
+    monkeypatch.setattr(datasets.crops, "UPRIGHT_SHARE", share)
+    pixels, boxes = _tilted_row(35.0)
+    Image.fromarray(pixels).save(tmp_path / "row.png")
+    labelled = LabelledImage(
+        tmp_path / "row.png",
+        tuple(Box.from_xyxy(4, tuple(map(float, b)), 300, 300) for b in boxes),  # type: ignore[arg-type]
+        300,
+        300,
+        source="row",
+        split="train",
+    )
+    build_crop_dataset([CropSource([labelled], copies=4)], tmp_path / "crops", seed=3, size=48)
+    crops = [np.asarray(Image.open(p)) for p in sorted((tmp_path / "crops" / "train" / "m5").glob("*.png"))]
+    assert len(crops) == 12
+    assert sum(_reads_upright(c) for c in crops) == (12 if share else 0)
