@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.detection_builders import TILE_H, lay_row, make_detections
+from scoring.tiles import parse_tiles
+from tests.detection_builders import TILE_H, lay_hand, lay_row, make_detections
 from vision import pipeline
 from vision.detections import BACK, HONOUR, Detections
 from vision.grouper import WarningCode, group_detections
@@ -162,6 +163,30 @@ def test_a_tile_torn_between_two_faces_counts_as_found_and_the_hand_picks_its_fa
 def test_presences_are_the_confidences_without_other_readings() -> None:
     whole = _whole()
     assert whole.presences is whole.confidences
+
+
+def test_an_unsure_tile_of_the_row_is_taken_back_instead_of_a_lone_tile_apart() -> None:
+    # the 5m was found at 0.4 only, and the grouper made up the count with a lone 7s lying below the
+    # row (not_a_meld): taking back the 5m makes a win without it, the 7s left out as a stray
+    tiles = lay_hand("123m456m789m234p5p", "5p", ["7s"])
+    kept, unsure = _split(make_detections(tiles), {4: 0.4})
+    grouping = group_detections(kept)
+    assert grouping.codes == (WarningCode.NOT_A_MELD,)
+    found, mended = mend_count(kept, unsure, grouping)
+    assert mended.hand is not None
+    assert sorted(mended.hand.concealed) == sorted(parse_tiles("123456789m23455p"))
+    assert mended.codes == (WarningCode.STRAY_TILES, WarningCode.UNSURE_TILE)
+    warning = next(w for w in mended.warnings if w.code is WarningCode.UNSURE_TILE)
+    assert warning.tiles == ("5m",) and "made up its count" in warning.message and len(found) == len(tiles)
+
+
+def test_a_lone_tile_apart_stays_when_no_unsure_tile_makes_a_win() -> None:
+    tiles = lay_hand("123m456m789m234p5p", "5p", ["7s"])
+    kept, unsure = _split(make_detections(tiles), {4: 0.4})
+    wrong = Detections(unsure.boxes, np.array([parse_tiles("9s")[0]]), unsure.confidences, unsure.image_size)
+    grouping = group_detections(kept)
+    found, mended = mend_count(kept, wrong, grouping)
+    assert found is kept and mended is grouping
 
 
 def test_warnings_name_every_kind_of_tile() -> None:

@@ -35,8 +35,9 @@ warning. Warnings name the tiles concerned, least confident first:
 ``no_tiles``             no suited tile at all: ``hand`` is None
 ``reread_tile``          the first reading was no winning hand: up to three tiles read as the classifier's
                          second or third choice (``vision.grouping.reread``, in ``vision.pipeline``)
-``unsure_tile``          the hand was a tile or two short: tiles found below the confidence threshold were
-                         taken back (``vision.grouping.recover``, in ``vision.pipeline``)
+``unsure_tile``          the hand was a tile or two short, or lone tiles apart made up its count: tiles found
+                         below the confidence threshold were taken back (``vision.grouping.recover``, in
+                         ``vision.pipeline``)
 ``left_out_tile``        the hand had a tile or two too many: the least sure ones whose leaving out makes a
                          win were left out (``vision.grouping.recover``, in ``vision.pipeline``)
 ======================  ==================================================================================

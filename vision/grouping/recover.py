@@ -4,9 +4,12 @@ A hand that won has 14 tiles plus one per kong. When the grouped hand lacks one 
 can mend that, the tiles it lacks were likely found but not kept: the detector keeps a tile when its
 confidence reaches the operating threshold, and below it (down to ``UNSURE_CONF``) it found *unsure*
 boxes too. The likeliest set of unsure suited tiles that makes a legal win is taken back (those that
-overlap no kept tile, the ``MAX_UNSURE`` most confident, most confident sets first). When the hand has
-one or two tiles too many (a duplicate box on a tile, a discard in line with the row), the least sure
-of its tiles whose leaving out makes a legal win are left out (the ``MAX_UNSURE`` least confident, least
+overlap no kept tile, the ``MAX_UNSURE`` most confident, most confident sets first). A hand of the
+right count that took in lone tiles lying apart from it (``not_a_meld``: a tile of its own was likely
+missed, and a discard filled its place) takes back one or two unsure tiles the same way when that makes
+a legal win without lone tiles. When the hand has one or two tiles too many (a duplicate box on a tile,
+a discard in line with the row), the least sure of its tiles whose leaving out makes a legal win are
+left out (the ``MAX_UNSURE`` least confident, least
 confident sets first). Each try is re-grouped and re-read (``vision.grouping.reread``, itself up to
 its ``MAX_REGROUPS`` re-groupings), at most ``MAX_TRIES`` tries; an ``unsure_tile`` or ``left_out_tile``
 warning names every tile taken back or left out, so nothing changes silently. A photo of anything else
@@ -56,7 +59,20 @@ def mend_count(
         return _take_back(detections, unsure, grouping, -off)
     if 1 <= off <= MAX_OFF:
         return _leave_out(detections, grouping, off)
+    if unsure is not None and _took_in_lone_tiles(grouping):
+        for count in range(1, MAX_OFF + 1):
+            found, mended = _take_back(detections, unsure, grouping, count, instead_of_lone=True)
+            if mended is not grouping:
+                return found, mended
     return detections, grouping
+
+
+def _took_in_lone_tiles(grouping: Grouping) -> bool:
+    """A hand of the right count that counts lone tiles lying apart from it as concealed tiles."""
+    codes = grouping.codes
+    return (
+        grouping.hand is not None and WarningCode.NOT_A_MELD in codes and WarningCode.TILE_COUNT not in codes
+    )
 
 
 def _count_off(grouping: Grouping) -> int:
@@ -68,8 +84,15 @@ def _count_off(grouping: Grouping) -> int:
 
 
 def _take_back(
-    detections: Detections, unsure: Detections, grouping: Grouping, short: int
+    detections: Detections,
+    unsure: Detections,
+    grouping: Grouping,
+    short: int,
+    *,
+    instead_of_lone: bool = False,
 ) -> tuple[Detections, Grouping]:
+    """``short`` unsure tiles that make a legal win taken back (``instead_of_lone``: a win that takes in
+    no lone tile apart from the hand), or the detections and grouping unchanged."""
     suited = unsure.class_ids < BACK
     if len(detections) and len(unsure):
         suited &= box_iou(unsure.boxes, detections.boxes).max(axis=1) < OVERLAP_IOU
@@ -78,9 +101,12 @@ def _take_back(
     for chosen in _likeliest_sets(order, short, candidates.confidences, reverse=True):
         joined = detections.joined(candidates[list(chosen)])
         found, grouped = reread(joined, group_detections(joined))
+        if instead_of_lone and WarningCode.NOT_A_MELD in grouped.codes:
+            continue
         if grouped.hand is not None and is_legal_win(grouped.hand):
             added = tuple(sorted(range(len(detections), len(found)), key=lambda i: found.confidences[i]))
-            return found, _with_warning(grouped, found, added, WarningCode.UNSURE_TILE, short)
+            off = 0 if instead_of_lone else short
+            return found, _with_warning(grouped, found, added, WarningCode.UNSURE_TILE, off)
     return detections, grouping
 
 
@@ -143,13 +169,19 @@ def _reindexed(grouping: Grouping, mapping: Sequence[int]) -> Grouping:
 def _with_warning(
     grouping: Grouping, found: Detections, indices: tuple[int, ...], code: WarningCode, off: int
 ) -> Grouping:
-    """``grouping`` with a warning naming the tiles taken back or left out (least confident first)."""
+    """``grouping`` with a warning naming the tiles taken back or left out (least confident first);
+    ``off``: how many tiles the hand was short or over (0: it took in lone tiles instead)."""
     tiles = tuple(warning_name(int(found.class_ids[i])) for i in indices)
     what = ", ".join(
         f"{tile} ({float(found.confidences[i]):.0%})" for tile, i in zip(tiles, indices, strict=True)
     )
     plural = "s" if off > 1 else ""
-    if code is WarningCode.UNSURE_TILE:
+    if code is WarningCode.UNSURE_TILE and off == 0:
+        message = (
+            f"tiles lying apart from the hand made up its count; took back {what}, found below the "
+            "confidence threshold, instead"
+        )
+    elif code is WarningCode.UNSURE_TILE:
         message = (
             f"the hand was {off} tile{plural} short; took back {what}, found but below the confidence "
             "threshold"
