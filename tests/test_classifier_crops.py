@@ -166,6 +166,18 @@ def test_a_tile_in_a_tilted_row_is_cut_turned_upright(angle: float) -> None:
     assert ((boxed[4:20, 6:42] == (255, 0, 0)).all(axis=2).mean() > 0.95) == (angle == 0.0)
 
 
+def test_a_box_straddling_two_tiles_is_no_neighbour_and_columns_run_at_90_degrees() -> None:
+    from vision.boxes import row_directions
+
+    row = np.array([[0, 0, 40, 30], [40, 0, 80, 30], [80, 0, 120, 30]], np.float32)  # a flat pong
+    straddling = np.array([[28, 0, 68, 30]], np.float32)  # a second box over the first gap
+    angles, pitches = row_directions(np.concatenate([row, straddling]))
+    assert pitches[:3] == pytest.approx([40.0, 40.0, 40.0]) and angles[:3] == pytest.approx([0.0] * 3)
+    column = np.array([[0, 0, 30, 40], [0, 42, 30, 82], [0, 84, 30, 124]], np.float32)
+    angles, pitches = row_directions(column)
+    assert angles == pytest.approx([90.0] * 3) and pitches == pytest.approx([42.0] * 3)
+
+
 def test_a_box_without_neighbours_has_no_row() -> None:
     from vision.boxes import row_directions
 

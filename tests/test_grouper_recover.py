@@ -180,6 +180,17 @@ def test_an_unsure_tile_of_the_row_is_taken_back_instead_of_a_lone_tile_apart() 
     assert warning.tiles == ("5m",) and "made up its count" in warning.message and len(found) == len(tiles)
 
 
+def test_a_legal_hand_with_a_lone_tile_apart_is_left_as_read() -> None:
+    # 123m456m789m234p with a 5p apart below and the winning 5p: a legal win as read; the unsure 5p in
+    # the row would make one too (the lone 5p then a stray), but a legal reading is not second-guessed
+    tiles = lay_hand("123m456m789m234p5p", "5p", ["5p"])
+    kept, unsure = _split(make_detections(tiles), {12: 0.4})
+    grouping = group_detections(kept)
+    assert WarningCode.NOT_A_MELD in grouping.codes and WarningCode.TILE_COUNT not in grouping.codes
+    found, mended = mend_count(kept, unsure, grouping)
+    assert found is kept and mended is grouping
+
+
 def test_a_lone_tile_apart_stays_when_no_unsure_tile_makes_a_win() -> None:
     tiles = lay_hand("123m456m789m234p5p", "5p", ["7s"])
     kept, unsure = _split(make_detections(tiles), {4: 0.4})

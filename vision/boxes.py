@@ -32,16 +32,18 @@ def inside_fraction(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 NEIGHBOUR_REACH = 1.3  # a neighbour's centre lies within this many tile sizes (sqrt of the box area)
+NEIGHBOUR_GAP = 0.5  # ... and no nearer than this many
 NEIGHBOUR_SIZES = 1.5  # a neighbour is at most this much larger or smaller
 
 
-def row_directions(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def row_directions(boxes: np.ndarray, scores: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each box's row as its nearest neighbours of about its size show it: the row's direction in
     degrees (-90, 90], image axes with y down, 0 along the x axis) and its pitch (centre to centre);
     NaN for both where a box has no such neighbour.
 
     With a neighbour on either side the direction runs from one to the other; else it points to the
-    nearest neighbour.
+    nearest neighbour. A box overlapping a surer one (``scores``; without them, an earlier one) by half
+    its union or more is a second box on one tile, or one straddling two: never a neighbour.
     """
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
     angles = np.full(len(boxes), np.nan)
@@ -52,8 +54,10 @@ def row_directions(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     sizes = np.sqrt(np.maximum(areas(boxes), 1e-9))
     distances = np.linalg.norm(centres[:, None] - centres[None], axis=2)
     larger, smaller = np.maximum(sizes[:, None], sizes[None]), np.minimum(sizes[:, None], sizes[None])
-    near = (distances > 0.3 * smaller) & (distances < NEIGHBOUR_REACH * larger)
+    # a box closer than half a tile overlaps this one (a second box on it, or one straddling two tiles)
+    near = (distances > NEIGHBOUR_GAP * smaller) & (distances < NEIGHBOUR_REACH * larger)
     near &= larger < NEIGHBOUR_SIZES * smaller
+    near[:, _seconds(boxes, scores)] = False
     for i in range(len(boxes)):
         nearest = [int(j) for j in np.argsort(distances[i], kind="stable") if near[i, j]][:2]
         if not nearest:
@@ -66,3 +70,17 @@ def row_directions(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         angles[i] = 90.0 - (90.0 - angle) % 180.0  # folded into (-90, 90]
         pitches[i] = pitch
     return angles, pitches
+
+
+def _seconds(boxes: np.ndarray, scores: np.ndarray | None) -> np.ndarray:
+    """Boxes overlapping a surer box (IoU >= 0.5): surest first, greedily."""
+    order = np.argsort(-np.asarray(scores), kind="stable") if scores is not None else np.arange(len(boxes))
+    overlaps = box_iou(boxes, boxes)
+    second = np.zeros(len(boxes), bool)
+    kept: list[int] = []
+    for i in order:
+        if kept and overlaps[i, kept].max() >= 0.5:
+            second[i] = True
+        else:
+            kept.append(int(i))
+    return second

@@ -3,7 +3,8 @@
 The detector finds where the tiles are; this small classification network (ultralytics YOLO-cls,
 exported to ONNX) names each one from a crop of the photo at full resolution. Reading faces from
 crops keeps small and distant tiles legible and lets the localiser run at a low input size.
-``tile_crops`` is the one way a crop is made, for training data and for inference alike.
+A tile is read from two views: ``tile_crops`` (its box) and, for a tile in a row, ``upright_crops``
+(turned along its row); both make training data and inference crops alike.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ def upright_crops(
     tile itself: ``pitches`` wide, as tall as the box and the angle say, widened by ``margin``.
 
     A box around a tile in a tilted row holds slices of its neighbours; turned, the tile fills the crop.
+    Angles and pitches must be finite (boxes in a row).
     """
     crops = np.zeros((len(boxes), size, size, 3), np.uint8)
     for i, ((x1, y1, x2, y2), angle, pitch) in enumerate(zip(boxes, angles, pitches, strict=True)):
@@ -152,15 +154,16 @@ class TileClassifier:
         probs[:, self._class_map] = out
         return probs
 
-    def read(self, pixels: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    def read(self, pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray | None = None) -> np.ndarray:
         """(N, len(CLASSIFIER_CLASSES)) probabilities for boxes of an RGB image.
 
         Each crop is read upright and upside down (a tile seen from across the table is the same
         tile) and the two readings averaged. A tile in a row (``vision.boxes.row_directions``) is read
-        a second time turned along its row (``upright_crops``), and the two views averaged.
+        a second time turned along its row (``upright_crops``), and the two views averaged; ``scores``
+        (the localiser's) tell a tile's box from a second box on it.
         """
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
-        angles, pitches = row_directions(boxes)
+        angles, pitches = row_directions(boxes, scores)
         in_row = np.flatnonzero(np.isfinite(angles))
         views = np.concatenate(
             [

@@ -149,7 +149,7 @@ class Detector:
             return Detections(boxes[keep], classes[keep], scores[keep], (width, height))
         # a box the localiser is sure enough of, named by the classifier (unless "none"); its
         # confidence is the geometric mean of the two, which ranks as their product does
-        probs = self.classifier.read(pixels, boxes)
+        probs = self.classifier.read(pixels, boxes, scores)
         rows = np.arange(len(probs))
         classes = probs.argmax(1).astype(np.int64) if len(probs) else np.zeros(0, np.int64)
         suited = probs[:, :SUITED_COUNT].copy()  # the other choices: the likeliest other suited tiles

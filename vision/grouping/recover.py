@@ -1,19 +1,19 @@
 """The tile count mended: a photographed winning hand a tile or two short, or a tile or two over.
 
 A hand that won has 14 tiles plus one per kong. When the grouped hand lacks one or two and no re-reading
-can mend that, the tiles it lacks were likely found but not kept: the detector keeps a tile when its
-confidence reaches the operating threshold, and below it (down to ``UNSURE_CONF``) it found *unsure*
-boxes too. The likeliest set of unsure suited tiles that makes a legal win is taken back (those that
-overlap no kept tile, the ``MAX_UNSURE`` most confident, most confident sets first). A hand of the
-right count that took in lone tiles lying apart from it (``not_a_meld``: a tile of its own was likely
-missed, and a discard filled its place) takes back one or two unsure tiles the same way when that makes
-a legal win without lone tiles. When the hand has one or two tiles too many (a duplicate box on a tile,
-a discard in line with the row), the least sure of its tiles whose leaving out makes a legal win are
-left out (the ``MAX_UNSURE`` least confident, least
-confident sets first). Each try is re-grouped and re-read (``vision.grouping.reread``, itself up to
-its ``MAX_REGROUPS`` re-groupings), at most ``MAX_TRIES`` tries; an ``unsure_tile`` or ``left_out_tile``
-warning names every tile taken back or left out, so nothing changes silently. A photo of anything else
-than a winning hand (a hand off by more, a tray of tiles) is left as it was.
+can mend that, the tiles it lacks were likely found but not kept: the pipeline keeps a tile when the
+detector is sure enough that it lies there (``Detections.presences`` reach the operating threshold), and
+below it (down to ``UNSURE_CONF``) it found *unsure* boxes too. The likeliest set of unsure suited tiles
+that makes a legal win is taken back (those that overlap no kept tile, the ``MAX_UNSURE`` most
+confident, most confident sets first). A hand of the right count that is no legal win and took in lone
+tiles lying apart from it (``not_a_meld``: a tile of its own was likely missed, and a discard filled its
+place) takes back one or two unsure tiles the same way when that makes a legal win without lone tiles.
+When the hand has one or two tiles too many (a duplicate box on a tile, a discard in line with the row),
+the least sure of its tiles whose leaving out makes a legal win are left out (the ``MAX_UNSURE`` least
+confident, least confident sets first). Each try is re-grouped and re-read (``vision.grouping.reread``,
+itself up to its ``MAX_REGROUPS`` re-groupings), at most ``MAX_TRIES`` tries; an ``unsure_tile`` or
+``left_out_tile`` warning names every tile taken back or left out, so nothing changes silently. A photo
+of anything else than a winning hand (a hand off by more, a tray of tiles) is left as it was.
 """
 
 from __future__ import annotations
@@ -68,11 +68,11 @@ def mend_count(
 
 
 def _took_in_lone_tiles(grouping: Grouping) -> bool:
-    """A hand of the right count that counts lone tiles lying apart from it as concealed tiles."""
+    """A hand of the right count, no legal win, that counts lone tiles lying apart from it as concealed."""
     codes = grouping.codes
-    return (
-        grouping.hand is not None and WarningCode.NOT_A_MELD in codes and WarningCode.TILE_COUNT not in codes
-    )
+    if grouping.hand is None or WarningCode.NOT_A_MELD not in codes or WarningCode.TILE_COUNT in codes:
+        return False
+    return not is_legal_win(grouping.hand)
 
 
 def _count_off(grouping: Grouping) -> int:
