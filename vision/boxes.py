@@ -32,7 +32,7 @@ def inside_fraction(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 NEIGHBOUR_REACH = 1.3  # a neighbour's centre lies within this many tile sizes (sqrt of the box area)
-NEIGHBOUR_GAP = 0.5  # ... and no nearer than this many
+NEIGHBOUR_GAP = 0.3  # ... and no nearer than this many
 NEIGHBOUR_SIZES = 1.5  # a neighbour is at most this much larger or smaller
 
 
@@ -54,7 +54,7 @@ def row_directions(boxes: np.ndarray, scores: np.ndarray | None = None) -> tuple
     sizes = np.sqrt(np.maximum(areas(boxes), 1e-9))
     distances = np.linalg.norm(centres[:, None] - centres[None], axis=2)
     larger, smaller = np.maximum(sizes[:, None], sizes[None]), np.minimum(sizes[:, None], sizes[None])
-    # a box closer than half a tile overlaps this one (a second box on it, or one straddling two tiles)
+    # a box much nearer than a tile is the same tile seen twice
     near = (distances > NEIGHBOUR_GAP * smaller) & (distances < NEIGHBOUR_REACH * larger)
     near &= larger < NEIGHBOUR_SIZES * smaller
     near[:, _seconds(boxes, scores)] = False
