@@ -24,7 +24,7 @@ NONE = len(DETECTOR_CLASSES)  # "not a tile": the localiser's false alarms
 CLASSIFIER_CLASSES: tuple[str, ...] = (*DETECTOR_CLASSES, "none")
 CROP_SIZE = 64
 CROP_MARGIN = 0.08  # of the box's width and height, on each side
-SECOND_LOOK = 0.99  # a tile read less sure than this is read again: upside down, then turned along its row
+SECOND_LOOK = 0.99  # a tile read less sure than this is read again: turned along its row, or upside down
 
 
 class ClassifierError(RuntimeError):
@@ -158,24 +158,25 @@ class TileClassifier:
     def read(self, pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray | None = None) -> np.ndarray:
         """(N, len(CLASSIFIER_CLASSES)) probabilities for boxes of an RGB image.
 
-        Each crop is read as it is; one read less than ``SECOND_LOOK`` sure is read upside down too (a
-        tile seen from across the table is the same tile), the readings averaged; one still unsure that
-        lies in a row (``vision.boxes.row_directions``) is read again turned along its row
-        (``upright_crops``, both ways up), and the two views averaged. ``scores`` (the localiser's) tell
-        a tile's box from a second box on it.
+        Each crop is read as it is. One read less than ``SECOND_LOOK`` sure is read a second time and
+        the two readings averaged: turned along its row (``upright_crops``) when it lies in a row
+        (``vision.boxes.row_directions``; ``scores``, the localiser's, tell a tile's box from a second
+        box on it), else upside down (a tile seen from across the table is the same tile).
         """
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         crops = tile_crops(pixels, boxes, self.imgsz)
         read = self.probabilities(crops)
-        unsure = np.flatnonzero(read.max(axis=1) < SECOND_LOOK)
-        if len(unsure):
-            read[unsure] = (read[unsure] + self.probabilities(crops[unsure, ::-1, ::-1])) / 2
+        if not len(boxes):
+            return read
         angles, pitches = row_directions(boxes, scores)
-        again = np.flatnonzero(np.isfinite(angles) & (read.max(axis=1) < SECOND_LOOK))
+        unsure = read.max(axis=1) < SECOND_LOOK
+        turn = np.flatnonzero(unsure & np.isfinite(angles))
+        flip = np.flatnonzero(unsure & ~np.isfinite(angles))
+        again = np.concatenate([turn, flip])
         if len(again):
-            turned = upright_crops(pixels, boxes[again], angles[again], pitches[again], self.imgsz)
-            both = self.probabilities(np.concatenate([turned, turned[:, ::-1, ::-1]]))
-            read[again] = (read[again] + (both[: len(again)] + both[len(again) :]) / 2) / 2
+            turned = upright_crops(pixels, boxes[turn], angles[turn], pitches[turn], self.imgsz)
+            second = self.probabilities(np.concatenate([turned, crops[flip, ::-1, ::-1]]))
+            read[again] = (read[again] + second) / 2
         return read
 
     def classify(self, pixels: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
