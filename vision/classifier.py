@@ -166,17 +166,16 @@ class TileClassifier:
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         crops = tile_crops(pixels, boxes, self.imgsz)
         read = self.probabilities(crops)
-        if not len(boxes):
+        unsure = read.max(axis=1) < SECOND_LOOK
+        if not unsure.any():
             return read
         angles, pitches = row_directions(boxes, scores)
-        unsure = read.max(axis=1) < SECOND_LOOK
         turn = np.flatnonzero(unsure & np.isfinite(angles))
         flip = np.flatnonzero(unsure & ~np.isfinite(angles))
+        turned = upright_crops(pixels, boxes[turn], angles[turn], pitches[turn], self.imgsz)
+        second = self.probabilities(np.concatenate([turned, crops[flip, ::-1, ::-1]]))
         again = np.concatenate([turn, flip])
-        if len(again):
-            turned = upright_crops(pixels, boxes[turn], angles[turn], pitches[turn], self.imgsz)
-            second = self.probabilities(np.concatenate([turned, crops[flip, ::-1, ::-1]]))
-            read[again] = (read[again] + second) / 2
+        read[again] = (read[again] + second) / 2
         return read
 
     def classify(self, pixels: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
