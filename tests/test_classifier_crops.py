@@ -223,16 +223,16 @@ def test_training_crops_of_tiles_in_rows_are_cut_along_their_rows_in_share(
     assert sum(_reads_upright(c) for c in crops) == (12 if share else 0)
 
 
-def test_only_an_unsure_reading_is_read_again_turned_along_its_row_or_upside_down() -> None:
+def test_only_an_unsure_reading_is_read_again_upside_down_and_turned_along_its_row() -> None:
     from vision.classifier import SECOND_LOOK
 
     classifier = TileClassifier(Path(__file__).resolve().parents[1] / "models" / "tile_faces.onnx")
     pixels, row = _tilted_row(35.0)
     boxes = np.concatenate([row, [[10, 10, 40, 50]]]).astype(np.float32)  # a tile alone in a corner
-    calls: list[int] = []
+    calls: list[np.ndarray] = []
 
     def probabilities(crops: np.ndarray) -> np.ndarray:
-        calls.append(len(crops))
+        calls.append(crops)
         probs = np.zeros((len(crops), len(CLASSIFIER_CLASSES)), np.float32)
         if len(calls) == 1:  # the first reading: sure of the first two tiles, unsure of the rest
             probs[:, 0] = [1.0, 1.0, 0.6, 0.6]
@@ -243,9 +243,11 @@ def test_only_an_unsure_reading_is_read_again_turned_along_its_row_or_upside_dow
 
     classifier.probabilities = probabilities  # type: ignore[method-assign]
     read = classifier.read(pixels, boxes)
-    assert calls == [
-        4,
-        2,
-    ]  # the two unsure tiles read once more: the one in the row turned, the lone one flipped
-    assert read[:2, 0] == pytest.approx([1.0, 1.0]) and read[2:, 1] == pytest.approx([0.7, 0.7])
-    assert SECOND_LOOK > 0.6
+    first, again = calls
+    # the two unsure tiles read once more upside down, and the one in the row turned along it too
+    assert len(first) == 4 and len(again) == 3
+    assert np.array_equal(again[0], first[2, ::-1, ::-1]) and np.array_equal(again[1], first[3, ::-1, ::-1])
+    assert _reads_upright(again[2])
+    assert read[:2, 0] == pytest.approx([1.0, 1.0])
+    assert read[2, 1] == pytest.approx((0.4 + 1.0 + 1.0) / 3) and read[3, 1] == pytest.approx((0.4 + 1.0) / 2)
+    assert 0.6 < SECOND_LOOK < 1.0

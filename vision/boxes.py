@@ -1,4 +1,4 @@
-"""Geometry of xyxy boxes (``(N, 4)`` arrays: x1, y1, x2, y2): areas, overlaps, IoU."""
+"""Geometry of xyxy boxes (``(N, 4)`` arrays: x1, y1, x2, y2): areas, overlaps, IoU, duplicates, rows."""
 
 from __future__ import annotations
 
@@ -31,6 +31,36 @@ def inside_fraction(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return intersections(a, b) / np.maximum(areas(a)[:, None], 1e-9)
 
 
+def drop_duplicates(
+    boxes: np.ndarray, confidences: np.ndarray | None, *, iou: float, cover: float | None = None
+) -> tuple[list[int], list[tuple[int, int]]]:
+    """Two boxes on one tile: greedy, most confident first (``confidences`` None: in order), a box
+    overlapping a kept one by ``iou`` (intersection over union), or covered by ``cover`` of its area
+    (or covering it), is dropped.
+
+    Returns the kept indices (ascending) and ``(dropped, kept in its place)`` pairs.
+    """
+    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    area = areas(boxes)
+    inter = intersections(boxes, boxes)
+    union = area[:, None] + area[None, :] - inter
+    smaller = np.minimum(area[:, None], area[None, :])
+    same = (inter > 0) & (inter >= iou * union)
+    if cover is not None:
+        same |= (inter > 0) & (inter >= cover * smaller)
+    ranks = np.zeros(len(boxes)) if confidences is None else np.asarray(confidences, np.float64)
+    order = sorted(range(len(boxes)), key=lambda i: (-float(ranks[i]), i))
+    kept: list[int] = []
+    dropped: list[tuple[int, int]] = []
+    for i in order:
+        covering = [k for k in kept if same[i, k]]
+        if covering:
+            dropped.append((i, covering[0]))
+        else:
+            kept.append(i)
+    return sorted(kept), dropped
+
+
 NEIGHBOUR_REACH = 1.3  # a neighbour's centre lies within this many tile sizes (sqrt of the box area)
 NEIGHBOUR_GAP = 0.3  # ... and no nearer than this many
 NEIGHBOUR_SIZES = 1.5  # a neighbour is at most this much larger or smaller
@@ -57,7 +87,8 @@ def row_directions(boxes: np.ndarray, scores: np.ndarray | None = None) -> tuple
     # a box much nearer than a tile is the same tile seen twice
     near = (distances > NEIGHBOUR_GAP * smaller) & (distances < NEIGHBOUR_REACH * larger)
     near &= larger < NEIGHBOUR_SIZES * smaller
-    near[:, _seconds(boxes, scores)] = False
+    _, seconds = drop_duplicates(boxes, scores, iou=0.5)
+    near[:, [second for second, _ in seconds]] = False
     for i in range(len(boxes)):
         nearest = [int(j) for j in np.argsort(distances[i], kind="stable") if near[i, j]][:2]
         if not nearest:
@@ -70,17 +101,3 @@ def row_directions(boxes: np.ndarray, scores: np.ndarray | None = None) -> tuple
         angles[i] = 90.0 - (90.0 - angle) % 180.0  # folded into (-90, 90]
         pitches[i] = pitch
     return angles, pitches
-
-
-def _seconds(boxes: np.ndarray, scores: np.ndarray | None) -> np.ndarray:
-    """Boxes overlapping a surer box (IoU >= 0.5): surest first, greedily."""
-    order = np.argsort(-np.asarray(scores), kind="stable") if scores is not None else np.arange(len(boxes))
-    overlaps = box_iou(boxes, boxes)
-    second = np.zeros(len(boxes), bool)
-    kept: list[int] = []
-    for i in order:
-        if kept and overlaps[i, kept].max() >= 0.5:
-            second[i] = True
-        else:
-            kept.append(int(i))
-    return second

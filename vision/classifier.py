@@ -1,10 +1,10 @@
 """The tile classifier: reads the face of each box the localiser found, from the photo's own pixels.
 
 The detector finds where the tiles are; this small classification network (ultralytics YOLO-cls,
-exported to ONNX) names each one from a crop of the photo at full resolution. Reading faces from
-crops keeps small and distant tiles legible and lets the localiser run at a low input size.
-A tile is read from two views: ``tile_crops`` (its box) and, for a tile in a row, ``upright_crops``
-(turned along its row); both make training data and inference crops alike.
+exported to ONNX and shipped in INT8, see ``vision.quantize``) names each one from a crop of the
+photo at full resolution. Reading faces from crops keeps small and distant tiles legible and lets
+the localiser run at a low input size. A tile is cut two ways: ``tile_crops`` (its box) and, for a
+tile in a row, ``upright_crops`` (turned along its row); both make training and inference crops alike.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ NONE = len(DETECTOR_CLASSES)  # "not a tile": the localiser's false alarms
 CLASSIFIER_CLASSES: tuple[str, ...] = (*DETECTOR_CLASSES, "none")
 CROP_SIZE = 64
 CROP_MARGIN = 0.08  # of the box's width and height, on each side
-SECOND_LOOK = 0.99  # a tile read less sure than this is read again: turned along its row, or upside down
+SECOND_LOOK = 0.9  # a tile read less sure than this is read again: upside down, and turned along its row
 
 
 class ClassifierError(RuntimeError):
@@ -98,6 +98,11 @@ def upright_crops(
     return crops
 
 
+def crops_to_blob(crops: np.ndarray) -> np.ndarray:
+    """(N, S, S, 3) uint8 RGB crops -> the network's (N, 3, S, S) float32 input in [0, 1]."""
+    return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+
+
 class TileClassifier:
     """``TileClassifier(path)``: ``.onnx`` through ONNX Runtime, ``.pt`` through torch."""
 
@@ -140,7 +145,7 @@ class TileClassifier:
             return probs
         if crops.shape[1] != self.imgsz:
             crops = np.stack([cv2.resize(c, (self.imgsz, self.imgsz)) for c in crops])
-        blob = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+        blob = crops_to_blob(crops)
         if self.backend == "onnx":
             if isinstance(self._fixed_batch, int) and self._fixed_batch != len(blob):
                 out = np.concatenate([self._session.run(None, {self._input: b[None]})[0] for b in blob])
@@ -158,25 +163,27 @@ class TileClassifier:
     def read(self, pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray | None = None) -> np.ndarray:
         """(N, len(CLASSIFIER_CLASSES)) probabilities for boxes of an RGB image.
 
-        Each crop is read as it is. One read less than ``SECOND_LOOK`` sure is read a second time and
-        the two readings averaged: turned along its row (``upright_crops``) when it lies in a row
+        Each crop is read as it is. One read less than ``SECOND_LOOK`` sure is read again upside down
+        (a tile seen from across the table is the same tile) and, when it lies in a row
         (``vision.boxes.row_directions``; ``scores``, the localiser's, tell a tile's box from a second
-        box on it), else upside down (a tile seen from across the table is the same tile).
+        box on it), turned upright along that row (``upright_crops``); its readings are averaged.
         """
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         crops = tile_crops(pixels, boxes, self.imgsz)
         read = self.probabilities(crops)
-        unsure = read.max(axis=1) < SECOND_LOOK
-        if not unsure.any():
+        unsure = np.flatnonzero(read.max(axis=1) < SECOND_LOOK)
+        if not len(unsure):
             return read
         angles, pitches = row_directions(boxes, scores)
-        turn = np.flatnonzero(unsure & np.isfinite(angles))
-        flip = np.flatnonzero(unsure & ~np.isfinite(angles))
+        turn = unsure[np.isfinite(angles[unsure])]
         turned = upright_crops(pixels, boxes[turn], angles[turn], pitches[turn], self.imgsz)
-        second = self.probabilities(np.concatenate([turned, crops[flip, ::-1, ::-1]]))
-        again = np.concatenate([turn, flip])
-        read[again] = (read[again] + second) / 2
-        return read
+        again = self.probabilities(np.concatenate([crops[unsure, ::-1, ::-1], turned]))
+        total, views = read.copy(), np.ones(len(read), np.float32)
+        total[unsure] += again[: len(unsure)]
+        total[turn] += again[len(unsure) :]
+        views[unsure] += 1
+        views[turn] += 1
+        return total / views[:, None]
 
     def classify(self, pixels: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Class ids (into ``CLASSIFIER_CLASSES``) and their probabilities for boxes of an RGB image."""

@@ -76,6 +76,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="a trained tile classifier .pt, shipped as models/tile_faces.*; several, comma-separated, "
         "fine-tuned from the same weights, are averaged (a model soup)",
     )
+    ship.add_argument(
+        "--calibration",
+        help="crop dataset (smj dataset crops) calibrating the classifier's INT8 ONNX; "
+        "default: the crops it was trained on",
+    )
     ship.set_defaults(func=run_ship)
 
 
@@ -238,12 +243,16 @@ def run_ship(args: argparse.Namespace) -> int:
                 classifier = average_checkpoints(sources, Path(scratch) / "averaged.pt")
             except ValueError as error:
                 return _fail(str(error))
-        manifest = ship(weights, imgsz=args.imgsz, classifier=classifier)
+        calibration = Path(args.calibration) if args.calibration else None
+        try:
+            manifest = ship(weights, imgsz=args.imgsz, classifier=classifier, calibration=calibration)
+        except ValueError as error:
+            return _fail(str(error))
     if weights is not None:
         print(f"shipped {weights} -> models/tiles.pt, models/tiles.onnx")
     if sources:
         what = sources[0] if len(sources) == 1 else f"the average of {', '.join(map(str, sources))}"
-        print(f"shipped {what} -> models/tile_faces.pt, models/tile_faces.onnx")
+        print(f"shipped {what} -> models/tile_faces.pt, models/tile_faces.onnx (INT8)")
     print(f"manifest {manifest}")
     return 0
 

@@ -49,8 +49,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.boxes import drop_duplicates
 from vision.detections import BACK, Detections
-from vision.grouping.boxes import drop_duplicates
 from vision.grouping.layout import lay_out
 from vision.grouping.reading import Reading
 from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.detector import MODELS_DIR
+from vision.quantize import calibration_crops, quantize_classifier
 
 MANIFEST = "manifest.json"
 
@@ -98,23 +99,33 @@ def ship(
     imgsz: int | None = None,
     classifier: Path | None = None,
     classifier_imgsz: int | None = None,
+    calibration: Path | None = None,
     models_dir: Path = MODELS_DIR,
     info: dict[str, Any] | None = None,
 ) -> Path:
     """Copy the weights into ``models_dir`` (tiles.pt/.onnx, tile_faces.pt/.onnx) and write the manifest.
 
     ``weights`` None ships the classifier alone: the localiser's files and manifest entries stay as they are.
+    The classifier's ONNX is quantized to INT8 (``vision.quantize``), calibrated on crops from
+    ``calibration`` (a crop dataset), by default the crops it was trained on; raises ValueError when
+    there are none.
     """
     if weights is None and classifier is None:
         raise ValueError("nothing to ship: give a localiser, a classifier or both")
+    if weights is not None and imgsz is None:
+        raise ValueError("the localiser's input size (imgsz) is needed to export it")
+    if classifier is not None:  # everything checked before anything is written
+        train_args = _train_args(classifier)
+        faces_imgsz = classifier_imgsz or int(train_args.get("imgsz", 64))  # the size it trained at
+        crops_folder = calibration or Path(str(train_args.get("data", "")))
+        crops = calibration_crops(crops_folder, faces_imgsz)
     models_dir.mkdir(parents=True, exist_ok=True)
     manifest_path = models_dir / MANIFEST
     manifest: dict[str, Any] = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
     manifest.update(info or {})
     files = dict(manifest.get("files", {}))
     if weights is not None:
-        if imgsz is None:
-            raise ValueError("the localiser's input size (imgsz) is needed to export it")
+        assert imgsz is not None
         target_pt = models_dir / "tiles.pt"
         names = _copy_stripped(weights, target_pt)
         onnx_path = export_onnx(target_pt, imgsz, dynamic=True)  # any input shape: the looks of vision.looks
@@ -123,11 +134,13 @@ def ship(
     if classifier is not None:
         faces_pt = models_dir / "tile_faces.pt"
         faces_names = _copy_stripped(classifier, faces_pt)
-        if classifier_imgsz is None:  # the size it was trained at
-            classifier_imgsz = int(_train_args(faces_pt).get("imgsz", 64))
-        faces_onnx = export_onnx(faces_pt, classifier_imgsz, dynamic=True)
+        faces_onnx = quantize_classifier(export_onnx(faces_pt, faces_imgsz, dynamic=True), crops)
         files |= {"tile_faces.pt": _file_entry(faces_pt), "tile_faces.onnx": _file_entry(faces_onnx)}
-        manifest["classifier"] = {"classes": faces_names, "input_size": classifier_imgsz}
+        manifest["classifier"] = {
+            "classes": faces_names,
+            "input_size": faces_imgsz,
+            "onnx": f"INT8 (static QDQ, per-channel), calibrated on {len(crops)} crops of {crops_folder}",
+        }
     manifest["files"] = files
     manifest_path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest_path
