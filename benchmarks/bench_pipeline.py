@@ -94,8 +94,9 @@ def _honours_read_as_suited(detections: object, row: dict) -> int:
     from vision.evaluate import on_honours
 
     honours = np.array([b["box"] for b in row["boxes"] if b["cls"] == HONOUR], np.float32).reshape(-1, 4)
+    labelled = np.array([b["box"] for b in row["boxes"] if b["cls"] < BACK], np.float32).reshape(-1, 4)
     suited = detections.boxes[detections.class_ids < BACK]  # type: ignore[attr-defined]
-    return int(on_honours(suited, honours).sum())
+    return int(on_honours(suited, honours, labelled).sum())
 
 
 def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:

@@ -76,6 +76,18 @@ def test_suited_guesses_on_honour_tiles_are_ignored_but_counted(tmp_path: Path) 
     assert result.exact_hand_rate == 1.0
 
 
+def test_a_suited_tile_under_a_loose_honour_label_is_no_honour(tmp_path: Path) -> None:
+    # rotated copies in the real set label each tile with the envelope of its rotated box: the honour's
+    # label beside p5 covers most of it, but p5 lies wholly in its own (loose) label
+    loose_p5 = Box(13, 0.3, 0.5, 0.1, 0.4)
+    loose_honour = Box(HONOUR, 0.36, 0.5, 0.14, 0.5)
+    images = [_image(tmp_path, "a", [TILES[0], loose_p5, TILES[2], loose_honour])]
+    tight_p5 = Box(13, 0.3, 0.5, 0.06, 0.28)
+    result = evaluate(_Replay([_as_detections([TILES[0], tight_p5, TILES[2]])]), images)
+    assert result.honour_as_suited == 0
+    assert result.exact_hand_rate == 1.0  # p5 counts among the tiles found
+
+
 def test_tiles_found_far_from_every_label_count_only_in_the_strict_exact_hand_rate(tmp_path: Path) -> None:
     # the labels cover the hand; a discard far off (unlabelled) is found, and so is a duplicate box
     # right beside a labelled tile, which is an error under both rates

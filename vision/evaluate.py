@@ -6,7 +6,10 @@ of suited tiles equals the truth), honours read as suited tiles, a confusion mat
 and worst images.
 
 Ignore regions: a prediction whose box lies mostly inside a labelled honour tile (not a Sichuan
-tile) is neither a true nor a false positive for mAP; it is counted apart as ``honour_as_suited``.
+tile), and more inside it than inside any labelled suited tile, is neither a true nor a false positive
+for mAP; it is counted apart as ``honour_as_suited``. (Rotated copies in the real set are labelled with
+the envelope of each rotated box, often three times the tile: an honour's envelope then covers half of
+a suited neighbour, which lies wholly in its own label.)
 """
 
 from __future__ import annotations
@@ -123,15 +126,15 @@ def evaluate(
         width, height = photo.size
         gt_boxes = np.array([b.xyxy(width, height) for b in item.boxes], np.float32).reshape(-1, 4)
         gt_classes = np.array([b.class_id for b in item.boxes], np.int64)
-        honour_boxes = gt_boxes[gt_classes == HONOUR]
-        ignored = on_honours(found.boxes, honour_boxes)
+        honour_boxes, suited_boxes = gt_boxes[gt_classes == HONOUR], gt_boxes[gt_classes < BACK]
+        ignored = on_honours(found.boxes, honour_boxes, suited_boxes)
         for c in classes:
             gt = gt_boxes[gt_classes == c]
             truth_count[c] += len(gt)
             mask = (found.class_ids == c) & ~ignored
             scored[c].extend(_ranked_matches(found.boxes[mask], found.confidences[mask], gt))
         # the operating point: what a user gets
-        ignored = on_honours(operating.boxes, honour_boxes)
+        ignored = on_honours(operating.boxes, honour_boxes, suited_boxes)
         honour_as_suited += int(np.sum(ignored & (operating.class_ids < 27)))
         for c in SUITED:
             mask = (operating.class_ids == c) & ~ignored
@@ -184,11 +187,20 @@ def _class_ap(entries: list[tuple[float, np.ndarray]], n_truth: int) -> np.ndarr
     return np.array([average_precision(recall[:, t], precision[:, t]) for t in range(len(IOU_THRESHOLDS))])
 
 
-def on_honours(boxes: np.ndarray, honour_boxes: np.ndarray) -> np.ndarray:
-    """Which boxes lie mostly on an honour tile's box: don't-care regions."""
-    if not len(honour_boxes):
+def on_honours(
+    boxes: np.ndarray, honour_boxes: np.ndarray, suited_boxes: np.ndarray | None = None
+) -> np.ndarray:
+    """Which boxes lie mostly on an honour tile's box, and more than on any suited tile's box: don't-care
+    regions."""
+    if not len(honour_boxes) or not len(boxes):
         return np.zeros(len(boxes), bool)
-    return np.asarray(inside_fraction(boxes, honour_boxes).max(axis=1) > 0.5)
+    on_honour = inside_fraction(boxes, honour_boxes).max(axis=1)
+    on_suited = (
+        inside_fraction(boxes, suited_boxes).max(axis=1)
+        if suited_boxes is not None and len(suited_boxes)
+        else 0.0
+    )
+    return np.asarray((on_honour > 0.5) & (on_honour > on_suited))
 
 
 def _near_labels(boxes: np.ndarray, labels: np.ndarray) -> np.ndarray:
