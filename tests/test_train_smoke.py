@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -122,3 +123,27 @@ def test_a_classifier_is_shipped_alone_and_several_are_averaged(shipped: Path, t
 
     with pytest.raises(ValueError, match="not of one architecture"):
         average_checkpoints([first, runs / "loc" / "weights" / "best.pt"], tmp_path / "mixed.pt")
+
+
+def test_smj_ship_averages_several_localisers_and_refuses_missing_weights(
+    shipped: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import smj
+    import vision.ship
+
+    monkeypatch.setattr(vision.ship, "ship", partial(vision.ship.ship, models_dir=tmp_path / "models"))
+    first = shipped.parent / "runs" / "loc" / "weights" / "best.pt"
+    moved = torch.load(first, map_location="cpu", weights_only=False)  # a second "fine-tune": shifted
+    model = (moved.get("ema") or moved["model"]).float()
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(0.02)
+    moved.update(model=model, ema=None)
+    torch.save(moved, tmp_path / "moved.pt")
+    assert smj.main(["ship", f"{first},{tmp_path / 'moved.pt'}", "--imgsz", "64"]) == 0
+    assert "the average of" in capsys.readouterr().out
+    a, mean = _weights(first), _weights(tmp_path / "models" / "tiles.pt")
+    name = next(k for k, v in a.items() if k.endswith("weight") and v.numel() > 1)
+    assert torch.allclose(mean[name], a[name] + 0.01, atol=1e-4)
+    assert smj.main(["ship", str(tmp_path / "missing.pt")]) == 2
+    assert "no such weights file" in capsys.readouterr().err

@@ -68,7 +68,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     ship.add_argument(
         "weights",
         nargs="?",
-        help="a trained localiser .pt (e.g. RUN/weights/best.pt); leave it out to ship --classifier alone",
+        help="a trained localiser .pt (e.g. RUN/weights/best.pt); several, comma-separated, fine-tuned from "
+        "the same weights, are averaged; leave it out to ship --classifier alone",
     )
     ship.add_argument("--imgsz", type=int, default=640, help="the localiser's input size")
     ship.add_argument(
@@ -229,30 +230,34 @@ def run_ship(args: argparse.Namespace) -> int:
 
     from vision.ship import average_checkpoints, ship
 
-    weights = Path(args.weights) if args.weights else None
-    sources = [Path(p) for p in args.classifier.split(",") if p] if args.classifier else []
-    if weights is None and not sources:
+    localisers = [Path(p) for p in args.weights.split(",") if p] if args.weights else []
+    classifiers = [Path(p) for p in args.classifier.split(",") if p] if args.classifier else []
+    if not localisers and not classifiers:
         return _fail("nothing to ship: give a localiser's weights, --classifier, or both")
-    for path in ([weights] if weights is not None else []) + sources:
+    for path in localisers + classifiers:
         if not path.is_file():
             return _fail(f"{path}: no such weights file")
     with tempfile.TemporaryDirectory() as scratch:
-        classifier = sources[0] if len(sources) == 1 else None
-        if len(sources) > 1:
-            try:
-                classifier = average_checkpoints(sources, Path(scratch) / "averaged.pt")
-            except ValueError as error:
-                return _fail(str(error))
-        calibration = Path(args.calibration) if args.calibration else None
+
+        def one(sources: list[Path], name: str) -> Path | None:
+            """Several checkpoints fine-tuned from one model ship as their average (a model soup)."""
+            if len(sources) <= 1:
+                return sources[0] if sources else None
+            return average_checkpoints(sources, Path(scratch) / f"{name}.pt")
+
         try:
+            weights, classifier = one(localisers, "localiser"), one(classifiers, "classifier")
+            calibration = Path(args.calibration) if args.calibration else None
             manifest = ship(weights, imgsz=args.imgsz, classifier=classifier, calibration=calibration)
         except ValueError as error:
             return _fail(str(error))
-    if weights is not None:
-        print(f"shipped {weights} -> models/tiles.pt, models/tiles.onnx")
-    if sources:
-        what = sources[0] if len(sources) == 1 else f"the average of {', '.join(map(str, sources))}"
-        print(f"shipped {what} -> models/tile_faces.pt, models/tile_faces.onnx (INT8)")
+    for sources, files in (
+        (localisers, "models/tiles.pt, models/tiles.onnx"),
+        (classifiers, "models/tile_faces.pt, models/tile_faces.onnx (INT8)"),
+    ):
+        if sources:
+            what = sources[0] if len(sources) == 1 else f"the average of {', '.join(map(str, sources))}"
+            print(f"shipped {what} -> {files}")
     print(f"manifest {manifest}")
     return 0
 
