@@ -187,19 +187,13 @@ def _class_ap(entries: list[tuple[float, np.ndarray]], n_truth: int) -> np.ndarr
     return np.array([average_precision(recall[:, t], precision[:, t]) for t in range(len(IOU_THRESHOLDS))])
 
 
-def on_honours(
-    boxes: np.ndarray, honour_boxes: np.ndarray, suited_boxes: np.ndarray | None = None
-) -> np.ndarray:
+def on_honours(boxes: np.ndarray, honour_boxes: np.ndarray, suited_boxes: np.ndarray) -> np.ndarray:
     """Which boxes lie mostly on an honour tile's box, and more than on any suited tile's box: don't-care
     regions."""
     if not len(honour_boxes) or not len(boxes):
         return np.zeros(len(boxes), bool)
     on_honour = inside_fraction(boxes, honour_boxes).max(axis=1)
-    on_suited = (
-        inside_fraction(boxes, suited_boxes).max(axis=1)
-        if suited_boxes is not None and len(suited_boxes)
-        else 0.0
-    )
+    on_suited = inside_fraction(boxes, suited_boxes).max(axis=1) if len(suited_boxes) else 0.0
     return np.asarray((on_honour > 0.5) & (on_honour > on_suited))
 
 
