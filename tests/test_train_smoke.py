@@ -92,16 +92,22 @@ def _weights(checkpoint: Path) -> dict[str, torch.Tensor]:
     return {k: v.float() for k, v in (loaded.get("ema") or loaded["model"]).state_dict().items()}
 
 
-def test_a_classifier_is_shipped_alone_and_several_are_averaged(shipped: Path, tmp_path: Path) -> None:
-    runs = shipped.parent / "runs"
-    first = runs / "faces" / "weights" / "best.pt"
-    moved = torch.load(first, map_location="cpu", weights_only=False)  # a second "fine-tune": shifted
+def _shifted(checkpoint: Path, by: float, out: Path) -> Path:
+    """A copy of ``checkpoint`` with every parameter moved by ``by``."""
+    moved = torch.load(checkpoint, map_location="cpu", weights_only=False)
     model = (moved.get("ema") or moved["model"]).float()
     with torch.no_grad():
         for parameter in model.parameters():
-            parameter.add_(0.02)
+            parameter.add_(by)
     moved.update(model=model, ema=None)
-    torch.save(moved, tmp_path / "moved.pt")
+    torch.save(moved, out)
+    return out
+
+
+def test_a_classifier_is_shipped_alone_and_several_are_averaged(shipped: Path, tmp_path: Path) -> None:
+    runs = shipped.parent / "runs"
+    first = runs / "faces" / "weights" / "best.pt"
+    _shifted(first, 0.02, tmp_path / "moved.pt")  # a second "fine-tune"
     averaged = average_checkpoints([first, tmp_path / "moved.pt"], tmp_path / "soup.pt")
     a, b, mean = _weights(first), _weights(tmp_path / "moved.pt"), _weights(averaged)
     name = next(k for k, v in a.items() if k.endswith("weight") and v.numel() > 1)
@@ -133,13 +139,7 @@ def test_smj_ship_averages_several_localisers_and_refuses_missing_weights(
 
     monkeypatch.setattr(vision.ship, "ship", partial(vision.ship.ship, models_dir=tmp_path / "models"))
     first = shipped.parent / "runs" / "loc" / "weights" / "best.pt"
-    moved = torch.load(first, map_location="cpu", weights_only=False)  # a second "fine-tune": shifted
-    model = (moved.get("ema") or moved["model"]).float()
-    with torch.no_grad():
-        for parameter in model.parameters():
-            parameter.add_(0.02)
-    moved.update(model=model, ema=None)
-    torch.save(moved, tmp_path / "moved.pt")
+    _shifted(first, 0.02, tmp_path / "moved.pt")  # a second "fine-tune"
     assert smj.main(["ship", f"{first},{tmp_path / 'moved.pt'}", "--imgsz", "64"]) == 0
     assert "the average of" in capsys.readouterr().out
     a, mean = _weights(first), _weights(tmp_path / "models" / "tiles.pt")
