@@ -126,3 +126,31 @@ def test_shipped_model_finds_the_tiles_of_the_bundled_photos(detector: Detector)
     assert floor > 0
     assert hits / truths >= floor, Counter({"hits": hits, "truths": truths})
     assert found_total == 0 or hits / found_total >= floor * 0.8
+
+
+def test_a_suited_reading_less_likely_than_an_honour_is_no_other_reading(
+    detector: Detector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tile read s1 0.30, honour 0.25, p8 0.20, m1 0.15: the honour is likelier than p8 and m1, so they
+    are no other readings (confidence 0): the tile is not kept for its pooled readings, nor re-read as p8."""
+    from vision.classifier import CLASSIFIER_CLASSES
+
+    boxes = np.array([[10, 10, 40, 50], [60, 10, 90, 50]], np.float32)
+    monkeypatch.setattr(
+        detector, "find_tiles", lambda *_: (boxes, np.full(2, 0.9, np.float32), np.zeros(2, int))
+    )
+    probs = np.zeros((2, len(CLASSIFIER_CLASSES)), np.float32)
+    s1, p8, m1, honour = (DETECTOR_CLASSES.index(name) for name in ("s1", "p8", "m1", "honour"))
+    probs[0, [s1, honour, p8, m1]] = [0.30, 0.25, 0.20, 0.15]
+    probs[1, [s1, p8, m1, honour]] = [0.30, 0.25, 0.20, 0.15]  # both others likelier than an honour
+    assert detector.classifier is not None
+    monkeypatch.setattr(detector.classifier, "read", lambda *_: probs)
+    found = detector.detect(np.zeros((100, 100, 3), np.uint8), conf=0.3)
+    assert found.alternatives is not None and found.alternative_confidences is not None
+    assert [DETECTOR_CLASSES[c] for c in found.alternatives[0]] == ["p8", "m1"]
+    np.testing.assert_allclose(found.alternative_confidences[0], [0.0, 0.0])
+    np.testing.assert_allclose(
+        found.alternative_confidences[1], np.sqrt(0.9 * np.array([0.25, 0.20])), rtol=1e-5
+    )
+    assert found.presences[0] == pytest.approx(found.confidences[0])
+    assert found.presences[1] > found.confidences[1]

@@ -81,10 +81,12 @@ def test_smj_detect_prints_json_for_each_image(capsys: pytest.CaptureFixture[str
     for result in results:
         for detection in result["detections"]:
             assert set(detection) == {"tile", "confidence", "box", "alternatives"}
-            others = detection["alternatives"]  # the classifier's next suited readings, likeliest first
-            assert len(others) == 2 and all(o["tile"][0] in "mps" and o["tile"][1].isdigit() for o in others)
+            # the classifier's next suited readings, likeliest first, those likelier than an honour or no tile
+            others = detection["alternatives"]
+            assert len(others) <= 2 and all(o["tile"][0] in "mps" and o["tile"][1].isdigit() for o in others)
             confidences = [detection["confidence"]] + [o["confidence"] for o in others]
             assert confidences == sorted(confidences, reverse=True)
+    assert any(len(d["alternatives"]) == 2 for r in results for d in r["detections"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hand.jpg", "hand_melds.jpg"]
 
 

@@ -54,8 +54,8 @@ class Detections:
     confidences: np.ndarray  # (N,) float32
     image_size: tuple[int, int]  # (width, height) of the oriented image
     # the classifier's other readings of each box: the likeliest other suited tiles, likeliest first,
-    # with confidences on the same scale as ``confidences`` (None without a classifier, or for tiles a
-    # user entered)
+    # with confidences on the same scale as ``confidences``, 0 for a reading less likely than an honour
+    # tile or no tile (None without a classifier, or for tiles a user entered)
     alternatives: np.ndarray | None = None  # (N, K) int64
     alternative_confidences: np.ndarray | None = None  # (N, K) float32
 

@@ -20,7 +20,7 @@ import numpy as np
 from scoring.tiles import CLASS_NAMES
 from vision import looks
 from vision.classifier import NONE, ClassifierError, TileClassifier
-from vision.detections import DETECTOR_CLASSES, Detections
+from vision.detections import DETECTOR_CLASSES, HONOUR, Detections
 from vision.images import Photo
 from vision.onnx_model import load_onnx
 
@@ -159,7 +159,11 @@ class Detector:
         box_scores = scores
         scores = np.sqrt(box_scores * probs[rows, classes]).astype(np.float32)
         keep = (classes != NONE) & (scores >= conf)
-        other_scores = np.sqrt(box_scores[:, None] * np.take_along_axis(suited, others, axis=1))
+        # a suited reading less likely than "an honour tile" or "no tile" is no other reading of that box:
+        # confidence 0, so it neither makes a tile of it (pooled readings) nor is tried by a re-reading
+        other_probs = np.take_along_axis(suited, others, axis=1)
+        other_probs[other_probs <= np.maximum(probs[:, HONOUR], probs[:, NONE])[:, None]] = 0.0
+        other_scores = np.sqrt(box_scores[:, None] * other_probs)
         return Detections(
             boxes[keep], classes[keep], scores[keep], (width, height), others[keep], other_scores[keep]
         )
