@@ -3,21 +3,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_api.py"
+from bench_loader import load_benchmark
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 
 
 def test_load_check_with_the_fake_detector(capsys: pytest.CaptureFixture[str]) -> None:
-    spec = importlib.util.spec_from_file_location("bench_api", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_benchmark("bench_api")
     status = module.main(["--fake", "--requests", "48", "--concurrency", "8", "--warmup", "8"])
     out = capsys.readouterr().out
     assert status == 0, out

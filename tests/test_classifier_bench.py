@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
+from bench_loader import load_benchmark
 
 from datasets.synth.scene import SceneOptions
 from datasets.synth.writer import write_dataset
 
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_classifier.py"
-
 
 def _bench() -> object:
-    spec = importlib.util.spec_from_file_location("bench_classifier", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_benchmark("bench_classifier")
     return module
 
 

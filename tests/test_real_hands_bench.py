@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from bench_loader import load_benchmark
 
 from datasets.labels import Box, LabelledImage
 from datasets.yolo import write_yolo
 from vision.detector import DEFAULT_WEIGHTS
 
 ROOT = Path(__file__).resolve().parent.parent
-BENCH = ROOT / "benchmarks" / "bench_real_hands.py"
 
 pytestmark = pytest.mark.skipif(not DEFAULT_WEIGHTS.is_file(), reason="no shipped model in models/")
 
@@ -34,10 +33,7 @@ def _labelled(name: str) -> LabelledImage:
 
 
 def _run(data: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    spec = importlib.util.spec_from_file_location("bench_real_hands", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_benchmark("bench_real_hands")
     code = module.main([str(data), *args])
     return code, capsys.readouterr().out
 

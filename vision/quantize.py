@@ -46,13 +46,12 @@ def quantize_classifier(onnx_path: Path, crops: np.ndarray, *, batch: int = 32) 
     less likely faces rank the alternatives a hand is re-read with, and in 8 bits they round to 0.
     """
     import onnx
-    import onnxruntime as ort
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
-    input_name = session.get_inputs()[0].name
-    head = [node.name for node in onnx.load(str(onnx_path)).graph.node if node.op_type in HEAD_OPERATORS]
+    graph = onnx.load(str(onnx_path)).graph
+    input_name = graph.input[0].name
+    head = [node.name for node in graph.node if node.op_type in HEAD_OPERATORS]
     blobs = [crops_to_blob(crops[i : i + batch]) for i in range(0, len(crops), batch)]
 
     class Crops(CalibrationDataReader):
