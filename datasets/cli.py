@@ -133,6 +133,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     crops.add_argument("--size", type=int, default=64, help="crop side in pixels (default 64)")
     crops.add_argument("--seed", type=int, default=0)
+    crops.add_argument(
+        "--min-side",
+        type=float,
+        default=0.0,
+        metavar="PX",
+        help="training crops skip tiles whose box is narrower than this many pixels (too small to read)",
+    )
     crops.set_defaults(func=_guarded(run_crops))
 
     windows = sub.add_parser(
@@ -321,7 +328,7 @@ def run_crops(args: argparse.Namespace) -> int:
 
     sources = [CropSource.parse(spec, read_yolo(spec.split(":")[0])) for spec in args.data]
     out = _fresh_folder(args.out)
-    counts = build_crop_dataset(sources, out, seed=args.seed, size=args.size)
+    counts = build_crop_dataset(sources, out, seed=args.seed, size=args.size, min_side=args.min_side)
     for split, per_class in counts.items():
         print(
             f"{split}: {sum(per_class.values())} crops, "

@@ -61,11 +61,13 @@ def write_crops(
     augment: bool = True,
     seed: int = 0,
     size: int = CROP_SIZE,
+    min_side: float = 0.0,
 ) -> Counter[str]:
     """Write crops of ``images`` under ``out/split/<class>/``; returns the count per class.
 
     ``copies``: jittered crops per box; ``per_image``: at most this many boxes drawn per image;
-    ``background``: ``none`` crops per image.
+    ``background``: ``none`` crops per image; ``min_side``: boxes whose shorter side is under this
+    many pixels of the image are not cut.
     """
     rng = random.Random(seed)
     root = Path(out) / split
@@ -77,7 +79,8 @@ def write_crops(
             pixels = np.asarray(image.convert("RGB"))
         height, width = pixels.shape[:2]
         all_boxes = np.array([b.xyxy(width, height) for b in item.boxes], np.float32).reshape(-1, 4)
-        chosen = list(range(len(item.boxes)))
+        sides = np.minimum(all_boxes[:, 2] - all_boxes[:, 0], all_boxes[:, 3] - all_boxes[:, 1])
+        chosen = [int(i) for i in np.flatnonzero(sides >= min_side)]
         if per_image is not None and len(chosen) > per_image:
             chosen = rng.sample(chosen, per_image)
         classes = [item.boxes[i].class_id for i in chosen for _ in range(copies)]
@@ -145,12 +148,18 @@ class CropSource:
 
 
 def build_crop_dataset(
-    sources: Sequence[CropSource], out: Path | str, *, seed: int = 0, size: int = CROP_SIZE
+    sources: Sequence[CropSource],
+    out: Path | str,
+    *,
+    seed: int = 0,
+    size: int = CROP_SIZE,
+    min_side: float = 0.0,
 ) -> dict[str, Counter[str]]:
     """A classification dataset in ultralytics' folder layout (``out/train/<class>``, ``out/val/<class>``).
 
-    The train (or unsplit) images of every source give training crops, jittered; their val images
-    give validation crops cut as at inference. Test images are left out.
+    The train (or unsplit) images of every source give training crops, jittered, of the tiles at
+    least ``min_side`` pixels across; their val images give validation crops of every tile, cut as at
+    inference. Test images are left out.
     """
     counts: dict[str, Counter[str]] = {"train": Counter(), "val": Counter()}
     for number, source in enumerate(sources):
@@ -164,6 +173,7 @@ def build_crop_dataset(
             per_image=source.per_image,
             seed=seed + number,
             size=size,
+            min_side=min_side,
         )
         counts["val"] += write_crops(
             val, out, split="val", augment=False, background=1, seed=seed + number, size=size

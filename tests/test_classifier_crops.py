@@ -84,6 +84,14 @@ def test_per_image_limits_the_boxes_drawn(tmp_path: Path) -> None:
     assert counts["train"]["m5"] + counts["train"]["back"] == 4
 
 
+def test_training_crops_skip_tiles_too_small_to_read_and_validation_keeps_them(tmp_path: Path) -> None:
+    images = [_labelled(tmp_path, f"t{i}", "train") for i in range(2)] + [_labelled(tmp_path, "v", "val")]
+    counts = build_crop_dataset([CropSource(images)], tmp_path / "crops", min_side=30)
+    # the m5 box is 40 px wide, the back 20 px
+    assert counts["train"]["m5"] == 2 and counts["train"]["back"] == 0
+    assert counts["val"]["m5"] == 1 and counts["val"]["back"] == 1
+
+
 @pytest.mark.parametrize(
     ("spec", "copies", "per_image"), [("d", 1, None), ("d:3", 3, None), ("d:1:12", 1, 12), ("d::5", 1, 5)]
 )

@@ -466,3 +466,13 @@ def test_synth_commands_are_wired_in_when_present(smj, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "datasets.synth.cli", synth)
     assert smj(["dataset", "synth", "--count", "3"]) == 0
     assert capsys.readouterr().out == "synth 3\n"
+
+
+def test_crops_skip_tiles_under_min_side(smj, dataset: Path, tmp_path: Path, capsys):
+    out = tmp_path / "crops"
+    # each 64x48 image holds a tile 12.8 px wide and an honour 19.2 px wide
+    assert smj(["dataset", "crops", str(dataset), "--out", str(out), "--size", "32", "--min-side", "16"]) == 0
+    assert "train: " in capsys.readouterr().out
+    cut = {folder.name: len(list(folder.glob("*.png"))) for folder in (out / "train").iterdir()}
+    assert cut["honour"] == 36
+    assert sum(n for name, n in cut.items() if name not in ("honour", "none")) == 0
