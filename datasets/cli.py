@@ -138,7 +138,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         type=float,
         default=0.0,
         metavar="PX",
-        help="training crops skip tiles whose box is narrower than this many pixels (too small to read)",
+        help="training crops skip tiles whose box's shorter side is under this many pixels (unreadable)",
     )
     crops.set_defaults(func=_guarded(run_crops))
 
