@@ -140,6 +140,21 @@ def register(commands: argparse._SubParsersAction) -> None:
         metavar="PX",
         help="training crops skip tiles whose box's shorter side is under this many pixels (unreadable)",
     )
+    crops.add_argument(
+        "--rendered",
+        type=int,
+        default=0,
+        metavar="N",
+        help="add N training crops rendered without a scene, each of a fresh face style (default 0)",
+    )
+    crops.add_argument(
+        "--art",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="DIR",
+        help="tile artwork folder(s) that some rendered crops' faces come from (as for smj dataset synth)",
+    )
     crops.set_defaults(func=_guarded(run_crops))
 
     windows = sub.add_parser(
@@ -324,11 +339,28 @@ def run_split(args: argparse.Namespace) -> int:
 
 def run_crops(args: argparse.Namespace) -> int:
     from datasets.crops import CropSource, build_crop_dataset
+    from datasets.labels import DatasetError
+    from datasets.synth.art import ArtError, discover, load
+    from datasets.synth.look import TEX_H, TEX_W
     from datasets.yolo import read_yolo
 
     sources = [CropSource.parse(spec, read_yolo(spec.split(":")[0])) for spec in args.data]
+    if args.rendered < 0:
+        raise DatasetError(f"--rendered {args.rendered}: a number of crops, 0 or more")
+    try:
+        art_sets = [load(source, TEX_W, TEX_H) for source in discover(args.art)] if args.art else []
+    except ArtError as error:
+        raise DatasetError(str(error)) from None
     out = _fresh_folder(args.out)
-    counts = build_crop_dataset(sources, out, seed=args.seed, size=args.size, min_side=args.min_side)
+    counts = build_crop_dataset(
+        sources,
+        out,
+        seed=args.seed,
+        size=args.size,
+        min_side=args.min_side,
+        rendered=args.rendered,
+        art_sets=art_sets,
+    )
     for split, per_class in counts.items():
         print(
             f"{split}: {sum(per_class.values())} crops, "

@@ -5,7 +5,8 @@ and turned by quarter turns (a tile lying in a meld, or read from across the tab
 tile never is. Some tiles in rows are cut turned along their row instead, as the classifier's second
 view reads them (``vision.classifier.upright_crops``). ``none`` crops are patches of the photo away
 from every tile, so the classifier learns to reject the localiser's false alarms. Validation crops
-are cut exactly as the first view at inference.
+are cut exactly as the first view at inference. Rendered crops (``datasets.synth.face_crops``: a
+tile of one of endless face styles, without a scene) can be added to the training crops.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import numpy as np
 from PIL import Image
 
 from datasets.labels import DatasetError, LabelledImage
+from datasets.synth.art import ArtSet
+from datasets.synth.face_crops import rendered_crops
 from vision.boxes import box_iou, row_directions
 from vision.classifier import CLASSIFIER_CLASSES, CROP_MARGIN, CROP_SIZE, NONE, tile_crops, upright_crops
 
@@ -102,6 +105,22 @@ def write_crops(
     return counts
 
 
+def write_rendered_crops(
+    out: Path | str, n: int, *, seed: int = 0, art_sets: Sequence[ArtSet] = (), size: int = CROP_SIZE
+) -> Counter[str]:
+    """Write ``n`` rendered training crops (``datasets.synth.face_crops``) under ``out/train/<class>/``,
+    turned as crops cut from photos are; returns the count per class."""
+    rng = random.Random(seed)
+    root = Path(out) / "train"
+    counts: Counter[str] = Counter()
+    for number, (name, crop) in enumerate(rendered_crops(n, seed=seed, art_sets=art_sets, size=size)):
+        (root / name).mkdir(parents=True, exist_ok=True)
+        turned = np.ascontiguousarray(np.rot90(crop, rng.choice(TURNS)))
+        Image.fromarray(turned).save(root / name / f"rendered_{seed}_{number:06d}.png")
+        counts[name] += 1
+    return counts
+
+
 def _turn_some_along_their_rows(
     rng: random.Random,
     pixels: np.ndarray,
@@ -154,12 +173,15 @@ def build_crop_dataset(
     seed: int = 0,
     size: int = CROP_SIZE,
     min_side: float = 0.0,
+    rendered: int = 0,
+    art_sets: Sequence[ArtSet] = (),
 ) -> dict[str, Counter[str]]:
     """A classification dataset in ultralytics' folder layout (``out/train/<class>``, ``out/val/<class>``).
 
     The train (or unsplit) images of every source give training crops, jittered, of the tiles at
     least ``min_side`` pixels across; their val images give validation crops of every tile, cut as at
-    inference. Test images are left out.
+    inference. Test images are left out. ``rendered`` crops (faces procedural or from ``art_sets``)
+    join the training crops.
     """
     counts: dict[str, Counter[str]] = {"train": Counter(), "val": Counter()}
     for number, source in enumerate(sources):
@@ -178,4 +200,6 @@ def build_crop_dataset(
         counts["val"] += write_crops(
             val, out, split="val", augment=False, background=1, seed=seed + number, size=size
         )
+    if rendered:
+        counts["train"] += write_rendered_crops(out, rendered, seed=seed, art_sets=art_sets, size=size)
     return counts

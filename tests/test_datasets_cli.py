@@ -476,3 +476,22 @@ def test_crops_skip_tiles_under_min_side(smj, dataset: Path, tmp_path: Path, cap
     cut = {folder.name: len(list(folder.glob("*.png"))) for folder in (out / "train").iterdir()}
     assert cut["honour"] == 36
     assert sum(n for name, n in cut.items() if name not in ("honour", "none")) == 0
+
+
+def test_crops_add_rendered_training_crops(smj, dataset: Path, tmp_path: Path, capsys):
+    out = tmp_path / "crops"
+    assert smj(["dataset", "crops", str(dataset), "--out", str(out), "--size", "32", "--rendered", "15"]) == 0
+    assert "train: " in capsys.readouterr().out
+    rendered = list((out / "train").glob("*/rendered_*.png"))
+    assert len(rendered) == 15
+    assert not list((out / "val").glob("*/rendered_*.png"))
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [(["--rendered", "-1"], "--rendered -1"), (["--rendered", "2", "--art", "no/such/art"], "no/such/art")],
+)
+def test_crops_refuse_bad_rendering_options(smj, dataset: Path, tmp_path: Path, capsys, flags, message):
+    assert smj(["dataset", "crops", str(dataset), "--out", str(tmp_path / "crops"), *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("smj dataset crops: ") and message in err

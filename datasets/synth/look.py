@@ -21,14 +21,14 @@ from datasets.synth.tile_body import FaceBase, Texture, face_base, face_texture,
 TEX_W, TEX_H = 100, 138
 PROCEDURAL_STYLES = 64
 
-_BODIES: tuple[Colour, ...] = (
+BODIES: tuple[Colour, ...] = (
     (246, 243, 232),
     (250, 249, 244),
     (240, 233, 210),
     (236, 238, 228),
     (244, 238, 222),
 )
-_BACKS: tuple[Colour, ...] = (
+BACKS: tuple[Colour, ...] = (
     (30, 140, 70),
     (20, 100, 55),
     (60, 170, 90),
@@ -102,8 +102,8 @@ class TileLook:
 def random_look(rng: np.random.Generator, art_sources: tuple[art.ArtSource, ...], art_p: float) -> TileLook:
     width = float(rng.uniform(23, 30))
     dims = TileDims(width, width * float(rng.uniform(1.3, 1.42)), width * float(rng.uniform(0.62, 0.8)))
-    body = _jitter(rng, _BODIES[int(rng.integers(len(_BODIES)))], 6)
-    back = _jitter(rng, _BACKS[int(rng.integers(len(_BACKS)))], 18)
+    body = _jitter(rng, BODIES[int(rng.integers(len(BODIES)))], 6)
+    back = _jitter(rng, BACKS[int(rng.integers(len(BACKS)))], 18)
     style_id = int(rng.integers(PROCEDURAL_STYLES))
     art_set = None
     source = f"procedural-{style_id}"

@@ -1,0 +1,79 @@
+"""Classifier crops rendered without a scene (datasets.synth.face_crops) and their place in a crop dataset."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from datasets.crops import write_rendered_crops
+from datasets.synth import face_crops
+from datasets.synth.face_crops import _photograph, _Row, rendered_crops
+from vision.classifier import CLASSIFIER_CLASSES, CROP_MARGIN
+
+
+def test_crops_are_square_uint8_of_classifier_classes_and_repeat_with_their_seed() -> None:
+    first = list(rendered_crops(30, seed=4, size=48))
+    again = list(rendered_crops(30, seed=4, size=48))
+    other = list(rendered_crops(30, seed=5, size=48))
+    assert len(first) == 30
+    assert all(name in CLASSIFIER_CLASSES and name != "none" for name, _ in first)
+    assert all(crop.shape == (48, 48, 3) and crop.dtype == np.uint8 for _, crop in first)
+    assert [n for n, _ in first] == [n for n, _ in again]
+    assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(first, again, strict=True))
+    assert not all(np.array_equal(a, b) for (_, a), (_, b) in zip(first, other, strict=True))
+
+
+def test_every_tile_class_is_drawn_and_characters_twice_as_often() -> None:
+    names = Counter(name for name, _ in rendered_crops(1500, seed=1, size=16))
+    assert set(names) == set(CLASSIFIER_CLASSES) - {"none"}
+    per_suit = {suit: sum(n for name, n in names.items() if name[0] == suit and name[1:].isdigit()) for suit in "mps"}
+    assert 1.6 < per_suit["m"] / per_suit["p"] < 2.5
+    assert 1.6 < per_suit["m"] / per_suit["s"] < 2.5
+
+
+def test_the_tile_is_cut_as_a_box_is_upright_and_never_mirrored() -> None:
+    # a white tile outline on a black canvas, its top-left quarter red
+    canvas = np.zeros((300, 400, 3), np.float32)
+    canvas[100:200, 150:230] = 255
+    canvas[100:150, 150:190] = (255, 0, 0)
+    quad = np.array([[150, 100], [230, 100], [230, 200], [150, 200]], np.float32)
+    for seed in range(5):
+        crop = _photograph(np.random.default_rng(seed), _Row(canvas, quad), 64).astype(int)
+        inner = round(64 * (CROP_MARGIN / (1 + 2 * CROP_MARGIN))) + 4  # the margin, and a little more
+        tile = crop[inner:-inner, inner:-inner]
+        assert (tile.max(axis=2) > 100).mean() > 0.9  # the tile fills the crop inside its margins
+        corners = (crop[:3, :3], crop[:3, -3:], crop[-3:, :3], crop[-3:, -3:])
+        assert min(corner.max(axis=2).mean() for corner in corners) < 60  # the table shows in a corner
+        red = (crop[..., 0] > 150) & (crop[..., 1] < 100)
+        rows, cols = np.nonzero(red)
+        assert rows.mean() < 32 and cols.mean() < 32  # the red quarter stays top left
+
+
+def test_faces_are_drawn_without_any_cjk_font(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("datasets.synth.faces.cjk_fonts", lambda: ())
+    crops = list(rendered_crops(12, seed=2, size=32))
+    assert len(crops) == 12 and all(crop.std() > 5 for _, crop in crops)
+
+
+def test_rendered_crops_are_written_as_training_crops_turned_like_cut_ones(tmp_path: Path) -> None:
+    counts = write_rendered_crops(tmp_path, 40, seed=3, size=32)
+    files = list((tmp_path / "train").glob("*/rendered_3_*.png"))
+    assert sum(counts.values()) == 40 == len(files)
+    assert counts == Counter(path.parent.name for path in files)
+    assert not (tmp_path / "val").exists()
+
+
+def test_art_faces_are_used_where_a_set_has_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    from datasets.synth.art import ArtSet
+    from datasets.synth.look import TEX_H, TEX_W
+
+    solid = np.zeros((TEX_H, TEX_W, 4), np.uint8)
+    solid[..., 1] = solid[..., 3] = 255  # an all-green face: premultiplied, opaque
+    art = ArtSet("green", {key: solid for key in range(27)}, body=None, back=None)
+    monkeypatch.setattr(face_crops, "ART_P", 1.0)
+    look = face_crops._Look(np.random.default_rng(0), [art])
+    assert look.face(3)[TEX_H // 2, TEX_W // 2, 1] > 200  # the set's face
+    assert look.face("E")[..., 3].max() > 0  # an honour the set lacks: procedural
