@@ -37,3 +37,21 @@ def test_benchmark_reads_the_hand_tiles_of_a_few_scenes(
 def test_benchmark_says_when_there_is_nothing_to_read(tmp_path: Path) -> None:
     (tmp_path / "scenes.jsonl").write_text("", encoding="utf-8")
     assert _bench().main([str(tmp_path)]) == 2  # type: ignore[attr-defined]
+
+
+def test_benchmark_reads_rendered_crops_of_fresh_styles(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _bench().main(["--rendered", "60", "--seed", "3"]) == 0  # type: ignore[attr-defined]
+    out = capsys.readouterr().out
+    counts = {
+        key.strip(): (int(n), float(rate))
+        for key, n, rate in re.findall(r"  (.+?)\s+(\d+) tiles  top-1 ([\d.]+)", out)
+    }
+    assert counts["all"][0] == counts["style rendered"][0] == 60
+    assert counts["all"][0] == sum(n for key, (n, _) in counts.items() if key.startswith("suit "))
+    assert 0.3 <= counts["all"][1] <= 1.0  # the shipped classifier reads most of them
+
+
+@pytest.mark.parametrize("argv", [[], ["somewhere", "--rendered", "5"]])
+def test_benchmark_wants_one_source(argv: list[str]) -> None:
+    with pytest.raises(SystemExit):
+        _bench().main(argv)  # type: ignore[attr-defined]
