@@ -59,6 +59,26 @@ def test_closer_looks_cover_the_region_at_the_trained_scale(
         assert right - left >= tile
 
 
+@pytest.mark.parametrize(("width", "height", "side"), [(4032, 3024, 2048), (1512, 2016, 1024), (800, 600, 1024)])
+def test_a_search_covers_the_whole_photo_at_its_scale_in_overlapping_windows(
+    width: int, height: int, side: int
+) -> None:
+    found = looks.search_looks(width, height, side, max_side=1024)
+    scale = side / max(width, height)
+    covered = np.zeros((height, width), bool)
+    for look in found:
+        assert look.scale == pytest.approx(scale)
+        assert max(look.input_size) <= 1024 + 1
+        x1, y1, x2, y2 = look.region
+        covered[y1:y2, x1:x2] = True
+    assert covered.all()
+    if len(found) > 1:  # neighbours share the overlap's photo pixels
+        lefts = sorted({look.region[0] for look in found})
+        rights = sorted({look.region[2] for look in found})
+        for left, right in zip(lefts[1:], rights[:-1], strict=False):
+            assert right - left >= looks.SEARCH_OVERLAP / scale - 1
+
+
 def test_a_closer_look_never_enlarges_more_than_the_limit() -> None:
     (look,) = looks.closer_looks((0, 0, 100, 100), tile=5.0, max_side=1024)
     assert look.scale == looks.MAX_UPSCALE
@@ -143,6 +163,26 @@ def test_a_small_hand_in_a_large_photo_is_found_by_a_closer_look() -> None:
     assert len(boxes) == len(truth)
     ious = box_iou(boxes, truth)
     assert (ious.max(axis=1) > 0.95).all() and (ious.max(axis=0) > 0.95).all()
+
+
+def test_a_few_large_boxes_are_no_hand_and_the_photo_is_searched_closer() -> None:
+    # a hand too small to see at the first look, and four large things that look like tiles at any scale
+    hand = _hand_row(1400, 1500, 60.0)
+    large = np.array([[200 + 500 * i, 300, 500 + 500 * i, 700] for i in range(4)], np.float32)
+    detector = _FakeLocaliser(np.concatenate([hand, large]))
+    boxes, _, _ = detector.find_tiles(np.zeros((3024, 4032, 3), np.uint8), 0.25, 0.6)
+    assert len(detector.calls) > 1
+    assert (box_iou(boxes, hand).max(axis=0) > 0.95).all()
+    assert len(boxes) == len(hand) + len(large)
+
+
+def test_a_photo_of_a_few_large_tiles_is_searched_once_and_left_as_seen() -> None:
+    tiles = np.array([[600 + 700 * i, 1000, 1100 + 700 * i, 1700] for i in range(4)], np.float32)
+    detector = _FakeLocaliser(tiles)
+    boxes, _, _ = detector.find_tiles(np.zeros((3024, 4032, 3), np.uint8), 0.25, 0.6)
+    assert len(box_iou(boxes, tiles)) == 4 and (box_iou(boxes, tiles).max(axis=0) > 0.95).all()
+    # the first look, and a search at 1024 px that showed no more tiles: no 2048 px one, no closer look
+    assert [max(shape) for shape in detector.calls] == [384, 1024]
 
 
 def test_a_hand_cut_into_windows_comes_back_without_duplicates() -> None:

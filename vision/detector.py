@@ -32,6 +32,7 @@ DEFAULT_CONF = 0.55  # the operating point of best exact-hand rate on the real v
 BOX_CONF = 0.3  # with a classifier: the localiser's own floor, whatever ``conf`` is asked for
 DEFAULT_IOU = 0.6
 ALTERNATIVES = 2  # other readings of each tile kept for re-reading an impossible hand
+Found = tuple[np.ndarray, np.ndarray, np.ndarray]  # boxes (photo pixels), scores, classes
 SUITED_COUNT = len(CLASS_NAMES)
 
 
@@ -168,13 +169,12 @@ class Detector:
             boxes[keep], classes[keep], scores[keep], (width, height), others[keep], other_scores[keep]
         )
 
-    def find_tiles(
-        self, pixels: np.ndarray, conf: float, iou: float
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def find_tiles(self, pixels: np.ndarray, conf: float, iou: float) -> Found:
         """The localiser's boxes, scores and classes in photo pixels.
 
-        One look at the whole photo; when its tiles come out small, a closer look at their region at
-        the trained scale (see ``vision.looks``), merged with what lies outside it.
+        One look at the whole photo; when it shows no hand, searches at finer scales; when its tiles
+        come out small, a closer look at their region at the trained scale (see ``vision.looks``),
+        merged with what lies outside it.
         """
         height, width = pixels.shape[:2]
         long_side = max(width, height)
@@ -183,21 +183,45 @@ class Detector:
         if long_side <= 1.5 * self.imgsz:
             return found  # a close-up: its tiles are already at the trained scale
         tile = looks.typical_tile(found[0], found[1])
-        if tile is not None and tile * first.scale >= looks.SMALL_TILE_PX:
+        hand_seen = looks.confident_count(found[1]) >= looks.HAND_TILES
+        if tile is not None and tile * first.scale >= looks.SMALL_TILE_PX and hand_seen:
             return found
-        if tile is None and self.dynamic:  # nothing legible: search the whole photo at a finer scale
-            side = min(looks.SEARCH_SIDE, looks.round_up(long_side))
-            found = self._look(pixels, looks.whole_photo(width, height, side), conf, iou)
+        for side in looks.SEARCH_SIDES if self.dynamic else ():
+            if tile is not None and hand_seen:
+                break
+            # no hand legible (a few large boxes are no hand): search the whole photo at a finer
+            # scale, never beyond its own pixels, while that finds more tiles
+            side = min(side, looks.round_up(long_side))
+            search = looks.search_looks(width, height, side, looks.MAX_LOOK_SIDE)
+            searched = self._merged(pixels, search, conf, iou)
+            if looks.confident_count(searched[1]) <= looks.confident_count(found[1]):
+                break  # a finer scale shows no more: the photo holds few tiles
+            found = searched
             tile = looks.typical_tile(found[0], found[1])
-        if tile is None:
-            return found
+            hand_seen = looks.confident_count(found[1]) >= looks.HAND_TILES
+            if side >= long_side:
+                break
+        if tile is None or tile * first.scale >= looks.SMALL_TILE_PX:
+            return found  # nothing legible anywhere, or a few tiles large enough at the first look
         region = looks.region_around(found[0], found[1], tile, width, height)
         max_side = looks.MAX_LOOK_SIDE if self.dynamic else self.imgsz
-        parts = [
-            self._look(pixels, look, conf, iou, seams=True)
-            for look in looks.closer_looks(region, tile, max_side)
-        ]
-        parts.append(tuple(part[~looks.inside(found[0], region)] for part in found))
+        outside = ~looks.inside(found[0], region)
+        elsewhere = (found[0][outside], found[1][outside], found[2][outside])
+        return self._merged(pixels, looks.closer_looks(region, tile, max_side), conf, iou, elsewhere)
+
+    def _merged(
+        self,
+        pixels: np.ndarray,
+        windows: list[looks.Look],
+        conf: float,
+        iou: float,
+        elsewhere: Found | None = None,
+    ) -> Found:
+        """The boxes of ``windows`` (a tile a seam cuts is left to the window holding it whole) and
+        ``elsewhere`` (boxes, scores, classes found outside them), one box per tile."""
+        parts = [self._look(pixels, look, conf, iou, seams=True) for look in windows]
+        if elsewhere is not None:
+            parts.append(elsewhere)
         boxes = np.concatenate([part[0] for part in parts]).reshape(-1, 4)
         scores = np.concatenate([part[1] for part in parts])
         classes = np.concatenate([part[2] for part in parts])
@@ -206,7 +230,7 @@ class Detector:
 
     def _look(
         self, pixels: np.ndarray, look: looks.Look, conf: float, iou: float, *, seams: bool = False
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ) -> Found:
         """Run the localiser on ``look``, boxes in photo pixels; ``seams``: drop tiles a window edge cuts."""
         x1, y1, x2, y2 = look.region
         crop = pixels[y1:y2, x1:x2]
@@ -222,9 +246,7 @@ class Detector:
             keep &= ~looks.cut_at_seam(boxes, look, pixels.shape[1], pixels.shape[0])
         return boxes[keep], scores[keep], classes[keep]
 
-    def _run_onnx(
-        self, pixels: np.ndarray, shape: tuple[int, int], conf: float, iou: float
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _run_onnx(self, pixels: np.ndarray, shape: tuple[int, int], conf: float, iou: float) -> Found:
         canvas, gain, pad = letterbox(pixels, shape)
         blob = np.ascontiguousarray(canvas.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
         output = self._session.run(None, {self._input: blob})[0][0]
@@ -245,9 +267,7 @@ class Detector:
         boxes = unletterbox(boxes, gain, pad, pixels.shape[1], pixels.shape[0])
         return boxes, scores.astype(np.float32), self._class_map[classes]
 
-    def _run_torch(
-        self, pixels: np.ndarray, shape: tuple[int, int], conf: float, iou: float
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _run_torch(self, pixels: np.ndarray, shape: tuple[int, int], conf: float, iou: float) -> Found:
         with self._lock:
             results: Any = self._model.predict(
                 pixels[:, :, ::-1], conf=conf, iou=iou, imgsz=list(shape), verbose=False, device="cpu"

@@ -21,8 +21,10 @@ SMALL_TILE_PX = 20.0  # below this a second, closer look is taken
 MAX_UPSCALE = 2.0  # a closer look never enlarges the photo more than this
 CONFIDENT = 0.3  # boxes that count when measuring tiles and placing the region
 MIN_TILES = 4  # fewer confident boxes than this: no tiles legible at that scale
-SEARCH_SIDE = 1024  # the whole photo again at this long side, when the first look found no tile
-MAX_LOOK_SIDE = 1024  # a closer look larger than this (input pixels) is cut into windows
+HAND_TILES = 10  # fewer confident boxes than this in a large photo: a hand's tiles may be too small to see
+SEARCH_SIDES = (1024, 2048)  # the whole photo again at these long sides, in turn, while no tile is legible
+MAX_LOOK_SIDE = 1024  # a look larger than this (input pixels) is cut into windows
+SEARCH_OVERLAP = 96  # input pixels shared by neighbouring windows of a search: a few tiles at that scale
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,10 @@ def typical_tile(boxes: np.ndarray, scores: np.ndarray) -> float | None:
     return float(np.median(sides))
 
 
+def confident_count(scores: np.ndarray) -> int:
+    return int(np.count_nonzero(scores >= CONFIDENT))
+
+
 def region_around(
     boxes: np.ndarray, scores: np.ndarray, tile: float, width: int, height: int
 ) -> tuple[int, int, int, int]:
@@ -83,9 +89,21 @@ def closer_looks(
     whole in at least one of them.
     """
     scale = min(TILE_PX / tile, MAX_UPSCALE)
+    return windows(region, scale, max_side, 2 * tile if overlap is None else overlap)
+
+
+def search_looks(width: int, height: int, side: int, max_side: int) -> list[Look]:
+    """The whole photo with its long side at ``side`` input pixels, in windows of at most ``max_side``
+    overlapping by ``SEARCH_OVERLAP`` input pixels."""
+    scale = side / max(width, height)
+    return windows((0, 0, width, height), scale, max_side, SEARCH_OVERLAP / scale)
+
+
+def windows(region: tuple[int, int, int, int], scale: float, max_side: int, overlap: float) -> list[Look]:
+    """``region`` resized by ``scale``, cut into looks of at most ``max_side`` input pixels a side whose
+    neighbours share ``overlap`` photo pixels."""
     x1, y1, x2, y2 = region
     window = max_side / scale  # photo pixels one look can take in
-    overlap = 2 * tile if overlap is None else overlap
     looks = []
     for top, bottom in _spans(y1, y2, window, overlap):
         for left, right in _spans(x1, x2, window, overlap):
