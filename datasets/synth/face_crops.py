@@ -4,8 +4,9 @@ A scene (``datasets.synth.scene``) shows a few dozen tiles of one set; the class
 sets to learn the faces themselves (a 万's numeral, not the colours of a few sets' 萬). Each look here
 is a fresh procedural face style (``random_face_style``: fonts, ink colours, layouts) or one of the
 ``--art`` sets. A crop shows one tile of it between up to two neighbours, its ivory and coloured
-layers showing below its face, lit unevenly, seen in perspective and turned a little, photographed at
-a photo's scale (a box of 26-110 px) with blur, noise and JPEG, and cut as the classifier cuts a box
+layers showing below its face, lit unevenly, seen in perspective, its row level or at any angle (the
+box of a tile in a tilted row takes in slices of its neighbours), photographed at a photo's scale (a
+box of 26-110 px) with blur, noise and JPEG, and cut as the classifier cuts a box
 (``vision.classifier.tile_crops``: widened by ``CROP_MARGIN``, squashed square). Crops are upright;
 ``datasets.crops`` turns them as it turns crops cut from photos.
 """
@@ -29,6 +30,7 @@ from vision.classifier import CROP_MARGIN
 CLASS_WEIGHTS = {name: 2.0 if name[0] == "m" else 1.0 for name in CLASS_NAMES} | {"honour": 1.5, "back": 0.5}
 LOOK_TILES = 27  # crops drawn from one look before the next
 ART_P = 0.35  # share of looks drawn from the art sets, when there are any
+TILTED_ROWS = 0.4  # share of crops whose row runs at any angle (the rest within a few degrees of level)
 BOX_PX = (26.0, 110.0)  # the box's longer side in the photo, drawn log-uniformly
 _TABLES = ((40, 120, 60), (30, 60, 140), (120, 80, 50), (200, 200, 190), (60, 60, 60))
 _PAD = 60  # canvas pixels around the row of tiles
@@ -146,7 +148,10 @@ def _photograph(rng: np.random.Generator, row: _Row, size: int) -> np.ndarray:
     height, width = row.canvas.shape[:2]
     corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
     moved = corners + (rng.uniform(-0.12, 0.12, (4, 2)) * (TEX_W, TEX_H)).astype(np.float32)
-    turn = np.vstack([cv2.getRotationMatrix2D((width / 2, height / 2), rng.normal(0, 6), 1.0), [0, 0, 1]])
+    # a row at any angle (crops are turned by quarter turns later): the box of a tile in a tilted row
+    # takes in slices of its neighbours, as the localiser's boxes do
+    angle = rng.uniform(-45, 45) if rng.random() < TILTED_ROWS else rng.normal(0, 6)
+    turn = np.vstack([cv2.getRotationMatrix2D((width / 2, height / 2), angle, 1.0), [0, 0, 1]])
     view = turn @ cv2.getPerspectiveTransform(corners, moved)
     outline = cv2.perspectiveTransform(row.quad[None], view)[0]
     low, high = outline.min(0), outline.max(0)
