@@ -186,21 +186,9 @@ class Detector:
         hand_seen = looks.confident_count(found[1]) >= looks.HAND_TILES
         if tile is not None and tile * first.scale >= looks.SMALL_TILE_PX and hand_seen:
             return found
-        for side in looks.SEARCH_SIDES if self.dynamic else ():
-            if tile is not None and hand_seen:
-                break
-            # no hand legible (a few large boxes are no hand): search the whole photo at a finer
-            # scale, never beyond its own pixels, while that finds more tiles
-            side = min(side, looks.round_up(long_side))
-            search = looks.search_looks(width, height, side, looks.MAX_LOOK_SIDE)
-            searched = self._merged(pixels, search, conf, iou)
-            if looks.confident_count(searched[1]) <= looks.confident_count(found[1]):
-                break  # a finer scale shows no more: the photo holds few tiles
-            found = searched
+        if not hand_seen and self.dynamic:  # a few large boxes are no hand: search closer
+            found = self._search(pixels, found, conf, iou)
             tile = looks.typical_tile(found[0], found[1])
-            hand_seen = looks.confident_count(found[1]) >= looks.HAND_TILES
-            if side >= long_side:
-                break
         if tile is None or tile * first.scale >= looks.SMALL_TILE_PX:
             return found  # nothing legible anywhere, or a few tiles large enough at the first look
         region = looks.region_around(found[0], found[1], tile, width, height)
@@ -208,6 +196,23 @@ class Detector:
         outside = ~looks.inside(found[0], region)
         elsewhere = (found[0][outside], found[1][outside], found[2][outside])
         return self._merged(pixels, looks.closer_looks(region, tile, max_side), conf, iou, elsewhere)
+
+    def _search(self, pixels: np.ndarray, found: Found, conf: float, iou: float) -> Found:
+        """The whole photo at finer scales in turn (``looks.SEARCH_SIDES``, never beyond its own
+        pixels), while each shows more tiles than the last and until one shows a hand."""
+        height, width = pixels.shape[:2]
+        long_side = max(width, height)
+        for side in looks.SEARCH_SIDES:
+            side = min(side, looks.round_up(long_side))
+            searched = self._merged(
+                pixels, looks.search_looks(width, height, side, looks.MAX_LOOK_SIDE), conf, iou
+            )
+            if looks.confident_count(searched[1]) <= looks.confident_count(found[1]):
+                break  # a finer scale shows no more: the photo holds few tiles
+            found = searched
+            if looks.confident_count(found[1]) >= looks.HAND_TILES or side >= long_side:
+                break
+        return found
 
     def _merged(
         self,
