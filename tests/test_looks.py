@@ -59,7 +59,9 @@ def test_closer_looks_cover_the_region_at_the_trained_scale(
         assert right - left >= tile
 
 
-@pytest.mark.parametrize(("width", "height", "side"), [(4032, 3024, 2048), (1512, 2016, 1024), (800, 600, 1024)])
+@pytest.mark.parametrize(
+    ("width", "height", "side"), [(4032, 3024, 2048), (1512, 2016, 1024), (800, 600, 1024)]
+)
 def test_a_search_covers_the_whole_photo_at_its_scale_in_overlapping_windows(
     width: int, height: int, side: int
 ) -> None:
