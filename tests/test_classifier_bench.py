@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from bench_loader import load_benchmark
 
@@ -49,6 +51,21 @@ def test_benchmark_reads_rendered_crops_of_fresh_styles(capsys: pytest.CaptureFi
     assert counts["all"][0] == counts["style rendered"][0] == 60
     assert counts["all"][0] == sum(n for key, (n, _) in counts.items() if key.startswith("suit "))
     assert 0.3 <= counts["all"][1] <= 1.0  # the shipped classifier reads most of them
+
+
+def test_the_shipped_classifier_reads_tile_sets_it_never_trained_on() -> None:
+    from datasets.synth.face_crops import rendered_crops
+    from vision.classifier import CLASSIFIER_CLASSES, TileClassifier
+    from vision.detector import DEFAULT_CLASSIFIER, MODELS_DIR
+
+    classifier = TileClassifier(DEFAULT_CLASSIFIER)
+    named = list(rendered_crops(300, seed=_bench().RENDERED_SEED, size=classifier.imgsz))  # type: ignore[attr-defined]
+    read = classifier.probabilities(np.stack([crop for _, crop in named])).argmax(1)
+    right = np.mean([CLASSIFIER_CLASSES[k] == name for k, (name, _) in zip(read, named, strict=True)])
+    floor = json.loads((MODELS_DIR / "manifest.json").read_text(encoding="utf-8"))["test_floors"][
+        "rendered_top1"
+    ]
+    assert right >= floor > 0.5
 
 
 @pytest.mark.parametrize("argv", [[], ["somewhere", "--rendered", "5"]])
