@@ -53,7 +53,7 @@ def _rendered_tiles(classifier: object, n: int, seed: int) -> Iterator[tuple[int
         return
     probs = classifier.probabilities(np.stack([crop for _, crop in named]))  # type: ignore[attr-defined]
     for (name, _), read in zip(named, probs.argmax(1), strict=True):
-        yield CLASSIFIER_CLASSES.index(name), int(read), ("style rendered",)
+        yield CLASSIFIER_CLASSES.index(name), int(read), ()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -90,7 +90,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             right[key] += ok
         if not ok:
             confusions[(CLASSIFIER_CLASSES[truth], CLASSIFIER_CLASSES[read])] += 1
-    source = args.data if args.data is not None else f"{args.rendered} rendered crops (seed {args.seed})"
+    source = (
+        args.data
+        if args.data is not None
+        else f"{args.rendered} rendered crops (seed {args.seed}, first view only)"
+    )
     if not total:
         print(f"{source}: no labelled tiles to read", file=sys.stderr)
         return 2

@@ -348,7 +348,7 @@ def run_crops(args: argparse.Namespace) -> int:
     if args.rendered < 0:
         raise DatasetError(f"--rendered {args.rendered}: a number of crops, 0 or more")
     try:
-        art_sets = [load(source, TEX_W, TEX_H) for source in discover(args.art)] if args.art else []
+        art_sets = [load(s, TEX_W, TEX_H) for s in discover(args.art)] if args.art and args.rendered else []
     except ArtError as error:
         raise DatasetError(str(error)) from None
     out = _fresh_folder(args.out)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from datasets.crops import write_rendered_crops
 from datasets.synth import face_crops
@@ -28,7 +29,7 @@ def test_crops_are_square_uint8_of_classifier_classes_and_repeat_with_their_seed
 
 
 def test_every_tile_class_is_drawn_and_characters_twice_as_often() -> None:
-    names = Counter(name for name, _ in rendered_crops(1500, seed=1, size=16))
+    names = Counter(name for name, _ in rendered_crops(600, seed=1, size=16))
     assert set(names) == set(CLASSIFIER_CLASSES) - {"none"}
     per_suit = {
         suit: sum(n for name, n in names.items() if name in CLASS_NAMES and name[0] == suit) for suit in "mps"
@@ -56,19 +57,27 @@ def test_the_tile_is_cut_as_a_box_is_upright_and_never_mirrored(monkeypatch: pyt
         assert rows.mean() < 32 and cols.mean() < 32  # the red quarter stays top left
 
 
-def test_the_box_of_a_tile_in_a_tilted_row_takes_in_its_neighbours(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(face_crops, "TILTED_ROWS", 1.0)
-    # a white tile between two green ones, touching
+def _green_in_crops(tilted: float, monkeypatch: pytest.MonkeyPatch) -> float:
+    """The mean share of a crop taken by the green neighbours of a white tile, touching it in a row."""
+    monkeypatch.setattr(face_crops, "TILTED_ROWS", tilted)
     canvas = np.zeros((300, 400, 3), np.float32)
     canvas[100:200, 70:310] = (0, 255, 0)
     canvas[100:200, 150:230] = 255
     quad = np.array([[150, 100], [230, 100], [230, 200], [150, 200]], np.float32)
     greens = []
-    for seed in range(12):
+    for seed in range(16):
         crop = _photograph(np.random.default_rng(seed), _Row(canvas, quad), 64).astype(int)
         greens.append(((crop[..., 1] > 120) & (crop[..., 0] < 80)).mean())
         assert (crop.min(axis=2) > 120)[28:36, 28:36].mean() > 0.9  # the white tile at the middle
-    assert np.mean(greens) > 0.05  # slices of the neighbours in the box
+    return float(np.mean(greens))
+
+
+def test_the_box_of_a_tile_in_a_tilted_row_takes_in_more_of_its_neighbours(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    level = _green_in_crops(0.0, monkeypatch)
+    tilted = _green_in_crops(1.0, monkeypatch)
+    assert tilted > level + 0.05
 
 
 def test_faces_are_drawn_without_any_cjk_font(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -79,10 +88,18 @@ def test_faces_are_drawn_without_any_cjk_font(monkeypatch: pytest.MonkeyPatch) -
 
 def test_rendered_crops_are_written_as_training_crops_turned_like_cut_ones(tmp_path: Path) -> None:
     counts = write_rendered_crops(tmp_path, 40, seed=3, size=32)
-    files = list((tmp_path / "train").glob("*/rendered_3_*.png"))
+    files = sorted((tmp_path / "train").glob("*/rendered_3_*.png"), key=lambda path: path.name)
     assert sum(counts.values()) == 40 == len(files)
     assert counts == Counter(path.parent.name for path in files)
     assert not (tmp_path / "val").exists()
+    turns = []
+    for path, (name, crop) in zip(files, rendered_crops(40, seed=3, size=32), strict=True):
+        assert path.parent.name == name
+        written = np.asarray(Image.open(path))
+        turns.append(
+            next(k for k in range(4) if np.array_equal(written, np.rot90(crop, k)))
+        )  # never mirrored
+    assert set(turns) > {0}  # quarter turns, as crops cut from photos
 
 
 def test_art_faces_are_used_where_a_set_has_them(monkeypatch: pytest.MonkeyPatch) -> None:

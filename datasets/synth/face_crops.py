@@ -6,25 +6,27 @@ is a fresh procedural face style (``random_face_style``: fonts, ink colours, lay
 ``--art`` sets. A crop shows one tile of it between up to two neighbours, its ivory and coloured
 layers showing below its face, lit unevenly, seen in perspective, its row level or at any angle (the
 box of a tile in a tilted row takes in slices of its neighbours), photographed at a photo's scale (a
-box of 26-110 px) with blur, noise and JPEG, and cut as the classifier cuts a box
-(``vision.classifier.tile_crops``: widened by ``CROP_MARGIN``, squashed square). Crops are upright;
-``datasets.crops`` turns them as it turns crops cut from photos.
+box of 26-110 px) with blur, noise and JPEG, and cut as training crops are cut from photos
+(``datasets.crops``: the box widened by a loose margin on each side, squashed square). Crops are
+upright; ``datasets.crops`` turns them as it turns crops cut from photos.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
+from datasets.crops import MARGINS
 from datasets.synth import art
 from datasets.synth.faces import HONOUR_KEYS, FaceKey, random_face_style, render_face
-from datasets.synth.look import BACKS, BODIES, TEX_H, TEX_W
+from datasets.synth.look import BACKS, BODIES, TEX_H, TEX_W, jitter
 from datasets.synth.tile_body import face_base, face_texture, plain_texture
 from scoring.tiles import CLASS_NAMES
-from vision.classifier import CROP_MARGIN
+from vision.classifier import CROP_SIZE
 
 # crops per class, relatively: 万 faces (told apart by their numeral alone) twice as often
 CLASS_WEIGHTS = {name: 2.0 if name[0] == "m" else 1.0 for name in CLASS_NAMES} | {"honour": 1.5, "back": 0.5}
@@ -33,21 +35,17 @@ ART_P = 0.35  # share of looks drawn from the art sets, when there are any
 TILTED_ROWS = 0.4  # share of crops whose row runs at any angle (the rest within a few degrees of level)
 BOX_PX = (26.0, 110.0)  # the box's longer side in the photo, drawn log-uniformly
 _TABLES = ((40, 120, 60), (30, 60, 140), (120, 80, 50), (200, 200, 190), (60, 60, 60))
-_PAD = 60  # canvas pixels around the row of tiles
+_PAD = 90  # canvas pixels around the row of tiles (a row turned 45 degrees still fills the crop)
+_BELOW = math.ceil(0.45 * TEX_H)  # the deepest the layers under a face may show
 BACK_KEY = "back"  # the face key of a tile lying face down
-
-
-def _jitter(rng: np.random.Generator, colour: Sequence[int], amount: int) -> tuple[int, int, int]:
-    r, g, b = (int(np.clip(c + rng.integers(-amount, amount + 1), 0, 255)) for c in colour)
-    return r, g, b
 
 
 class _Look:
     """One set's look: body and back colours, rounded corners, and its faces (procedural or art)."""
 
     def __init__(self, rng: np.random.Generator, art_sets: Sequence[art.ArtSet]) -> None:
-        self.body = _jitter(rng, BODIES[int(rng.integers(len(BODIES)))], 8)
-        self.back = _jitter(rng, BACKS[int(rng.integers(len(BACKS)))], 20)
+        self.body = jitter(rng, BODIES[int(rng.integers(len(BODIES)))], 8)
+        self.back = jitter(rng, BACKS[int(rng.integers(len(BACKS)))], 20)
         self.corner = round(float(rng.uniform(0.08, 0.16)), 2)
         self.art = art_sets[int(rng.integers(len(art_sets)))] if art_sets and rng.random() < ART_P else None
         if self.art is not None:
@@ -100,9 +98,9 @@ def _lay_row(
 ) -> _Row:
     """The tile ``key`` in the middle of a row of up to three (``neighbours``, left and right; None: no
     tile there), seen face on."""
-    width, height = 3 * TEX_W + 2 * _PAD, TEX_H + 2 * _PAD
+    width, height = 3 * TEX_W + 2 * _PAD, TEX_H + 2 * _PAD + _BELOW
     canvas = np.empty((height, width, 3), np.float32)
-    canvas[:] = _jitter(rng, _TABLES[int(rng.integers(len(_TABLES)))], 30)
+    canvas[:] = jitter(rng, _TABLES[int(rng.integers(len(_TABLES)))], 30)
     dx, dy = int(rng.uniform(-0.12, 0.12) * TEX_W), int(rng.uniform(0.0, 0.45) * TEX_H)
     split, shade = float(rng.uniform(0.4, 0.7)), float(rng.uniform(0.6, 0.9))
     gap = int(rng.uniform(0, 0.06) * TEX_W)
@@ -155,7 +153,8 @@ def _photograph(rng: np.random.Generator, row: _Row, size: int) -> np.ndarray:
     view = turn @ cv2.getPerspectiveTransform(corners, moved)
     outline = cv2.perspectiveTransform(row.quad[None], view)[0]
     low, high = outline.min(0), outline.max(0)
-    low, high = low - CROP_MARGIN * (high - low), high + CROP_MARGIN * (high - low)
+    margins = rng.uniform(*MARGINS, 4)  # left, top, right, bottom: loose as the localiser's boxes
+    low, high = low - margins[:2] * (high - low), high + margins[2:] * (high - low)
     scale = float(np.exp(rng.uniform(*np.log(BOX_PX)))) / float(max(high - low))
     out_w, out_h = (max(4, round(float(side) * scale)) for side in high - low)
     # drawn at twice the size and shrunk by area: no aliasing
@@ -168,16 +167,15 @@ def _photograph(rng: np.random.Generator, row: _Row, size: int) -> np.ndarray:
     if blur > 0:
         image = cv2.GaussianBlur(image, (0, 0), blur)
     image += np.asarray(rng.normal(0, rng.uniform(1, 6), image.shape), np.float32)
-    _, jpeg = cv2.imencode(
-        ".jpg", np.clip(image, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(65, 96))]
-    )
-    shot = np.asarray(cv2.imdecode(jpeg, cv2.IMREAD_UNCHANGED))
+    bgr = cv2.cvtColor(np.clip(image, 0, 255).astype(np.uint8), cv2.COLOR_RGB2BGR)
+    _, jpeg = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(65, 96))])
+    shot = cv2.cvtColor(np.asarray(cv2.imdecode(jpeg, cv2.IMREAD_COLOR)), cv2.COLOR_BGR2RGB)
     shrinking = out_w > size or out_h > size
     return cv2.resize(shot, (size, size), interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR)
 
 
 def rendered_crops(
-    n: int, *, seed: int, art_sets: Sequence[art.ArtSet] = (), size: int = 128
+    n: int, *, seed: int, art_sets: Sequence[art.ArtSet] = (), size: int = CROP_SIZE
 ) -> Iterator[tuple[str, np.ndarray]]:
     """``n`` (class name, (size, size, 3) uint8 RGB crop) pairs, the same for the same seed."""
     rng = np.random.default_rng([0xFACE, seed])

@@ -102,8 +102,8 @@ class TileLook:
 def random_look(rng: np.random.Generator, art_sources: tuple[art.ArtSource, ...], art_p: float) -> TileLook:
     width = float(rng.uniform(23, 30))
     dims = TileDims(width, width * float(rng.uniform(1.3, 1.42)), width * float(rng.uniform(0.62, 0.8)))
-    body = _jitter(rng, BODIES[int(rng.integers(len(BODIES)))], 6)
-    back = _jitter(rng, BACKS[int(rng.integers(len(BACKS)))], 18)
+    body = jitter(rng, BODIES[int(rng.integers(len(BODIES)))], 6)
+    back = jitter(rng, BACKS[int(rng.integers(len(BACKS)))], 18)
     style_id = int(rng.integers(PROCEDURAL_STYLES))
     art_set = None
     source = f"procedural-{style_id}"
@@ -128,5 +128,5 @@ def random_look(rng: np.random.Generator, art_sources: tuple[art.ArtSource, ...]
     )
 
 
-def _jitter(rng: np.random.Generator, colour: Colour, amount: int) -> Colour:
+def jitter(rng: np.random.Generator, colour: Colour, amount: int) -> Colour:
     return tuple(int(np.clip(c + rng.integers(-amount, amount + 1), 0, 255)) for c in colour)  # type: ignore[return-value]
