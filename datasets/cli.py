@@ -340,15 +340,15 @@ def run_split(args: argparse.Namespace) -> int:
 def run_crops(args: argparse.Namespace) -> int:
     from datasets.crops import CropSource, build_crop_dataset
     from datasets.labels import DatasetError
-    from datasets.synth.art import ArtError, discover, load
-    from datasets.synth.look import TEX_H, TEX_W
+    from datasets.synth.art import ArtError
+    from datasets.synth.face_crops import art_sets_in
     from datasets.yolo import read_yolo
 
     sources = [CropSource.parse(spec, read_yolo(spec.split(":")[0])) for spec in args.data]
     if args.rendered < 0:
         raise DatasetError(f"--rendered {args.rendered}: a number of crops, 0 or more")
     try:
-        art_sets = [load(s, TEX_W, TEX_H) for s in discover(args.art)] if args.art and args.rendered else []
+        art_sets = art_sets_in(args.art) if args.art and args.rendered else []
     except ArtError as error:
         raise DatasetError(str(error)) from None
     out = _fresh_folder(args.out)

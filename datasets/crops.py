@@ -27,8 +27,6 @@ from vision.classifier import CLASSIFIER_CLASSES, CROP_MARGIN, CROP_SIZE, NONE, 
 
 TURNS = (0, 0, 0, 0, 2, 2, 1, 3)  # quarter turns, drawn uniformly: upright most often
 UPRIGHT_SHARE = 0.3  # of the training crops of tiles in rows, cut turned along their row
-
-
 MARGINS = (-0.04, 0.22)  # a training crop's margin on each side, of its box (the localiser's boxes are loose)
 
 
@@ -118,7 +116,8 @@ def write_rendered_crops(
     root = Path(out) / "train"
     counts: Counter[str] = Counter()
     for number, (name, crop) in enumerate(rendered_crops(n, seed=seed, art_sets=art_sets, size=size)):
-        (root / name).mkdir(parents=True, exist_ok=True)
+        if not counts[name]:
+            (root / name).mkdir(parents=True, exist_ok=True)
         turned = np.ascontiguousarray(np.rot90(crop, rng.choice(TURNS)))
         Image.fromarray(turned).save(root / name / f"rendered_{seed}_{number:06d}.png")
         counts[name] += 1

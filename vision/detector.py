@@ -182,13 +182,9 @@ class Detector:
         found = self._look(pixels, first, conf, iou)
         if long_side <= 1.5 * self.imgsz:
             return found  # a close-up: its tiles are already at the trained scale
+        if looks.confident_count(found[1]) < looks.HAND_TILES and self.dynamic:
+            found = self._search(pixels, found, conf, iou)  # a few large boxes are no hand: search closer
         tile = looks.typical_tile(found[0], found[1])
-        hand_seen = looks.confident_count(found[1]) >= looks.HAND_TILES
-        if tile is not None and tile * first.scale >= looks.SMALL_TILE_PX and hand_seen:
-            return found
-        if not hand_seen and self.dynamic:  # a few large boxes are no hand: search closer
-            found = self._search(pixels, found, conf, iou)
-            tile = looks.typical_tile(found[0], found[1])
         if tile is None or tile * first.scale >= looks.SMALL_TILE_PX:
             return found  # nothing legible anywhere, or a few tiles large enough at the first look
         region = looks.region_around(found[0], found[1], tile, width, height)

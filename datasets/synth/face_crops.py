@@ -26,7 +26,7 @@ from datasets.synth.faces import HONOUR_KEYS, FaceKey, random_face_style, render
 from datasets.synth.look import BACKS, BODIES, TEX_H, TEX_W, jitter
 from datasets.synth.tile_body import face_base, face_texture, plain_texture
 from scoring.tiles import CLASS_NAMES
-from vision.classifier import CROP_SIZE
+from vision.classifier import CROP_SIZE, tile_crops
 
 # crops per class, relatively: 万 faces (told apart by their numeral alone) twice as often
 CLASS_WEIGHTS = {name: 2.0 if name[0] == "m" else 1.0 for name in CLASS_NAMES} | {"honour": 1.5, "back": 0.5}
@@ -170,8 +170,13 @@ def _photograph(rng: np.random.Generator, row: _Row, size: int) -> np.ndarray:
     bgr = cv2.cvtColor(np.clip(image, 0, 255).astype(np.uint8), cv2.COLOR_RGB2BGR)
     _, jpeg = cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(65, 96))])
     shot = cv2.cvtColor(np.asarray(cv2.imdecode(jpeg, cv2.IMREAD_COLOR)), cv2.COLOR_BGR2RGB)
-    shrinking = out_w > size or out_h > size
-    return cv2.resize(shot, (size, size), interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR)
+    whole = np.array([[0, 0, out_w, out_h]], np.float32)
+    return tile_crops(shot, whole, size, 0.0)[0]  # squashed square as the classifier squashes a box
+
+
+def art_sets_in(folders: list[str] | tuple[str, ...]) -> list[art.ArtSet]:
+    """The art sets in ``folders``, loaded at the faces' texture size; raises ``art.ArtError``."""
+    return [art.load(source, TEX_W, TEX_H) for source in art.discover(folders)]
 
 
 def rendered_crops(
@@ -181,11 +186,12 @@ def rendered_crops(
     rng = np.random.default_rng([0xFACE, seed])
     names = list(CLASS_WEIGHTS)
     weights = np.array(list(CLASS_WEIGHTS.values()))
+    shares = weights / weights.sum()
     look = _Look(rng, art_sets)
     for number in range(n):
         if number and number % LOOK_TILES == 0:
             look = _Look(rng, art_sets)
-        name = names[int(rng.choice(len(names), p=weights / weights.sum()))]
+        name = names[int(rng.choice(len(names), p=shares))]
         key: FaceKey
         if name == "back":
             key = BACK_KEY
