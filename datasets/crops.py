@@ -22,16 +22,24 @@ from PIL import Image
 
 from datasets.labels import DatasetError, LabelledImage
 from datasets.synth.art import ArtSet
+from datasets.synth.face_crops import rendered_crops
 from vision.boxes import box_iou, row_directions
-from vision.classifier import CLASSIFIER_CLASSES, CROP_MARGIN, CROP_SIZE, NONE, tile_crops, upright_crops
+from vision.classifier import (
+    BOX_MARGINS,
+    CLASSIFIER_CLASSES,
+    CROP_MARGIN,
+    CROP_SIZE,
+    NONE,
+    tile_crops,
+    upright_crops,
+)
 
 TURNS = (0, 0, 0, 0, 2, 2, 1, 3)  # quarter turns, drawn uniformly: upright most often
 UPRIGHT_SHARE = 0.3  # of the training crops of tiles in rows, cut turned along their row
-MARGINS = (-0.04, 0.22)  # a training crop's margin on each side, of its box (the localiser's boxes are loose)
 
 
 def _jittered_margins(rng: random.Random, n: int) -> np.ndarray:
-    return np.array([[rng.uniform(*MARGINS) for _ in range(4)] for _ in range(n)], np.float32)
+    return np.array([[rng.uniform(*BOX_MARGINS) for _ in range(4)] for _ in range(n)], np.float32)
 
 
 def _background_boxes(rng: random.Random, item: LabelledImage, boxes: np.ndarray, count: int) -> np.ndarray:
@@ -110,8 +118,6 @@ def write_rendered_crops(
 ) -> Counter[str]:
     """Write ``n`` rendered training crops (``datasets.synth.face_crops``) under ``out/train/<class>/``,
     turned as crops cut from photos are; returns the count per class."""
-    from datasets.synth.face_crops import rendered_crops
-
     rng = random.Random(seed)
     root = Path(out) / "train"
     counts: Counter[str] = Counter()

@@ -20,13 +20,12 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from datasets.crops import MARGINS
 from datasets.synth import art
 from datasets.synth.faces import HONOUR_KEYS, FaceKey, random_face_style, render_face
 from datasets.synth.look import BACKS, BODIES, TEX_H, TEX_W, jitter
 from datasets.synth.tile_body import face_base, face_texture, plain_texture
 from scoring.tiles import CLASS_NAMES
-from vision.classifier import CROP_SIZE, tile_crops
+from vision.classifier import BOX_MARGINS, CROP_SIZE, tile_crops
 
 # crops per class, relatively: 万 faces (told apart by their numeral alone) twice as often
 CLASS_WEIGHTS = {name: 2.0 if name[0] == "m" else 1.0 for name in CLASS_NAMES} | {"honour": 1.5, "back": 0.5}
@@ -153,7 +152,7 @@ def _photograph(rng: np.random.Generator, row: _Row, size: int) -> np.ndarray:
     view = turn @ cv2.getPerspectiveTransform(corners, moved)
     outline = cv2.perspectiveTransform(row.quad[None], view)[0]
     low, high = outline.min(0), outline.max(0)
-    margins = rng.uniform(*MARGINS, 4)  # left, top, right, bottom: loose as the localiser's boxes
+    margins = rng.uniform(*BOX_MARGINS, 4)  # left, top, right, bottom: loose as the localiser's boxes
     low, high = low - margins[:2] * (high - low), high + margins[2:] * (high - low)
     scale = float(np.exp(rng.uniform(*np.log(BOX_PX)))) / float(max(high - low))
     out_w, out_h = (max(4, round(float(side) * scale)) for side in high - low)
