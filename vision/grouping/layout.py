@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from scoring.hand import MeldKind
 from scoring.tiles import Tile
 from vision.detections import BACK, HONOUR
-from vision.grouping.melds import split_melds
+from vision.grouping.melds import meld_of, split_melds
 from vision.grouping.rows import Row
 
 PEEL_LIMIT = 16  # at most this many tiles (four kongs) are peeled off either end of a cluster as melds
+JOIN_GAP = 1.5  # tile widths: neighbouring pieces of a meld this close are one meld (loose boxes split it)
+JOIN_MOST = 4  # pieces joined into one meld at most
 
 FoundMeld = tuple[MeldKind, Tile, tuple[int, ...]]  # kind, tile, detection indices (backs included)
 
@@ -58,8 +61,39 @@ def lay_out(rows: Sequence[Row], kept: Sequence[int], class_ids: Sequence[int]) 
             inner = row.steps[start : start + len(members) - 1]
             clusters += _clusters([kept[m] for m in members], class_ids, gap, inner)
             start += len(members)
-        layout.append(clusters)
+        layout.append(_joined(clusters, class_ids))
     return layout
+
+
+def _joined(clusters: list[Cluster], class_ids: Sequence[int]) -> list[Cluster]:
+    """Neighbouring clusters, none of which reads as melds alone, that together make exactly a meld
+    (``66s`` and ``6s`` a little apart: a flat pong whose tiles lie apart, or a gap the loose boxes of
+    a tilted row put inside it) and lie within ``JOIN_GAP`` of each other, as one cluster. A meld
+    beside a lone tile of its kind stays as it is: the lone tile may be the winning tile set apart."""
+    out: list[Cluster] = []
+    k = 0
+    while k < len(clusters):
+        run = [clusters[k]]
+        for cluster in clusters[k + 1 : k + JOIN_MOST]:
+            if not _joinable(run[-1]) or not _joinable(cluster) or cluster.gap_before > JOIN_GAP:
+                break
+            run.append(cluster)
+        for stop in range(len(run), 1, -1):
+            members = tuple(i for c in run[:stop] for i in c.members)
+            if meld_of([class_ids[i] for i in members]) is not None:
+                inner = tuple(g for c, nxt in pairwise(run[:stop]) for g in (*c.inner, nxt.gap_before))
+                out.append(_cluster(members, class_ids, run[0].gap_before, inner + run[stop - 1].inner))
+                k += stop
+                break
+        else:
+            out.append(clusters[k])
+            k += 1
+    return out
+
+
+def _joinable(cluster: Cluster) -> bool:
+    """Face-up or face-down tiles, no honour, that read as no meld alone."""
+    return cluster.melds is None and bool(cluster.members) and not cluster.honours
 
 
 def _cluster(
