@@ -10,7 +10,8 @@ revealed melds laid down as separate groups, in a second row or on the same line
 * a cluster apart from the hand reads as melds (``vision.grouping.melds``): 3 identical tiles a pong,
   4 a kong (``kong_exposed``: a photo cannot tell it from an added kong), 4 with 1-3 backs a concealed
   kong; touching melds (``555p6666s``) are split, and so are backs touching the end of face-up tiles
-  that no meld explains (another player's wall);
+  that no meld explains (another player's wall); neighbouring pieces that make a meld only together
+  (``66s`` and ``6s`` a little apart: loose boxes split a flat meld) are joined;
 * the hand's row is the one whose reading is best supported (``vision.grouping.plan``): most standing
   tiles, a count of 14 plus one per kong; melds near it are the player's, other players' melds and
   discards farther off count only when the hand needs them. Four identical tiles inside the standing
