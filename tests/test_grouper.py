@@ -435,6 +435,23 @@ def test_duplicate_box() -> None:
     assert ignored == [type(ignored[0])(GroupRole.IGNORED, (len(items) - 1,))]
 
 
+def test_a_second_box_on_a_back_of_another_players_wall_is_dropped_unsaid() -> None:
+    tiles = lay_hand(HAND, "5p") + lay_row("BBBBBBBBBBBB", origin=(0, -5 * TILE_H))
+    items = [(t.box, t.class_id, 0.9) for t in tiles]
+    x1, y1, x2, y2 = items[-3][0]  # a back of the wall
+    items.append(((x1 + 1, y1, x2 + 2, y2), BACK, 0.4))
+    x1, y1, x2, y2 = items[2][0]  # a tile of the hand
+    items.append(((x1 + 1, y1, x2 + 2, y2), BACK, 0.3))
+    detections = make_detections(items)
+    grouping = group_detections(detections)
+    assert_hand(grouping.hand, HAND + "5p", "5p")
+    (warning,) = grouping.warnings  # the hand's tile only
+    assert warning.code is WarningCode.DUPLICATE_BOX and warning.indices == (len(items) - 1, 2)
+    assert_partition(detections, grouping)
+    ignored = {i for g in grouping.groups if g.role is GroupRole.IGNORED for i in g.indices}
+    assert {len(items) - 2, len(items) - 1} <= ignored
+
+
 def test_a_box_straddling_two_tiles_of_a_meld_is_a_duplicate() -> None:
     # a pong lying flat: the detector put a fourth, less sure box over the gap between two of its tiles,
     # overlapping one of them by more than half its union (0.58 on a synthetic photo): one tile, not two

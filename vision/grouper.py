@@ -26,7 +26,8 @@ detection is in exactly one ``Group``; every suited detection is in the hand, in
 warning. Warnings name the tiles concerned, least confident first:
 
 ======================  ==================================================================================
-``duplicate_box``        two boxes cover one tile; the less confident was dropped
+``duplicate_box``        two boxes cover one of the player's tiles (or the dropped one read suited); the less
+                         confident was dropped (a second box on another player's back is dropped unsaid)
 ``honour_tile``          honour tiles (winds, dragons, flowers) are not Sichuan tiles; left out of the hand
 ``not_a_meld``           face-up tiles apart from the hand that are no pong or kong; counted as concealed
 ``stray_tiles``          face-up tiles or melds away from the hand that it does not need; left out

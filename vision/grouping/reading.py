@@ -55,7 +55,8 @@ class Reading:
                 self._class(win_index) if win_index is not None else None,
             )
 
-        self._warn_duplicates()
+        placed = {*concealed, *(i for _, _, indices in melds for i in indices)}
+        self._warn_duplicates(placed)
         self._warn_honours()
         for extra in chosen.extra:
             self._warn(
@@ -150,8 +151,13 @@ class Reading:
                 self._least_confident(shown)[:3],
             )
 
-    def _warn_duplicates(self) -> None:
+    def _warn_duplicates(self, placed: set[int]) -> None:
+        """Two boxes on one tile, when it matters: the tile is the player's (``placed``: in the hand or
+        a meld) or the dropped box read as a suited tile. A second box on a back of another player's wall
+        is left out unsaid."""
         for dropped, kept in self.duplicates:
+            if kept not in placed and self._class(dropped) >= BACK:
+                continue
             self._warn(
                 WarningCode.DUPLICATE_BOX,
                 f"two boxes cover one tile: kept {self._describe(kept)}, dropped {self._describe(dropped)}",
