@@ -123,7 +123,7 @@ def lay_hand(
     *,
     melds_at: str = "below",
     win_gap: float = 1.0,
-    meld_gap: float = 1.0,
+    meld_gap: float | Sequence[float] = 1.0,
     row_gap: float = 0.5,
     inner_gaps: float | Sequence[float] = 0.0,
     tile: tuple[float, float] = (TILE_W, TILE_H),
@@ -132,7 +132,7 @@ def lay_hand(
 ) -> list[PlacedTile]:
     """A player's hand: the concealed tiles standing in a row, ``win`` (a tile, e.g. ``"5p"``) set
     ``win_gap`` tile widths apart at its right end (appended to the row when ``win_gap`` is 0), and
-    ``melds`` (layout groups such as ``"555p"``, ``"B66sB"``) ``meld_gap`` apart from each other,
+    ``melds`` (layout groups such as ``"555p"``, ``"B66sB"``) ``meld_gap`` apart (one value, or one per pair),
     ``melds_at`` "below" / "above" the hand (``row_gap`` tile heights between the rows), or on the same
     line "right" of the winning tile or "left" of the hand. Meld tiles may have a size of their own
     (``meld_tile``: lying flat) and be turned (``sideways``: positions among the meld tiles).

@@ -253,14 +253,14 @@ CASES = [
     ),
     Case(
         "a pong whose tiles lie apart (loose boxes of a flat meld): one pong",
-        lay_hand("123m456p1p", "1p") + lay_row("777s 99m 9m", origin=(0, 1.5 * TILE_H), gap=[1.0, 0.6]),
+        lay_hand("123m456p1p", "1p", ["777s", "99m", "9m"], meld_gap=[1.0, 0.6]),
         "123m456p11p",
         "1p",
         ((P, "7s"), (P, "9m")),
     ),
     Case(
         "a concealed kong in two pieces: one kong",
-        lay_hand("123m456p1p", "1p") + lay_row("777s B5s 5sB", origin=(0, 1.5 * TILE_H), gap=[1.0, 0.6]),
+        lay_hand("123m456p1p", "1p", ["777s", "B5s", "5sB"], meld_gap=[1.0, 0.6]),
         "123m456p11p",
         "1p",
         ((P, "7s"), (CK, "5s")),

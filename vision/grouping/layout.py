@@ -92,8 +92,8 @@ def _joined(clusters: list[Cluster], class_ids: Sequence[int]) -> list[Cluster]:
 
 
 def _joinable(cluster: Cluster) -> bool:
-    """Face-up or face-down tiles, no honour, that read as no meld alone."""
-    return cluster.melds is None and bool(cluster.members) and not cluster.honours
+    """Tiles, face up or down, no honour, that read as no meld alone."""
+    return cluster.melds is None and not cluster.honours
 
 
 def _cluster(

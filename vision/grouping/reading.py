@@ -153,8 +153,8 @@ class Reading:
 
     def _warn_duplicates(self, placed: set[int]) -> None:
         """Two boxes on one tile, when it matters: the tile is the player's (``placed``: in the hand or
-        a meld) or the dropped box read as a suited tile. A second box on a back of another player's wall
-        is left out unsaid."""
+        a meld) or the dropped box read as a suited tile. A second box on a tile that is not the player's
+        (a back of another player's wall), itself read as no suited tile, is dropped unsaid."""
         for dropped, kept in self.duplicates:
             if kept not in placed and self._class(dropped) >= BACK:
                 continue
