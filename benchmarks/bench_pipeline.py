@@ -8,9 +8,11 @@ and scores, then compares with the truth. Prints, per folder, the full-hand exac
 tiles, melds with their types, and the winning tile where the photo shows it: set apart; a photo with
 no tile apart cannot show which tile won, so there any reading of it counts), the score-match rate,
 both per meld count, the rate of photos whose suited tiles (all of them, as a multiset) were all read
-right, how many honour tiles were read as suited ones, and the median end-to-end latency with the
-photo size. ``--truth-detections`` feeds the labelled boxes to the grouper instead of the detector,
-which measures the grouper alone.
+right, how many honour tiles were read as suited ones, the exact rate of the photos the pipeline warns
+are blurred (``blurred_photo``) and of the rest, the exact rate by the scenes' true blur in tile widths
+(where ``scenes.jsonl`` records it), and the median end-to-end latency with the photo size.
+``--truth-detections`` feeds the labelled boxes to the grouper instead of the detector, which measures
+the grouper alone.
 """
 
 from __future__ import annotations
@@ -88,6 +90,14 @@ def _failure(found: object, truth: object) -> str:
     return "misread" if found_tiles != truth_tiles else "grouping"
 
 
+BLUR_BANDS = (0.02, 0.045)  # the scenes' blur (a Gaussian sigma) in tile widths: sharp, soft, blurred
+
+
+def _blur_band(blur: float) -> str:
+    low, high = BLUR_BANDS
+    return f"a <{low:.1%}" if blur < low else f"b {low:.1%}-{high:.1%}" if blur < high else f"c >={high:.1%}"
+
+
 def _honours_read_as_suited(detections: object, row: dict) -> int:
     """Suited tiles found lying mostly on an honour tile (as ``smj eval`` counts them)."""
     from vision.detections import BACK, HONOUR
@@ -105,6 +115,7 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
     from scoring.presets import CHENGDU
     from vision.detections import Detections
     from vision.grouper import group_detections
+    from vision.grouping.result import WarningCode
     from vision.pipeline import score_photo
 
     rows = [json.loads(line) for line in (folder / "scenes.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -119,6 +130,8 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
     scored: dict[int, list[bool]] = defaultdict(list)
     times: list[float] = []
     failures: Counter[str] = Counter()
+    by_warning: dict[bool, list[bool]] = defaultdict(list)  # blurred_photo warned -> exact
+    by_blur: dict[str, list[bool]] = defaultdict(list)  # the scene's true blur band -> exact
     for row in rows:
         truth = Hand.from_json(row["hand"])
         truth_score = score(truth, context)
@@ -144,6 +157,10 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
             suited_exact.append(truth_tiles == found_tiles)
             honours_as_suited += _honours_read_as_suited(result.detections, row)
         exact[melds].append(hand is not None and _same_hand(hand, truth, row))
+        if detector is not None:
+            by_warning[WarningCode.BLURRED_PHOTO in result.grouping.codes].append(exact[melds][-1])
+            if "photo" in row and row.get("tile_px"):
+                by_blur[_blur_band(row["photo"]["blur_px"] / row["tile_px"])].append(exact[melds][-1])
         if not exact[melds][-1]:
             failures[_failure(hand, truth)] += 1
         if row.get("win_apart"):
@@ -175,6 +192,20 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
         print(
             f"suited tiles all right: {np.mean(suited_exact):.3f}   "
             f"honour tiles read as suited: {honours_as_suited}"
+        )
+    if by_warning:
+        print(
+            "blurred_photo warned: "
+            + ", ".join(
+                f"{'yes' if warned else 'no'} {len(v)} scenes exact {np.mean(v):.3f}"
+                for warned, v in sorted(by_warning.items(), reverse=True)
+            )
+        )
+    if by_blur:
+        bands = sorted(by_blur.items())
+        print(
+            "by true blur (sigma in tile widths): "
+            + ", ".join(f"{band} {len(v)} scenes exact {np.mean(v):.3f}" for band, v in bands)
         )
     if times:
         print(

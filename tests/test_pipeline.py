@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -14,6 +15,7 @@ from scoring.hand import Hand
 from scoring.presets import CHENGDU
 from vision.detections import Detections
 from vision.detector import DEFAULT_WEIGHTS
+from vision.grouping.result import WarningCode
 from vision.images import Photo
 from vision.pipeline import score_photo
 
@@ -68,6 +70,23 @@ def test_bundled_photos_score_as_their_true_hand(name: str) -> None:
     payload = result.to_json(name)
     assert (payload["width"], payload["height"]) == (scene["width"], scene["height"])
     assert len(payload["detections"]) == len(scene["boxes"])  # type: ignore[arg-type]
+
+
+def test_a_blurred_photo_is_read_with_a_warning_that_says_so() -> None:
+    """The bundled photo as it is reads without a ``blurred_photo`` warning; blurred by 4 px (a
+    twenty-fifth of its tiles' width, as a shaking hand does) it reads with one, naming no tile."""
+    scene = _scene("hand")
+    pixels = cv2.imread(str(EXAMPLES / "hand.jpg"))
+    blurred = cv2.imencode(".jpg", cv2.GaussianBlur(pixels, (0, 0), 4.0))[1].tobytes()
+    detector = _TruthDetector(scene)
+    sharp = score_photo((EXAMPLES / "hand.jpg").read_bytes(), detector, WinContext(), CHENGDU)  # type: ignore[arg-type]
+    soft = score_photo(blurred, detector, WinContext(), CHENGDU)  # type: ignore[arg-type]
+    assert WarningCode.BLURRED_PHOTO not in sharp.grouping.codes
+    warning = next(w for w in soft.grouping.warnings if w.code is WarningCode.BLURRED_PHOTO)
+    assert warning.tiles == () and "blurred" in warning.message
+    assert soft.hand == sharp.hand  # a warning, not a change
+    codes = [w["code"] for w in soft.to_json("hand")["warnings"]]  # type: ignore[union-attr]
+    assert "blurred_photo" in codes
 
 
 @needs_model

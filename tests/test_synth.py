@@ -231,3 +231,19 @@ def test_fill_sets_how_much_of_the_frame_the_hand_spans() -> None:
         return float(max(np.ptp(mine[:, [0, 2]]) / 1280, np.ptp(mine[:, [1, 3]]) / 960))
 
     assert span((0.25, 0.25)) < span((0.9, 0.9))
+
+
+def test_scenes_record_the_camera_blur_and_the_tile_size() -> None:
+    """``scenes.jsonl`` says how blurred each photo is and how wide its tiles are, so a benchmark can tell
+    misreadings of a blurred photo from others; a plain render records no camera."""
+    scene = photo_scene(0)
+    record = scene.to_json("a.jpg")
+    photo = record["photo"]
+    assert isinstance(photo, dict) and scene.photo is not None
+    mine = [b.box for b in scene.boxes if b.role == "hand"]
+    widths = sorted(min(x2 - x1, y2 - y1) for x1, y1, x2, y2 in mine)
+    assert 0.5 * widths[0] <= record["tile_px"] <= 2 * widths[-1]  # type: ignore[operator]
+    # the combined blur is at least each of its parts
+    assert photo["blur_px"] >= photo["blur_sigma"] and photo["blur_px"] >= photo["motion_px"] / 12**0.5 - 0.01
+    assert photo["jpeg_quality"] == scene.jpeg_quality
+    assert "photo" not in plain_scene(0).to_json("b.jpg")

@@ -42,6 +42,8 @@ warning. Warnings name the tiles concerned, least confident first:
                          ``vision.pipeline``)
 ``left_out_tile``        the hand had a tile or two too many: the least sure ones whose leaving out makes a
                          win were left out (``vision.grouping.recover``, in ``vision.pipeline``)
+``blurred_photo``        the hand's tiles are blurred for their size: faces may be misread; names no tile
+                         (``vision.sharpness``, in ``vision.pipeline``)
 ======================  ==================================================================================
 """
 

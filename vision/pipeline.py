@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+import numpy as np
 
 from scoring import Score, score
 from scoring.hand import Hand, WinContext
@@ -13,7 +15,9 @@ from vision.detector import DEFAULT_CONF, Detector
 from vision.grouper import Grouping, group_detections
 from vision.grouping.recover import UNSURE_CONF, mend_count
 from vision.grouping.reread import reread
+from vision.grouping.result import GroupingWarning, GroupRole, WarningCode
 from vision.images import DEFAULT_MAX_PIXELS, Photo, load_photo
+from vision.sharpness import BLURRED, photo_sharpness
 
 # Large JPEGs are decoded reduced (by the JPEG decoder itself) to at least this long a side:
 # the detector sees 640 pixels, and a 12 MP photo decodes several times faster.
@@ -71,7 +75,27 @@ def recognise(
     still a tile of the hand, and the hand's legality picks its reading (``reread``)."""
     photo, found = detect_tiles(source, detector, conf=min(conf, UNSURE_CONF))
     sure = found.presences >= conf
-    return photo, *read_hand(found[sure], found[~sure])
+    detections, grouping = read_hand(found[sure], found[~sure])
+    return photo, detections, with_sharpness(photo, detections, grouping)
+
+
+def with_sharpness(photo: Photo, detections: Detections, grouping: Grouping) -> Grouping:
+    """The grouping with a ``blurred_photo`` warning when the tiles of the hand and its melds are too
+    blurred for their size to trust every face (``vision.sharpness``)."""
+    placed = [i for group in grouping.groups if group.role is not GroupRole.IGNORED for i in group.indices]
+    if not placed:
+        return grouping
+    sharpness = photo_sharpness(photo.pixels, detections.boxes[np.asarray(placed)] / photo.scale)
+    if sharpness is None or sharpness >= BLURRED:
+        return grouping
+    warning = GroupingWarning(
+        WarningCode.BLURRED_PHOTO,
+        f"the tiles look blurred for their size (sharpness {sharpness:.2f}, below {BLURRED}): some faces "
+        "may be misread; a steadier or closer photo reads more surely",
+        (),
+        (),
+    )
+    return replace(grouping, warnings=(*grouping.warnings, warning))
 
 
 def read_hand(detections: Detections, unsure: Detections | None = None) -> tuple[Detections, Grouping]:

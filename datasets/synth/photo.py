@@ -6,6 +6,7 @@ None of these moves a pixel (no warps, no flips), so the labels computed before 
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -27,6 +28,26 @@ class PhotoParams:
     gamma: float
     saturation: float
     jpeg_quality: int  # for the written file
+
+    @property
+    def blur_px(self) -> float:
+        """The photo's blur as one Gaussian sigma in pixels: focus, shake (a streak of length L spreads as
+        sigma L / sqrt 12) and a low-resolution pass (shrunk by r: about 0.5 (1 / r - 1)), combined."""
+        motion = 0.0 if self.motion is None else self.motion[0] / math.sqrt(12.0)
+        resample = 0.5 * (1.0 / self.resample - 1.0)
+        return math.sqrt(self.blur_sigma**2 + motion**2 + resample**2)
+
+    def to_json(self) -> dict[str, object]:
+        """What bears on a tile's legibility, for ``scenes.jsonl``."""
+        return {
+            "blur_px": round(self.blur_px, 2),
+            "blur_sigma": round(self.blur_sigma, 2),
+            "motion_px": 0.0 if self.motion is None else round(self.motion[0], 1),
+            "resample": round(self.resample, 2),
+            "noise_sigma": round(self.noise_sigma, 1),
+            "precompress": self.precompress,
+            "jpeg_quality": self.jpeg_quality,
+        }
 
 
 def random_photo_params(rng: np.random.Generator) -> PhotoParams:

@@ -26,7 +26,7 @@ from datasets.synth.clutter import Clutter, place_clutter
 from datasets.synth.hands import random_hand
 from datasets.synth.layout import STAND, UP, Placed, TileDims, player_layout
 from datasets.synth.look import TileLook, random_look
-from datasets.synth.photo import photograph, plain_photo_params, random_photo_params
+from datasets.synth.photo import PhotoParams, photograph, plain_photo_params, random_photo_params
 from datasets.synth.props import Disc, draw_disc
 from datasets.synth.table import TableGeometry, apply_shadows, random_table_look, render_table
 from datasets.synth.tile_body import Body, Canvas, Light, draw_body, flat_axes, stand_axes
@@ -62,6 +62,7 @@ class Scene:
     jpeg_quality: int
     ignored: tuple[tuple[float, float, float, float], ...] = ()  # tiles too hidden or cut off to label
     index: int = 0
+    photo: PhotoParams | None = None  # what the camera did to it (None: a plain render)
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -93,7 +94,10 @@ class Scene:
             "winning": self.winning,
             "hand_pose": self.hand_pose,
             "tiles": self.tile_source,
+            "tile_px": round(float(self.extra.get("tile_px", 0.0)), 1),
         }
+        if self.photo is not None:
+            data["photo"] = self.photo.to_json()
         if with_boxes:
             data["boxes"] = [b.to_json() for b in self.boxes]
             data["ignored"] = [[round(v, 1) for v in box] for box in self.ignored]
@@ -217,6 +221,7 @@ def _render(
         tile_source=look.source,
         jpeg_quality=params.jpeg_quality,
         index=index,
+        photo=params if options.photo else None,
         extra={"player_ok": player_ok, "tile_px": tile_px, "look": look},
     )
 

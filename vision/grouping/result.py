@@ -30,6 +30,7 @@ class WarningCode(StrEnum):
     REREAD_TILE = "reread_tile"
     UNSURE_TILE = "unsure_tile"
     LEFT_OUT_TILE = "left_out_tile"
+    BLURRED_PHOTO = "blurred_photo"
 
 
 @dataclass(frozen=True)
