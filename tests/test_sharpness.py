@@ -51,9 +51,10 @@ def test_lighting_and_contrast_do_not_change_it() -> None:
     assert dim == pytest.approx(full, rel=0.1)
 
 
-def test_boxes_too_small_or_off_the_photo_are_not_measured() -> None:
+def test_boxes_too_small_off_the_photo_or_flat_are_not_measured() -> None:
     image, _ = _tiles(40, 0.0)
     gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
     assert tile_sharpness(gray, np.array([10, 10, 15, 40], np.float32)) is None  # 5 px wide
     assert tile_sharpness(gray, np.array([9000, 10, 9050, 60], np.float32)) is None  # beyond the image
     assert photo_sharpness(image, np.zeros((0, 4), np.float32)) is None
+    assert photo_sharpness(np.full_like(image, 128), np.array([[20, 20, 60, 76]], np.float32)) is None  # flat

@@ -22,11 +22,13 @@ import numpy as np
 
 CROP_SIDE = 48  # a tile's short side, in pixels, when its sharpness is measured
 MIN_SIDE = 8  # a box smaller than this (pixels) is not measured
+MIN_CONTRAST = 16.0  # nor one whose grey levels spread less than this: no edge to measure
 BLURRED = 0.2  # below this, the photo is too blurred for its tile size to trust every face
 
 
 def tile_sharpness(gray: np.ndarray, box: np.ndarray) -> float | None:
-    """One tile's sharpness (see the module), or None when its box is too small or off the image."""
+    """One tile's sharpness (see the module), or None when its box is too small, off the image, or
+    without contrast."""
     height, width = gray.shape[:2]
     x1, y1 = max(int(box[0]), 0), max(int(box[1]), 0)
     x2, y2 = min(int(np.ceil(box[2])), width), min(int(np.ceil(box[3])), height)
@@ -36,9 +38,11 @@ def tile_sharpness(gray: np.ndarray, box: np.ndarray) -> float | None:
     scale = CROP_SIDE / min(crop.shape[:2])
     interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=interpolation).astype(np.float32)
-    gradient = np.hypot(cv2.Sobel(crop, cv2.CV_32F, 1, 0), cv2.Sobel(crop, cv2.CV_32F, 0, 1)) / 8.0
     low, high = np.percentile(crop, (1, 99))
-    return float(np.percentile(gradient, 99) / max(high - low, 1.0))
+    if high - low < MIN_CONTRAST:
+        return None
+    gradient = np.hypot(cv2.Sobel(crop, cv2.CV_32F, 1, 0), cv2.Sobel(crop, cv2.CV_32F, 0, 1)) / 8.0
+    return float(np.percentile(gradient, 99) / (high - low))
 
 
 def photo_sharpness(pixels: np.ndarray, boxes: np.ndarray) -> float | None:
