@@ -48,9 +48,20 @@ def test_perfect_detections_score_one(tmp_path: Path) -> None:
     images = [_image(tmp_path, "a", TILES), _image(tmp_path, "b", TILES[:2])]
     result = evaluate(_Replay([_as_detections(TILES), _as_detections(TILES[:2])]), images)
     assert result.map50 == pytest.approx(1.0)
-    assert result.map50_95 == pytest.approx(1.0)
+    assert result.map50_95 == pytest.approx(1.0) and result.map30 == pytest.approx(1.0)
     assert result.exact_hand_rate == 1.0
     assert result.precision == 1.0 and result.recall == 1.0
+
+
+def test_a_box_unlike_its_label_counts_only_in_the_loose_map30(tmp_path: Path) -> None:
+    # the right tiles read right, boxes 0.65 of their labels' sides about the same centre: IoU 0.42
+    shrunk = [Box(b.class_id, b.xc, b.yc, 0.65 * b.w, 0.65 * b.h) for b in TILES]
+    result = evaluate(_Replay([_as_detections(shrunk)]), [_image(tmp_path, "a", TILES)])
+    assert result.map30 == pytest.approx(1.0)
+    assert result.map50 < 0.02 and result.map50_95 < 0.02  # (the 101-point curve starts at precision 1)
+    assert result.precision == 0.0 and result.recall == 0.0  # the operating figures match at IoU 0.5
+    assert result.exact_hand_rate == 1.0  # the multiset of tiles is right
+    assert result.summary()["map30"] == pytest.approx(1.0)
 
 
 def test_a_wrong_class_and_a_miss_lower_every_figure(tmp_path: Path) -> None:

@@ -207,6 +207,7 @@ def run_eval(args: argparse.Namespace) -> int:
         for key in (
             "map50",
             "map50_95",
+            "map30",
             "precision",
             "recall",
             "exact_hand_rate",
