@@ -203,3 +203,32 @@ def test_rotated_photo_boxes_follow_the_upright_image(page: Page, tmp_path: Path
     # The fake's first tile starts 32% down the upright photo.
     assert (first["y"] - shown["y"]) / shown["height"] == pytest.approx(0.32, abs=0.01)
     page.screenshot(path=str(tmp_path / "portrait.png"))
+
+
+def test_a_blurred_photo_keeps_its_warning_through_corrections(page: Page, tmp_path: Path) -> None:
+    """A warning about the photo itself (``blurred_photo``) is no tile's to correct: it stays on the page
+    after the tiles are corrected and re-grouped, and a sharp photo read next drops it."""
+    import cv2
+    import numpy as np
+
+    sharp = fake_photo()
+    pixels = cv2.imdecode(np.frombuffer(sharp, np.uint8), cv2.IMREAD_COLOR)
+    blurred = tmp_path / "blurred.jpg"
+    blurred.write_bytes(cv2.imencode(".jpg", cv2.GaussianBlur(pixels, (0, 0), 8.0))[1].tobytes())
+    page.set_input_files("#file", str(blurred))
+    boxes = page.locator("#overlay .tile-box")
+    expect(boxes).to_have_count(15)
+    warning = page.locator("#warnings li[data-code=blurred_photo]")
+    expect(warning).to_have_count(1)
+    expect(warning).to_contain_text("blurred")
+
+    boxes.nth(5).click()  # the misread tile, corrected: the hand re-grouped without the photo
+    page.click("#palette-likely button[data-tile=m5]")
+    expect(page.locator("[data-testid=total-fan]")).to_have_text("1 番")
+    expect(warning).to_have_count(1)
+
+    photo = tmp_path / "sharp.jpg"
+    photo.write_bytes(sharp)
+    page.set_input_files("#file", str(photo))
+    expect(page.locator("#score")).to_contain_text("不是胡牌 Not a win")
+    expect(warning).to_have_count(0)

@@ -20,6 +20,8 @@
   };
   const MELD_NAMES = { pong: "碰 pong", kong_exposed: "明杠 kong", kong_added: "加杠 kong", kong_concealed: "暗杠 kong" };
   const UNSURE = 0.5;
+  // warnings about the photo itself, not its tiles: no correction answers them, so they stay on the page
+  const PHOTO_WARNINGS = ["blurred_photo"];
 
   const $ = (id) => document.getElementById(id);
   const state = {
@@ -35,6 +37,7 @@
     adding: false,
     addedIndex: null, // a tile just added: cancelling the palette removes it
     flagged: new Set(),
+    photoWarnings: [], // PHOTO_WARNINGS the photo was read with
     // the latest request wins, counted apart for the tiles (photo, corrections) and for the score (the
     // photo, any change of the hand, the win conditions or the rules): a change of rules never drops a
     // correction's grouping
@@ -123,6 +126,7 @@
     state.detections = [];
     state.grouping = null;
     state.score = null;
+    state.photoWarnings = [];
     render();
     setStatus("识别中… Reading the tiles…");
     const sequence = ++state.grouped;
@@ -137,6 +141,7 @@
       state.width = result.width;
       state.height = result.height;
       state.detections = result.detections.map(fromServer);
+      state.photoWarnings = result.warnings.filter((w) => PHOTO_WARNINGS.includes(w.code));
       state.grouping = groupingOf(result);
       state.score = result.score ? { ok: true, value: result.score } : null;
       $("tools").hidden = false;
@@ -176,7 +181,7 @@
         if (d.tile !== detection.tile) detection.likely = [...new Set([detection.tile, ...detection.likely])];
         Object.assign(detection, { tile: d.tile, confidence: d.confidence, alternatives: readings(d.alternatives) });
       });
-      state.grouping = groupingOf(grouping);
+      state.grouping = groupingOf({ ...grouping, warnings: [...grouping.warnings, ...state.photoWarnings] });
       render();
       await rescore();
     } catch (error) {
