@@ -91,19 +91,25 @@ def test_shared_between_threads_gives_the_same_answers(detector: Detector) -> No
 
 
 def test_onnx_and_torch_runtimes_agree(detector: Detector) -> None:
-    """At the operating threshold the two runtimes find the same tiles; below it, a tile the
-    classifier splits between two readings may flip on a one-pixel difference of its box."""
+    """At the operating threshold the two runtimes find the same tiles and read them alike; a tile the
+    classifier is torn about (the 1m pong of this photo lies in a tilted column, 一 beside a stroke of
+    its neighbour) may flip on a one-pixel difference of its box, but only to its next reading."""
     torch_detector = Detector(MODELS_DIR / "tiles.pt")
     photo = load_photo(EXAMPLES / "hand_melds.jpg")
     a = detector.detect(photo)
     b = torch_detector.detect(photo)
     assert abs(len(a) - len(b)) <= max(2, len(a) // 10)
-    if len(a) and len(b):
-        ious = box_iou(a.boxes, b.boxes)
-        best = ious.argmax(axis=1)
-        matched = ious.max(axis=1) > 0.8
-        assert matched.mean() > 0.8
-        assert (a.class_ids[matched] == b.class_ids[best[matched]]).mean() > 0.9
+    assert len(a) and len(b)
+    assert a.alternatives is not None and b.alternatives is not None
+    ious = box_iou(a.boxes, b.boxes)
+    best = ious.argmax(axis=1)
+    matched = np.flatnonzero(ious.max(axis=1) > 0.8)
+    assert len(matched) > 0.8 * len(a)
+    same = a.class_ids[matched] == b.class_ids[best[matched]]
+    assert same.mean() > 0.8
+    for i in matched[~same]:
+        j = best[i]
+        assert b.class_ids[j] in a.alternatives[i] and a.class_ids[i] in b.alternatives[j]
 
 
 def test_shipped_model_finds_the_tiles_of_the_bundled_photos(detector: Detector) -> None:

@@ -172,15 +172,18 @@ class Detector:
     def find_tiles(self, pixels: np.ndarray, conf: float, iou: float) -> Found:
         """The localiser's boxes, scores and classes in photo pixels.
 
-        One look at the whole photo; when it shows no hand, searches at finer scales; when its tiles
-        come out small, a closer look at their region at the trained scale (see ``vision.looks``),
-        merged with what lies outside it.
+        One look at the whole photo (its long side ``looks.FIRST_LOOK``, or the input size of a model
+        of one input shape); a photo not much larger (``looks.CLOSE_UP``) is a close-up and takes that
+        look alone. Otherwise, when it shows no hand, searches at finer scales; when its tiles come out
+        small, a closer look at their region at the trained scale (see ``vision.looks``), merged with
+        what lies outside it.
         """
         height, width = pixels.shape[:2]
         long_side = max(width, height)
-        first = looks.whole_photo(width, height, self.imgsz)
+        side = looks.FIRST_LOOK if self.dynamic else self.imgsz
+        first = looks.whole_photo(width, height, side)
         found = self._look(pixels, first, conf, iou)
-        if long_side <= 1.5 * self.imgsz:
+        if long_side <= looks.CLOSE_UP * side:
             return found  # a close-up: its tiles are already at the trained scale
         if looks.confident_count(found[1]) < looks.HAND_TILES and self.dynamic:
             found = self._search(pixels, found, conf, iou)  # a few large boxes are no hand: search closer
