@@ -184,7 +184,7 @@ def test_a_photo_of_a_few_large_tiles_is_searched_once_and_left_as_seen() -> Non
     boxes, _, _ = detector.find_tiles(np.zeros((3024, 4032, 3), np.uint8), 0.25, 0.6)
     assert len(box_iou(boxes, tiles)) == 4 and (box_iou(boxes, tiles).max(axis=0) > 0.95).all()
     # the first look, and a search at 1024 px that showed no more tiles: no 2048 px one, no closer look
-    assert [max(shape) for shape in detector.calls] == [looks.FIRST_LOOK, 1024]
+    assert [max(shape) for shape in detector.calls] == [384, 1024]
 
 
 def test_a_hand_cut_into_windows_comes_back_without_duplicates() -> None:
@@ -202,7 +202,7 @@ def test_a_close_up_takes_one_look() -> None:
     truth = _hand_row(20, 200, 40.0)
     detector = _FakeLocaliser(truth)
     boxes, _, _ = detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6)
-    side = looks.FIRST_LOOK  # the long side; the short one in proportion, rounded up to the stride
+    side = looks.CLOSE_UP_LOOK  # the long side; the short one in proportion, rounded up to the stride
     assert detector.calls == [(looks.round_up(side * 480 / 640), side)]
     assert len(boxes) == len(truth)
 
@@ -213,3 +213,13 @@ def test_a_model_of_one_input_shape_looks_at_that_shape() -> None:
     detector.dynamic = False
     detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6)
     assert detector.calls[0] == (320, 320)
+
+
+def test_a_close_up_of_small_tiles_looks_closer_but_is_never_searched() -> None:
+    truth = _hand_row(40, 200, 22.0)  # 22 px tiles in a 640 px photo: 15 px at the close-up look
+    detector = _FakeLocaliser(truth)
+    boxes, _, _ = detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6)
+    side = looks.CLOSE_UP_LOOK
+    assert detector.calls[0] == (looks.round_up(side * 480 / 640), side)
+    assert len(detector.calls) == 2 and max(detector.calls[1]) < 1024  # one closer look at the region
+    assert len(boxes) == len(truth)

@@ -172,20 +172,22 @@ class Detector:
     def find_tiles(self, pixels: np.ndarray, conf: float, iou: float) -> Found:
         """The localiser's boxes, scores and classes in photo pixels.
 
-        One look at the whole photo (its long side ``looks.FIRST_LOOK``, or the input size of a model
-        of one input shape); a photo not much larger (``looks.CLOSE_UP``) is a close-up and takes that
-        look alone. Otherwise, when it shows no hand, searches at finer scales; when its tiles come out
-        small, a closer look at their region at the trained scale (see ``vision.looks``), merged with
-        what lies outside it.
+        A close-up (its long side at most ``looks.CLOSE_UP`` times ``looks.CLOSE_UP_LOOK``) is looked at
+        whole at that size; a larger photo at the localiser's input size, to find its tiles, and when
+        that shows no hand it is searched at finer scales. When the tiles come out small, a closer look
+        at their region at the trained scale (see ``vision.looks``), merged with what lies outside it.
+        A model of one input shape looks at that shape, and a close-up takes that one look.
         """
         height, width = pixels.shape[:2]
         long_side = max(width, height)
-        side = looks.FIRST_LOOK if self.dynamic else self.imgsz
-        first = looks.whole_photo(width, height, side)
+        close_up = long_side <= looks.CLOSE_UP * (looks.CLOSE_UP_LOOK if self.dynamic else self.imgsz)
+        first = looks.whole_photo(
+            width, height, looks.CLOSE_UP_LOOK if close_up and self.dynamic else self.imgsz
+        )
         found = self._look(pixels, first, conf, iou)
-        if long_side <= looks.CLOSE_UP * side:
-            return found  # a close-up: its tiles are already at the trained scale
-        if looks.confident_count(found[1]) < looks.HAND_TILES and self.dynamic:
+        if close_up and not self.dynamic:
+            return found
+        if self.dynamic and not close_up and looks.confident_count(found[1]) < looks.HAND_TILES:
             found = self._search(pixels, found, conf, iou)  # a few large boxes are no hand: search closer
         tile = looks.typical_tile(found[0], found[1])
         if tile is None or tile * first.scale >= looks.SMALL_TILE_PX:
