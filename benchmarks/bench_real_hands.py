@@ -7,7 +7,10 @@
 and count as errors. This runs what ``smj score PHOTO`` runs (detect, group, re-read, mend the count)
 and compares the suited tiles it places in the hand and its melds (strays left out) with the labelled
 suited tiles. The photos are not all winning hands (some show 10-13 tiles, some honour tiles, which are
-left out of both sides), so this measures reading, not scoring.
+left out of both sides), so this measures reading, not scoring; the photos whose labelled tiles make a
+winning hand (14 tiles that score as a win with one of them as the winning tile), the product's case, are
+counted apart: on the others the pipeline's re-reading and count mending, which assume a win, can only
+err.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     detector = Detector(args.weights, classifier=args.classifier)
     photos = exact = 0
     wrong: Counter[str] = Counter()
+    by_win: dict[bool, list[bool]] = {True: [], False: []}
     for item in read_yolo(args.data):
         if item.split != args.split or (args.group and item.meta.get("source_group", "") != args.group):
             continue
@@ -54,6 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         photos += 1
         exact += placed == truth
+        by_win[_is_a_win(truth)].append(placed == truth)
         missed, extra = sum((truth - placed).values()), sum((placed - truth).values())
         if placed != truth:
             kind = "misread" if missed == extra else "tile missed" if missed > extra else "tile too many"
@@ -64,7 +69,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{photos} photos ({args.split}, {args.group or 'all groups'}) from {args.data}")
     print(f"player's suited tiles exactly right: {exact / photos:.3f} ({exact} of {photos})")
     print("wrong: " + (", ".join(f"{kind} {n}" for kind, n in wrong.most_common()) or "none"))
+    for win, label in ((True, "labelled tiles a winning hand"), (False, "the other photos")):
+        if by_win[win]:
+            print(f"  {label}: {sum(by_win[win])} of {len(by_win[win])} exactly right")
     return 0
+
+
+def _is_a_win(tiles: Counter[int]) -> bool:
+    """Whether 14 tiles, all concealed, score as a winning hand with one of them as the winning tile."""
+    from scoring import score
+    from scoring.hand import Hand
+
+    if tiles.total() != 14:
+        return False
+    concealed = tuple(sorted(tiles.elements()))
+    return any(score(Hand(concealed, (), tile)).valid for tile in tiles)
 
 
 if __name__ == "__main__":

@@ -47,13 +47,18 @@ def test_the_players_tiles_are_compared_with_the_labelled_ones(
     copy = tmp_path / "copy"
     copy.mkdir()
     (copy / "again.jpg").write_bytes(right.image.read_bytes())  # a second name for the photo labelled wrong
-    write_yolo([right, replace(one_more, image=copy / "again.jpg"), other], tmp_path / "data", link=False)
+    won = _labelled("hand")  # 14 tiles (two pongs among them) that make a winning hand, read right
+    photos = [right, replace(one_more, image=copy / "again.jpg"), other, won]
+    write_yolo(photos, tmp_path / "data", link=False)
     code, out = _run(tmp_path / "data", capsys)
     assert code == 0
-    assert "2 photos (val, hand_series)" in out  # the other group is left out
+    assert "3 photos (val, hand_series)" in out  # the other group is left out
     exact = re.search(r"exactly right: ([\d.]+) \((\d+) of (\d+)\)", out)
-    assert exact is not None and exact.group(2, 3) == ("1", "2")  # the label with a tile too many fails
+    assert exact is not None and exact.group(2, 3) == ("2", "3")  # the label with a tile too many fails
     assert "tile missed 1" in out
+    # both photos' labelled tiles make a winning hand; the label with a tile too many (15) does not
+    assert "labelled tiles a winning hand: 2 of 2 exactly right" in out
+    assert "the other photos: 0 of 1 exactly right" in out
 
 
 def test_no_photo_of_the_split_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
