@@ -93,9 +93,14 @@ def _failure(found: object, truth: object) -> str:
 BLUR_BANDS = (0.02, 0.045)  # the scenes' blur (a Gaussian sigma) in tile widths: sharp, soft, blurred
 
 
-def _blur_band(blur: float) -> str:
+def _blur_band(blur: float) -> int:
+    """0, 1 or 2: which of the bands ``BLUR_BANDS`` bound the blur falls in."""
+    return sum(blur >= bound for bound in BLUR_BANDS)
+
+
+def _band_name(band: int) -> str:
     low, high = BLUR_BANDS
-    return f"a <{low:.1%}" if blur < low else f"b {low:.1%}-{high:.1%}" if blur < high else f"c >={high:.1%}"
+    return (f"<{low:.1%}", f"{low:.1%}-{high:.1%}", f">={high:.1%}")[band]
 
 
 def _honours_read_as_suited(detections: object, row: dict) -> int:
@@ -131,7 +136,7 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
     times: list[float] = []
     failures: Counter[str] = Counter()
     by_warning: dict[bool, list[bool]] = defaultdict(list)  # blurred_photo warned -> exact
-    by_blur: dict[str, list[bool]] = defaultdict(list)  # the scene's true blur band -> exact
+    by_blur: dict[int, list[bool]] = defaultdict(list)  # the scene's true blur band -> exact
     for row in rows:
         truth = Hand.from_json(row["hand"])
         truth_score = score(truth, context)
@@ -156,11 +161,11 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
             found_tiles = Counter(int(c) for c in result.detections.class_ids if c < 27)
             suited_exact.append(truth_tiles == found_tiles)
             honours_as_suited += _honours_read_as_suited(result.detections, row)
-        exact[melds].append(hand is not None and _same_hand(hand, truth, row))
-        if detector is not None:
-            by_warning[WarningCode.BLURRED_PHOTO in result.grouping.codes].append(exact[melds][-1])
+            right = _same_hand(hand, truth, row) if hand is not None else False
+            by_warning[WarningCode.BLURRED_PHOTO in result.grouping.codes].append(right)
             if "photo" in row and row.get("tile_px"):
-                by_blur[_blur_band(row["photo"]["blur_px"] / row["tile_px"])].append(exact[melds][-1])
+                by_blur[_blur_band(row["photo"]["blur_px"] / row["tile_px"])].append(right)
+        exact[melds].append(hand is not None and _same_hand(hand, truth, row))
         if not exact[melds][-1]:
             failures[_failure(hand, truth)] += 1
         if row.get("win_apart"):
@@ -205,7 +210,7 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
         bands = sorted(by_blur.items())
         print(
             "by true blur (sigma in tile widths): "
-            + ", ".join(f"{band} {len(v)} scenes exact {np.mean(v):.3f}" for band, v in bands)
+            + ", ".join(f"{_band_name(band)} {len(v)} scenes exact {np.mean(v):.3f}" for band, v in bands)
         )
     if times:
         print(

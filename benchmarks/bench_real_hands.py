@@ -8,9 +8,8 @@ and count as errors. This runs what ``smj score PHOTO`` runs (detect, group, re-
 and compares the suited tiles it places in the hand and its melds (strays left out) with the labelled
 suited tiles. The photos are not all winning hands (some show 10-13 tiles, some honour tiles, which are
 left out of both sides), so this measures reading, not scoring; the photos whose labelled tiles make a
-winning hand (14 tiles that score as a win with one of them as the winning tile), the product's case, are
-counted apart: on the others the pipeline's re-reading and count mending, which assume a win, can only
-err.
+winning hand (14 tiles that score as a win), the product's case, are counted apart: on the others the
+pipeline's re-reading and count mending, which assume a win, can only err.
 """
 
 from __future__ import annotations
@@ -76,14 +75,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _is_a_win(tiles: Counter[int]) -> bool:
-    """Whether 14 tiles, all concealed, score as a winning hand with one of them as the winning tile."""
-    from scoring import score
+    """Whether 14 tiles, all concealed, make a winning hand (a photo of a hand with a kong, 15 or more
+    tiles, is not counted as one: its labels do not say which four are the kong)."""
     from scoring.hand import Hand
+    from vision.grouping.reread import is_legal_win
 
-    if tiles.total() != 14:
-        return False
     concealed = tuple(sorted(tiles.elements()))
-    return any(score(Hand(concealed, (), tile)).valid for tile in tiles)
+    return len(concealed) == 14 and is_legal_win(Hand(concealed, (), concealed[-1]))
 
 
 if __name__ == "__main__":

@@ -124,10 +124,12 @@ class _FakeLocaliser(Detector):
         self.backend = "onnx"
         self.classifier = None
         self.calls: list[tuple[int, int]] = []
+        self.scales: list[float] = []  # of each look, photo pixels to input pixels
         self._origin = (0.0, 0.0)
 
     def _look(self, pixels, look, conf, iou, *, seams=False):  # type: ignore[no-untyped-def]
         self._origin = (float(look.region[0]), float(look.region[1]))
+        self.scales.append(look.scale)
         return super()._look(pixels, look, conf, iou, seams=seams)
 
     def _run_onnx(self, pixels, shape, conf, iou):  # type: ignore[no-untyped-def]
@@ -198,28 +200,36 @@ def test_a_hand_cut_into_windows_comes_back_without_duplicates() -> None:
     assert (box_iou(boxes, truth).max(axis=0) > 0.95).all()
 
 
+def test_a_close_up_is_looked_at_larger_than_the_input_size() -> None:
+    assert looks.close_up_side(384) == 448 and looks.close_up_side(640) > 640
+
+
 def test_a_close_up_takes_one_look() -> None:
     truth = _hand_row(20, 200, 40.0)
     detector = _FakeLocaliser(truth)
     boxes, _, _ = detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6)
-    side = looks.CLOSE_UP_LOOK  # the long side; the short one in proportion, rounded up to the stride
+    side = looks.close_up_side(384)  # the long side; the short one in proportion, rounded up to the stride
     assert detector.calls == [(looks.round_up(side * 480 / 640), side)]
     assert len(boxes) == len(truth)
 
 
 def test_a_model_of_one_input_shape_looks_at_that_shape() -> None:
     truth = _hand_row(20, 200, 40.0)
+    detector = _FakeLocaliser(truth, imgsz=448)
+    detector.dynamic = False
+    detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6)
+    assert detector.calls == [(448, 448)] and detector.scales == [448 / 640]  # a close-up: one look
     detector = _FakeLocaliser(truth, imgsz=320)
     detector.dynamic = False
     detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6)
-    assert detector.calls[0] == (320, 320)
+    assert detector.calls[0] == (320, 320) and detector.scales[0] == 320 / 640  # not a close-up at 320
 
 
 def test_a_close_up_of_small_tiles_looks_closer_but_is_never_searched() -> None:
     truth = _hand_row(40, 200, 22.0)  # 22 px tiles in a 640 px photo: 15 px at the close-up look
     detector = _FakeLocaliser(truth)
     boxes, _, _ = detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6)
-    side = looks.CLOSE_UP_LOOK
+    side = looks.close_up_side(384)
     assert detector.calls[0] == (looks.round_up(side * 480 / 640), side)
     assert len(detector.calls) == 2 and max(detector.calls[1]) < 1024  # one closer look at the region
     assert len(boxes) == len(truth)

@@ -172,18 +172,18 @@ class Detector:
     def find_tiles(self, pixels: np.ndarray, conf: float, iou: float) -> Found:
         """The localiser's boxes, scores and classes in photo pixels.
 
-        A close-up (its long side at most ``looks.CLOSE_UP`` times ``looks.CLOSE_UP_LOOK``) is looked at
-        whole at that size; a larger photo at the localiser's input size, to find its tiles, and when
-        that shows no hand it is searched at finer scales. When the tiles come out small, a closer look
-        at their region at the trained scale (see ``vision.looks``), merged with what lies outside it.
-        A model of one input shape looks at that shape, and a close-up takes that one look.
+        A close-up (its long side at most ``looks.CLOSE_UP`` first looks) is looked at whole at
+        ``looks.close_up_side`` (448 px for a 384 px localiser), and closer only when its tiles still
+        come out small. A larger photo is looked at whole at the localiser's input size, to find its
+        tiles; when that shows no hand it is searched at finer scales; when the tiles come out small, a
+        closer look at their region at the trained scale (see ``vision.looks``), merged with what lies
+        outside it. A model of one input shape looks at that shape, and a close-up takes that one look.
         """
         height, width = pixels.shape[:2]
         long_side = max(width, height)
-        close_up = long_side <= looks.CLOSE_UP * (looks.CLOSE_UP_LOOK if self.dynamic else self.imgsz)
-        first = looks.whole_photo(
-            width, height, looks.CLOSE_UP_LOOK if close_up and self.dynamic else self.imgsz
-        )
+        side = looks.close_up_side(self.imgsz) if self.dynamic else self.imgsz
+        close_up = long_side <= looks.CLOSE_UP * side
+        first = looks.whole_photo(width, height, side if close_up else self.imgsz)
         found = self._look(pixels, first, conf, iou)
         if close_up and not self.dynamic:
             return found

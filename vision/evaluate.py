@@ -1,6 +1,7 @@
 """Measuring the detector on a labelled dataset, through the same ``Detector`` users get.
 
-mAP50 and mAP50-95 over the 27 suited classes (COCO-style, 101-point interpolation), per-class AP,
+mAP50 and mAP50-95 over the 27 suited classes (COCO-style, 101-point interpolation), mAP30 (matched at
+IoU 0.3: a tile found and read right with a box unlike its label), per-class AP,
 precision and recall at the operating threshold, the exact-hand rate (images whose detected multiset
 of suited tiles equals the truth), honours read as suited tiles, a confusion matrix, and the slowest
 and worst images.
@@ -32,7 +33,7 @@ from vision.images import load_photo
 # and mAP30 tells a tile found and read right with a box unlike its label from a tile missed or misread
 LOOSE_IOU = 0.3
 IOU_THRESHOLDS = np.array([LOOSE_IOU, *np.linspace(0.5, 0.95, 10)])
-AT_50 = 1  # the index of IoU 0.5 in IOU_THRESHOLDS
+AT_50 = int(np.flatnonzero(np.isclose(IOU_THRESHOLDS, 0.5))[0])  # mAP50's column
 SUITED = range(27)
 
 

@@ -16,14 +16,15 @@ import cv2
 import numpy as np
 
 STRIDE = 32  # the localiser's input sides are multiples of its largest stride
-# A close-up is looked at whole with its long side at this size (a model of any input shape). The localiser
-# trains on 384 px windows, but a 640 px photo seen at 448 (its tiles 0.7 of their size, within the windows'
-# scales) reads better than at 384: real validation mAP50 0.831 against 0.800 (a bootstrap over its photos:
-# +0.030 +- 0.014), real test 0.793 against 0.771, the bundled photos all read right; 416-512 all beat 384.
-# A larger photo is first seen at the localiser's own input size: that look only finds where the tiles
-# are, and at 448 it read honours as suited tiles more often (4 against 1 on the 12 MP scenes).
-CLOSE_UP_LOOK = 448
-CLOSE_UP = 1.5  # a photo whose long side is at most this many looks is a close-up: never searched
+# A close-up is looked at whole with its long side at this many times the localiser's input size (448 px
+# for the shipped 384; a model of any input shape). The localiser trains on 384 px windows, but a 640 px
+# photo seen at 448 (its tiles 0.7 of their size, within the windows' scales) reads better than at 384:
+# real validation mAP50 0.831 against 0.800 (a bootstrap over its photos: +0.030 +- 0.014), real test
+# 0.793 against 0.771, the bundled photos all read right; 416-512 all beat 384. A larger photo is first
+# seen at the localiser's own input size: that look only finds where the tiles are, and at 448 it read
+# honours as suited tiles more often (4 against 1 on the 12 MP scenes).
+CLOSE_UP_GAIN = 448 / 384
+CLOSE_UP = 1.5  # a photo whose long side is at most this many first looks is a close-up: never searched
 TILE_PX = 36.0  # a tile's short side in the localiser's input, about as in training
 SMALL_TILE_PX = 20.0  # below this a second, closer look is taken
 MAX_UPSCALE = 2.0  # a closer look never enlarges the photo more than this
@@ -51,6 +52,11 @@ class Look:
 
 def round_up(value: float, step: int = STRIDE) -> int:
     return max(step, math.ceil(value / step) * step)
+
+
+def close_up_side(imgsz: int) -> int:
+    """The long side of the look at a close-up, for a localiser of input size ``imgsz``."""
+    return round_up(imgsz * CLOSE_UP_GAIN)
 
 
 def whole_photo(width: int, height: int, side: int) -> Look:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -95,7 +95,7 @@ def with_sharpness(photo: Photo, detections: Detections, grouping: Grouping) -> 
         (),
         (),
     )
-    return replace(grouping, warnings=(*grouping.warnings, warning))
+    return grouping.warned(warning)
 
 
 def read_hand(detections: Detections, unsure: Detections | None = None) -> tuple[Detections, Grouping]:

@@ -31,9 +31,10 @@ class PhotoParams:
 
     @property
     def blur_px(self) -> float:
-        """The photo's blur as one Gaussian sigma in pixels: focus, shake (a streak of length L spreads as
-        sigma L / sqrt 12) and a low-resolution pass (shrunk by r: about 0.5 (1 / r - 1)), combined."""
-        motion = 0.0 if self.motion is None else self.motion[0] / math.sqrt(12.0)
+        """The photo's blur as one Gaussian sigma in pixels: focus, shake (a streak L pixels long spreads as
+        sigma L / sqrt 12; ``_blur`` draws it over an odd number of pixels) and a low-resolution pass
+        (shrunk by r: about 0.5 (1 / r - 1)), combined."""
+        motion = 0.0 if self.motion is None else _streak_px(self.motion[0]) / math.sqrt(12.0)
         resample = 0.5 * (1.0 / self.resample - 1.0)
         return math.sqrt(self.blur_sigma**2 + motion**2 + resample**2)
 
@@ -146,10 +147,15 @@ def _blob(width: int, height: int, x: float, y: float, radius: float) -> np.ndar
     return cv2.resize(small.astype(np.float32), (width, height), interpolation=cv2.INTER_LINEAR)
 
 
+def _streak_px(length: float) -> int:
+    """The pixels a shake of ``length`` is drawn over: an odd kernel, so that it stays centred."""
+    return math.ceil(length) | 1
+
+
 def _blur(image: np.ndarray, params: PhotoParams) -> np.ndarray:
     if params.motion is not None:
         length, angle = params.motion
-        size = int(np.ceil(length)) | 1
+        size = _streak_px(length)
         line = np.zeros((size, size), np.float32)
         line[size // 2, :] = 1
         rotation = cv2.getRotationMatrix2D((size / 2 - 0.5, size / 2 - 0.5), angle, 1.0)

@@ -189,4 +189,4 @@ def _with_warning(
     else:
         message = f"the hand had {off} tile{plural} too many; left out {what}, the least sure reading"
     warning = GroupingWarning(code, message, indices, tiles)
-    return replace(grouping, warnings=(*grouping.warnings, warning))
+    return grouping.warned(warning)

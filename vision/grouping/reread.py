@@ -120,4 +120,4 @@ def _with_warning(grouping: Grouping, before: Detections, changes: tuple[Change,
         indices,
         tuple(seconds),
     )
-    return replace(grouping, warnings=(*grouping.warnings, warning))
+    return grouping.warned(warning)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from scoring.hand import Hand, MeldKind
@@ -85,6 +85,10 @@ class Grouping:
     @property
     def codes(self) -> tuple[WarningCode, ...]:
         return tuple(warning.code for warning in self.warnings)
+
+    def warned(self, warning: GroupingWarning) -> Grouping:
+        """The same reading with one more warning."""
+        return replace(self, warnings=(*self.warnings, warning))
 
     def to_json(self) -> dict[str, object]:
         """``{"concealed", "win_tile", "melds": [{"type", "tile"}]}`` (``Hand.to_json``; with no hand,
