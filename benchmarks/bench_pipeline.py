@@ -161,11 +161,12 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
             found_tiles = Counter(int(c) for c in result.detections.class_ids if c < 27)
             suited_exact.append(truth_tiles == found_tiles)
             honours_as_suited += _honours_read_as_suited(result.detections, row)
-            right = _same_hand(hand, truth, row) if hand is not None else False
+        right = hand is not None and _same_hand(hand, truth, row)
+        exact[melds].append(right)
+        if detector is not None:
             by_warning[WarningCode.BLURRED_PHOTO in result.grouping.codes].append(right)
             if "photo" in row and row.get("tile_px"):
                 by_blur[_blur_band(row["photo"]["blur_px"] / row["tile_px"])].append(right)
-        exact[melds].append(hand is not None and _same_hand(hand, truth, row))
         if not exact[melds][-1]:
             failures[_failure(hand, truth)] += 1
         if row.get("win_apart"):

@@ -59,7 +59,6 @@ class Scene:
     winning: bool
     hand_pose: str
     tile_source: str
-    jpeg_quality: int
     ignored: tuple[tuple[float, float, float, float], ...] = ()  # tiles too hidden or cut off to label
     index: int = 0
     photo: PhotoParams | None = None  # what the camera did to it (None: a plain render)
@@ -68,6 +67,11 @@ class Scene:
     @property
     def width(self) -> int:
         return int(self.image.shape[1])
+
+    @property
+    def jpeg_quality(self) -> int:
+        """The quality its JPEG is written at: the camera's, or a plain render's."""
+        return (self.photo or plain_photo_params()).jpeg_quality
 
     @property
     def height(self) -> int:
@@ -219,7 +223,6 @@ def _render(
         winning=plan.winning,
         hand_pose=hand_pose,
         tile_source=look.source,
-        jpeg_quality=params.jpeg_quality,
         index=index,
         photo=params if options.photo else None,
         extra={"player_ok": player_ok, "tile_px": tile_px, "look": look},
