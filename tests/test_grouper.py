@@ -274,6 +274,17 @@ CASES = [
         codes=(WarningCode.NOT_A_MELD,),
     ),
     Case(
+        "two tiles and four melds on one line, five discards in a column above: the line is the hand",
+        lay_hand("1p", "1p", ["999p", "B99sB", "222s", "555s"], melds_at="right")
+        + rotate(
+            lay_row("1p7s6s1m1m", origin=(6 * TILE_W, -7 * TILE_H)), 90, about=(6 * TILE_W, -7 * TILE_H)
+        ),
+        "11p",
+        "1p",
+        ((P, "9p"), (CK, "9s"), (P, "2s"), (P, "5s")),
+        codes=(WarningCode.STRAY_TILES,),
+    ),
+    Case(
         "discards far away when the hand is complete",
         lay_hand(HAND, "5p") + lay_row("19m 5s 7p", origin=(3 * TILE_W, -6 * TILE_H), gap=1.5),
         HAND + "5p",

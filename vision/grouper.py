@@ -13,7 +13,7 @@ revealed melds laid down as separate groups, in a second row or on the same line
   that no meld explains (another player's wall); neighbouring pieces that make a meld only together
   (``66s`` and ``6s`` a little apart: loose boxes split a flat meld) are joined;
 * the hand's row is the one whose reading is best supported (``vision.grouping.plan``): most standing
-  tiles, a count of 14 plus one per kong; melds near it are the player's, other players' melds and
+  tiles and melds on its line, a count of 14 plus one per kong; melds near it are the player's, other players' melds and
   discards farther off count only when the hand needs them. Four identical tiles inside the standing
   row are concealed tiles, not a kong; a lone tile on the row's line set apart past its end is left
   out when only that makes the count (``vision.grouping.settle``);
