@@ -285,6 +285,17 @@ CASES = [
         codes=(WarningCode.STRAY_TILES,),
     ),
     Case(
+        "discards holding honour tiles touching the hand's end, a stray near: the count leaves them out",
+        lay_after(lay_row("444m999m55p"), "HH5m4s", gap=0.5)
+        + lay_row("9999p 333p", origin=(0, 1.5 * TILE_H))
+        + lay_row("8m", origin=(6 * TILE_W, -3 * TILE_H)),
+        "444999m55p",
+        "5p",
+        ((K, "9p"), (P, "3p")),
+        apart=False,
+        codes=(WarningCode.HONOUR_TILE, WarningCode.STRAY_TILES, WarningCode.WIN_TILE_NOT_APART),
+    ),
+    Case(
         "discards far away when the hand is complete",
         lay_hand(HAND, "5p") + lay_row("19m 5s 7p", origin=(3 * TILE_W, -6 * TILE_H), gap=1.5),
         HAND + "5p",

@@ -13,10 +13,11 @@ revealed melds laid down as separate groups, in a second row or on the same line
   that no meld explains (another player's wall); neighbouring pieces that make a meld only together
   (``66s`` and ``6s`` a little apart: loose boxes split a flat meld) are joined;
 * the hand's row is the one whose reading is best supported (``vision.grouping.plan``): most standing
-  tiles and melds on its line, a count of 14 plus one per kong; melds near it are the player's, other players' melds and
-  discards farther off count only when the hand needs them. Four identical tiles inside the standing
-  row are concealed tiles, not a kong; a lone tile on the row's line set apart past its end is left
-  out when only that makes the count (``vision.grouping.settle``);
+  tiles and melds on its line, a count of 14 plus one per kong; melds near it are the player's, other
+  players' melds and discards farther off count only when the hand needs them. Four identical tiles
+  inside the standing row are concealed tiles, not a kong; a lone tile on the row's line set apart past
+  its end, or a cluster there holding an honour tile, is left out when only that makes the count
+  (``vision.grouping.settle``);
 * the winning tile is a lone tile past a gap at the right end of the hand's row, or an end tile set off
   by a gap far wider than the others (at either end of a vertical row: the one further apart);
 * honours, duplicate boxes and backs outside melds (other players' walls) are left out.

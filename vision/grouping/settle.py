@@ -6,7 +6,8 @@ kong, counting the melds beside it and near it: each such cluster read as tiles 
 meld) to the count. The fewest such clusters, nearest the hand, are taken.
 
 When no choice makes the count, lone tiles at the ends of the row are left out when that makes it (with
-the near melds, or fewer of them): a stray tile lying on the hand's line past its end. Only tiles set
+the near melds, or fewer of them): a stray tile lying on the hand's line past its end; so are clusters
+holding honour tiles there (no Sichuan hand has one: discards touching the hand's end). Only tiles set
 apart far more than the hand's touching tiles are from each other are, the fewest, the furthest apart
 first, never all the loose tiles, and never the one that may be the winning tile set apart (nearest
 the hand at its right end, a little apart). When nothing makes the count, the loose tiles are the hand
@@ -90,15 +91,16 @@ def _trims(row: list[Cluster], loose: list[Cluster], reading_known: bool) -> lis
 
 
 def _lone_ends(row: list[Cluster], order: range) -> list[tuple[Cluster, float]]:
-    """The lone standing tiles at the end of the row that ``order`` starts from, outermost first
-    (clusters without a face-up tile aside), each with its gap to the next cluster inwards."""
+    """The lone standing tiles (or standing clusters holding an honour tile) at the end of the row that
+    ``order`` starts from, outermost first (clusters without a face-up tile aside), each with its gap to
+    the next cluster inwards."""
     found: list[tuple[Cluster, float]] = []
     for k in order:
         cluster = row[k]
         if not cluster.faces:
             continue
         inwards = k + order.step
-        if not (cluster.standing and cluster.single_tile) or not 0 <= inwards < len(row):
+        if not (cluster.standing and (cluster.single_tile or cluster.honours)) or not 0 <= inwards < len(row):
             break
         # The gap between two clusters is the later one's ``gap_before``.
         found.append((cluster, row[max(k, inwards)].gap_before))
@@ -106,9 +108,9 @@ def _lone_ends(row: list[Cluster], order: range) -> list[tuple[Cluster, float]]:
 
 
 def _but_winning_tile(ends: list[tuple[Cluster, float]]) -> list[tuple[Cluster, float]]:
-    """The lone tiles at an end of the row but the one nearest the hand, when it lies close enough to
-    be the winning tile set apart."""
-    return ends[:-1] if ends and ends[-1][1] <= WIN_APART else ends
+    """The tiles at an end of the row but the one nearest the hand, when it is a lone tile close enough
+    to be the winning tile set apart."""
+    return ends[:-1] if ends and ends[-1][1] <= WIN_APART and ends[-1][0].single_tile else ends
 
 
 def _position(row: list[Cluster], cluster: Cluster) -> int:
