@@ -98,7 +98,7 @@ class Scene:
             "winning": self.winning,
             "hand_pose": self.hand_pose,
             "tiles": self.tile_source,
-            "tile_px": round(float(self.extra.get("tile_px", 0.0)), 1),
+            "tile_px": round(_number(self.extra.get("tile_px")), 1),
         }
         if self.photo is not None:
             data["photo"] = self.photo.to_json()
@@ -335,3 +335,8 @@ def _gloss(canvas: Canvas, rng: np.random.Generator) -> None:
 def _player_visible(boxes: list[SceneBox | None], count: int) -> bool:
     player = boxes[:count]
     return all(b is not None and b.visible > 0.6 for b in player)
+
+
+def _number(value: object) -> float:
+    """A recorded figure as a float; 0 when it was not recorded."""
+    return float(value) if isinstance(value, int | float) else 0.0
