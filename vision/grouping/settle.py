@@ -21,7 +21,7 @@ from itertools import combinations
 from vision.grouping.layout import Cluster
 
 MOST_DOUBTFUL = 8  # clusters of the hand's row that read both as melds and as tiles, weighed by the count
-MOST_TRIMMED = 2  # lone tiles at either end of the hand's row that the count may leave out
+MOST_TRIMMED = 2  # strays at either end of the hand's row that the count may leave out
 TRIM_GAP_RATIO = 2.5  # a tile left out is this many times further apart than the hand's touching tiles
 WIN_APART = 1.5  # tile widths: a lone tile this close to the hand's end may be the winning tile set apart
 
@@ -66,12 +66,12 @@ def _fewest_doubtful(
 
 
 def _trims(row: list[Cluster], loose: list[Cluster], reading_known: bool) -> list[tuple[Cluster, ...]]:
-    """The ways to leave lone tiles at the ends of the row out of the hand: none first, then the fewest,
-    the furthest apart from what is left first. The lone tile nearest the hand at its right end (at
-    either end when the reading order is unknown) within ``WIN_APART`` of it may be the winning tile
-    set apart: it is never left out."""
-    leading = _lone_ends(row, range(len(row)))
-    trailing = _lone_ends(row, range(len(row) - 1, -1, -1))
+    """The ways to leave strays at the ends of the row (lone tiles, clusters holding honours) out of the
+    hand: none first, then the fewest, the furthest apart from what is left first. The lone tile nearest
+    the hand at its right end (at either end when the reading order is unknown) within ``WIN_APART`` of
+    it may be the winning tile set apart: it is never left out."""
+    leading = _end_strays(row, range(len(row)))
+    trailing = _end_strays(row, range(len(row) - 1, -1, -1))
     if not reading_known:
         leading = _but_winning_tile(leading)
     leading, trailing = leading[:MOST_TRIMMED], _but_winning_tile(trailing)[:MOST_TRIMMED]
@@ -90,10 +90,10 @@ def _trims(row: list[Cluster], loose: list[Cluster], reading_known: bool) -> lis
     return [cut for _, _, cut in sorted(options, key=lambda option: option[:2])]
 
 
-def _lone_ends(row: list[Cluster], order: range) -> list[tuple[Cluster, float]]:
-    """The lone standing tiles (or standing clusters holding an honour tile) at the end of the row that
-    ``order`` starts from, outermost first (clusters without a face-up tile aside), each with its gap to
-    the next cluster inwards."""
+def _end_strays(row: list[Cluster], order: range) -> list[tuple[Cluster, float]]:
+    """The strays at the end of the row that ``order`` starts from: lone standing tiles and standing
+    clusters holding an honour tile, outermost first (clusters without a face-up tile aside), each with
+    its gap to the next cluster inwards."""
     found: list[tuple[Cluster, float]] = []
     for k in order:
         cluster = row[k]
