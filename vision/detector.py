@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from scoring.tiles import CLASS_NAMES
-from vision import looks
+from vision import deskew, looks
 from vision.classifier import NONE, ClassifierError, TileClassifier
 from vision.detections import DETECTOR_CLASSES, HONOUR, Detections
 from vision.images import Photo
@@ -145,12 +145,23 @@ class Detector:
         height, width = pixels.shape[:2]
         floor = box_conf if box_conf is not None else BOX_CONF if self.classifier is not None else conf
         boxes, scores, classes = self.find_tiles(pixels, floor, iou)
+        # a large photo whose rows run slantwise is looked at again turned level (vision.deskew), at the
+        # same scale, and its tiles are read there
+        long_side = max(width, height)
+        turn = None
+        if self.dynamic and not self.close_up(long_side):
+            turn = deskew.turn_level(boxes, scores, width, height)
+        if turn is not None:
+            pixels = turn.pixels(pixels)
+            boxes, scores, classes = self.find_tiles(pixels, floor, iou, reference=long_side)
         if self.classifier is None:
             keep = classes >= 0
+            boxes = boxes if turn is None else turn.boxes_back(boxes)
             return Detections(boxes[keep], classes[keep], scores[keep], (width, height))
         # a box the localiser is sure enough of, named by the classifier (unless "none"); its
         # confidence is the geometric mean of the two, which ranks as their product does
         probs = self.classifier.read(pixels, boxes, scores)
+        boxes = boxes if turn is None else turn.boxes_back(boxes)
         rows = np.arange(len(probs))
         classes = probs.argmax(1).astype(np.int64) if len(probs) else np.zeros(0, np.int64)
         suited = probs[:, :SUITED_COUNT].copy()  # the other choices: the likeliest other suited tiles
@@ -169,7 +180,17 @@ class Detector:
             boxes[keep], classes[keep], scores[keep], (width, height), others[keep], other_scores[keep]
         )
 
-    def find_tiles(self, pixels: np.ndarray, conf: float, iou: float) -> Found:
+    @property
+    def _close_up_side(self) -> int:
+        return looks.close_up_side(self.imgsz) if self.dynamic else self.imgsz
+
+    def close_up(self, long_side: int) -> bool:
+        """Whether a photo of this long side is a close-up, looked at whole in one look."""
+        return long_side <= looks.CLOSE_UP * self._close_up_side
+
+    def find_tiles(
+        self, pixels: np.ndarray, conf: float, iou: float, *, reference: int | None = None
+    ) -> Found:
         """The localiser's boxes, scores and classes in photo pixels.
 
         A close-up (its long side at most ``looks.CLOSE_UP`` first looks) is looked at whole at
@@ -181,9 +202,10 @@ class Detector:
         """
         height, width = pixels.shape[:2]
         long_side = max(width, height)
-        side = looks.close_up_side(self.imgsz) if self.dynamic else self.imgsz
-        close_up = long_side <= looks.CLOSE_UP * side
-        first = looks.whole_photo(width, height, side if close_up else self.imgsz)
+        reference = reference or long_side
+        close_up = self.close_up(reference)
+        first_side = self._close_up_side if close_up else self.imgsz
+        first = looks.whole_photo(width, height, round(first_side * long_side / reference))
         found = self._look(pixels, first, conf, iou)
         if close_up and not self.dynamic:
             return found
