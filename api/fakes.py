@@ -84,7 +84,14 @@ class FakeDetector:
         self.confidence = confidence
         self.alternatives = dict(alternatives or {})
 
-    def detect(self, photo: Photo | np.ndarray, *, conf: float = 0.25, iou: float = 0.6) -> Detections:
+    def close_up(self, long_side: int) -> bool:
+        """Any photo is one look to the fake."""
+        return True
+
+    def detect(
+        self, photo: Photo | np.ndarray, *, conf: float = 0.25, iou: float = 0.6, turn_close_up: bool = False
+    ) -> Detections:
+        """``turn_close_up`` changes nothing: the fake's rows run level."""
         pixels = photo.pixels if isinstance(photo, Photo) else photo
         height, width = int(pixels.shape[0]), int(pixels.shape[1])
         placed = layout(self.rows, aspect=width / height)

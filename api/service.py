@@ -49,7 +49,9 @@ IMPOSSIBLE = frozenset(
 class TileDetector(Protocol):
     """What the service needs of ``vision.detector.Detector`` (and what a fake provides)."""
 
-    def detect(self, photo: Photo, *, conf: float = ...) -> Detections: ...
+    def detect(self, photo: Photo, *, conf: float = ..., turn_close_up: bool = ...) -> Detections: ...
+
+    def close_up(self, long_side: int) -> bool: ...
 
 
 def decode(data: bytes, max_pixels: int, *, reduce: bool = True) -> Photo:

@@ -11,12 +11,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from detection_builders import lay_hand, make_detections, rotate
 from PIL import Image
 
 from scoring import WinContext
 from scoring.hand import Hand
 from scoring.presets import CHENGDU
+from scoring.tiles import parse_tiles
 from vision import deskew
+from vision.detections import Detections
 from vision.detector import DEFAULT_WEIGHTS, Detector
 from vision.pipeline import decode_photo, score_photo
 
@@ -131,3 +134,71 @@ def test_a_12_megapixel_photo_turned_slantwise_reads_as_the_upright_one() -> Non
     assert deskew.turn_level(first[0], first[1], *photo.size) is not None  # the detector turns it
     result = score_photo(data.getvalue(), detector, WinContext(), CHENGDU)
     assert _same_hand(result.hand, Hand.from_json(scene["hand"])), result.hand
+
+
+class _TwoLooks:
+    """A detector whose look at a photo as it is finds ``first``, and turned level finds ``turned``."""
+
+    def __init__(self, first: Detections, turned: Detections) -> None:
+        self.first, self.turned = first, turned
+        self.turned_looks: list[bool] = []
+
+    def close_up(self, long_side: int) -> bool:
+        return long_side <= 672
+
+    def detect(self, photo: object, *, conf: float = 0.25, turn_close_up: bool = False) -> Detections:
+        self.turned_looks.append(turn_close_up)
+        return self.turned if turn_close_up else self.first
+
+
+HAND = "123m456m789p1155p"  # 13 tiles of two suits, waiting on 5p
+
+
+def _photo(width: int, height: int) -> bytes:
+    data = io.BytesIO()
+    Image.fromarray(np.full((height, width, 3), 128, np.uint8)).save(data, format="JPEG")
+    return data.getvalue()
+
+
+def _slantwise(text: str, degrees: float, size: tuple[int, int] = (640, 480)) -> Detections:
+    tiles = lay_hand(text, "5p", tile=(20.0, 27.0))
+    return make_detections(rotate(tiles, degrees, about=(size[0] / 2, size[1] / 2)), size)
+
+
+def _centred(tiles: Detections, size: tuple[int, int]) -> Detections:
+    shift = (
+        np.array([size[0] / 2, size[1] / 2] * 2)
+        - np.r_[tiles.boxes[:, :2].mean(0), tiles.boxes[:, :2].mean(0)]
+    )
+    return Detections(tiles.boxes + shift.astype(np.float32), tiles.class_ids, tiles.confidences, size)
+
+
+@pytest.mark.parametrize(
+    ("first_text", "degrees", "turned_text", "looks", "read"),
+    [
+        ("123m456m89p1155p", 45.0, HAND, [False, True], HAND + "5p"),  # no win as it is: the turned look wins
+        (HAND, 45.0, HAND, [False], HAND + "5p"),  # a win at the first look: no second
+        ("123m456m89p1155p", 10.0, HAND, [False], "123m456m89p1155p5p"),  # rows level: nothing to turn
+        ("123m456m89p1155p", 45.0, "123m456m9p1155p", [False, True], "123m456m89p1155p5p"),  # no better
+    ],
+)
+def test_a_close_up_that_reads_as_no_win_is_looked_at_again_turned_level(
+    first_text: str, degrees: float, turned_text: str, looks: list[bool], read: str
+) -> None:
+    size = (640, 480)
+    first = _centred(_slantwise(first_text, degrees, size), size)
+    turned = _centred(_slantwise(turned_text, degrees, size), size)
+    detector = _TwoLooks(first, turned)
+    result = score_photo(_photo(*size), detector, WinContext(), CHENGDU)  # type: ignore[arg-type]
+    assert detector.turned_looks == looks
+    assert result.hand is not None
+    assert sorted(result.hand.concealed) == sorted(parse_tiles(read))
+
+
+def test_a_large_photo_is_not_looked_at_a_second_time() -> None:
+    """A large photo was looked at turned level inside the detector already."""
+    size = (1600, 1200)
+    first = _centred(_slantwise("123m456m89p1155p", 45.0, size), size)
+    detector = _TwoLooks(first, first)
+    score_photo(_photo(*size), detector, WinContext(), CHENGDU)  # type: ignore[arg-type]
+    assert detector.turned_looks == [False]

@@ -134,12 +134,15 @@ class Detector:
         conf: float = DEFAULT_CONF,
         iou: float = DEFAULT_IOU,
         box_conf: float | None = None,
+        turn_close_up: bool = False,
     ) -> Detections:
         """Tiles in an RGB image; boxes in the image's own pixels.
 
         ``box_conf`` is the localiser's own floor: by default ``BOX_CONF`` with a classifier (a box
         must be that sure of being a tile, whatever its face) and ``conf`` without one; an evaluation
-        lowers it to rank every box.
+        lowers it to rank every box. A large photo whose rows run slantwise is looked at turned level
+        (``vision.deskew``); a close-up too with ``turn_close_up``, its turned view then looked at as a
+        photo of its own size (the pipeline's second look at a close-up that reads as no win).
         """
         pixels = photo.pixels if isinstance(photo, Photo) else photo
         height, width = pixels.shape[:2]
@@ -148,12 +151,14 @@ class Detector:
         # a large photo whose rows run slantwise is looked at again turned level (vision.deskew), at the
         # same scale, and its tiles are read there
         long_side = max(width, height)
+        close_up = self.close_up(long_side)
         turn = None
-        if self.dynamic and not self.close_up(long_side):
+        if self.dynamic and (turn_close_up or not close_up):
             turn = deskew.turn_level(boxes, scores, width, height)
         if turn is not None:
             pixels = turn.pixels(pixels)
-            boxes, scores, classes = self.find_tiles(pixels, floor, iou, reference=long_side)
+            reference = None if close_up else long_side
+            boxes, scores, classes = self.find_tiles(pixels, floor, iou, reference=reference)
         if self.classifier is None:
             keep = classes >= 0
             boxes = boxes if turn is None else turn.boxes_back(boxes)

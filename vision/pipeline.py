@@ -10,11 +10,12 @@ import numpy as np
 from scoring import Score, score
 from scoring.hand import Hand, WinContext
 from scoring.presets import Rules
+from vision import deskew
 from vision.detections import Detections
 from vision.detector import DEFAULT_CONF, Detector
 from vision.grouper import Grouping, group_detections
 from vision.grouping.recover import UNSURE_CONF, mend_count
-from vision.grouping.reread import reread
+from vision.grouping.reread import is_legal_win, reread
 from vision.grouping.result import GroupingWarning, GroupRole, WarningCode
 from vision.images import DEFAULT_MAX_PIXELS, Photo, load_photo
 from vision.sharpness import BLURRED, photo_sharpness
@@ -76,7 +77,23 @@ def recognise(
     photo, found = detect_tiles(source, detector, conf=min(conf, UNSURE_CONF))
     sure = found.presences >= conf
     detections, grouping = read_hand(found[sure], found[~sure])
+    if _turn_again(photo, found, grouping, detector):
+        turned = detector.detect(photo, conf=min(conf, UNSURE_CONF), turn_close_up=True).scaled(photo.scale)
+        sure = turned.presences >= conf
+        second = read_hand(turned[sure], turned[~sure])
+        if second[1].hand is not None and is_legal_win(second[1].hand):
+            detections, grouping = second
     return photo, detections, with_sharpness(photo, detections, grouping)
+
+
+def _turn_again(photo: Photo, found: Detections, grouping: Grouping, detector: Detector) -> bool:
+    """Whether a close-up whose rows run slantwise and which reads as no win is worth a second look,
+    turned level (``vision.deskew``): a large photo was looked at turned already."""
+    if grouping.hand is not None and is_legal_win(grouping.hand):
+        return False
+    width, height = photo.size
+    slantwise = deskew.turn_level(found.boxes / photo.scale, found.confidences, width, height) is not None
+    return slantwise and detector.close_up(max(width, height))
 
 
 def with_sharpness(photo: Photo, detections: Detections, grouping: Grouping) -> Grouping:
