@@ -73,17 +73,23 @@ def recognise(
 
     A tile counts as found when the detector is ``conf`` sure that it lies there, whichever of its
     readings it is (``Detections.presences``): a tile the classifier cannot tell between two faces is
-    still a tile of the hand, and the hand's legality picks its reading (``reread``)."""
+    still a tile of the hand, and the hand's legality picks its reading (``reread``). A close-up whose
+    rows run slantwise and which reads as no win is looked at again turned level (``Detector.detect``'s
+    ``turn_close_up``); that reading is taken when it is a win."""
     photo, found = detect_tiles(source, detector, conf=min(conf, UNSURE_CONF))
-    sure = found.presences >= conf
-    detections, grouping = read_hand(found[sure], found[~sure])
+    detections, grouping = _read(found, conf)
     if _turn_again(photo, found, grouping, detector):
         turned = detector.detect(photo, conf=min(conf, UNSURE_CONF), turn_close_up=True).scaled(photo.scale)
-        sure = turned.presences >= conf
-        second = read_hand(turned[sure], turned[~sure])
+        second = _read(turned, conf)
         if second[1].hand is not None and is_legal_win(second[1].hand):
             detections, grouping = second
     return photo, detections, with_sharpness(photo, detections, grouping)
+
+
+def _read(found: Detections, conf: float) -> tuple[Detections, Grouping]:
+    """``read_hand`` of the tiles found at least ``conf`` sure, the others unsure."""
+    sure = found.presences >= conf
+    return read_hand(found[sure], found[~sure])
 
 
 def _turn_again(photo: Photo, found: Detections, grouping: Grouping, detector: Detector) -> bool:
