@@ -26,11 +26,10 @@ import cv2
 import numpy as np
 
 from vision.grouping.rows import find_rows
+from vision.looks import CONFIDENT, PAD_GREY
 
 STEEP = 30.0  # degrees from level: a row this steep is looked at turned level
-CONFIDENT = 0.3  # boxes that say which way the rows run
 LONG_ROW = 4  # tiles: a row this long says which way the photo's rows run
-FILL = (114, 114, 114)  # the corners a turn brings into view, grey as the localiser's letterbox
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,8 @@ class Turn:
 
     def pixels(self, pixels: np.ndarray) -> np.ndarray:
         """The photo's pixels turned."""
-        return cv2.warpAffine(pixels, self.matrix, self.size, flags=cv2.INTER_LINEAR, borderValue=FILL)
+        grey = (PAD_GREY,) * 3
+        return cv2.warpAffine(pixels, self.matrix, self.size, flags=cv2.INTER_LINEAR, borderValue=grey)
 
     def boxes_back(self, boxes: np.ndarray) -> np.ndarray:
         """Boxes (N x 4, xyxy) on the turned canvas as the boxes square to the photo that hold them,
@@ -54,8 +54,7 @@ class Turn:
         if not len(boxes):
             return np.zeros((0, 4), np.float32)
         back = cv2.invertAffineTransform(self.matrix)
-        x1, y1, x2, y2 = boxes.T
-        corners = np.stack([np.stack([x, y], axis=1) for x, y in ((x1, y1), (x2, y1), (x2, y2), (x1, y2))], 1)
+        corners = boxes[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2)  # each box's four corners
         mapped = corners @ back[:, :2].T + back[:, 2]
         width, height = self.photo_size
         low = np.clip(mapped.min(axis=1), 0, [width, height])

@@ -55,7 +55,7 @@ def letterbox(
     )
     pad_x, pad_y = (out_w - new_w) / 2, (out_h - new_h) / 2
     top, left = round(pad_y - 0.1), round(pad_x - 0.1)
-    canvas = np.full((out_h, out_w, 3), 114, np.uint8)
+    canvas = np.full((out_h, out_w, 3), looks.PAD_GREY, np.uint8)
     canvas[top : top + new_h, left : left + new_w] = resized
     return canvas, gain, (left, top)
 
@@ -148,8 +148,8 @@ class Detector:
         height, width = pixels.shape[:2]
         floor = box_conf if box_conf is not None else BOX_CONF if self.classifier is not None else conf
         boxes, scores, classes = self.find_tiles(pixels, floor, iou)
-        # a large photo whose rows run slantwise is looked at again turned level (vision.deskew), at the
-        # same scale, and its tiles are read there
+        # rows running slantwise: a large photo (a close-up with turn_close_up) is looked at again turned
+        # level (vision.deskew), a large one at the same scale, and its tiles are read there
         long_side = max(width, height)
         close_up = self.close_up(long_side)
         turn = None
