@@ -23,6 +23,7 @@ from api.settings import Settings
 from scoring.tiles import parse_tile
 from vision.detections import BACK, CLASS_IDS, Detections
 from vision.images import Photo
+from vision.looks import SecondLook
 
 # 123345m66999p with an exposed kong of 2p, won on 6p: 根 1 fan under chengdu (x2).
 DEFAULT_ROWS: tuple[tuple[str, ...], ...] = (("1m2m3m3m4m5m6p9p9p9p", "6p"), ("2p2p2p2p",))
@@ -84,14 +85,19 @@ class FakeDetector:
         self.confidence = confidence
         self.alternatives = dict(alternatives or {})
 
-    def close_up(self, long_side: int) -> bool:
+    def second_looks(self, long_side: int) -> tuple[SecondLook, ...]:
         """Any photo is one look to the fake."""
-        return True
+        return ()
 
     def detect(
-        self, photo: Photo | np.ndarray, *, conf: float = 0.25, iou: float = 0.6, turn_close_up: bool = False
+        self,
+        photo: Photo | np.ndarray,
+        *,
+        conf: float = 0.25,
+        iou: float = 0.6,
+        second_look: SecondLook | None = None,
     ) -> Detections:
-        """``turn_close_up`` changes nothing: the fake's rows run level."""
+        """The fake has one look: ``second_look`` changes nothing."""
         pixels = photo.pixels if isinstance(photo, Photo) else photo
         height, width = int(pixels.shape[0]), int(pixels.shape[1])
         placed = layout(self.rows, aspect=width / height)

@@ -32,6 +32,7 @@ from vision import pipeline
 from vision.detections import CLASS_IDS, Detections
 from vision.grouper import Grouping
 from vision.images import Photo, load_photo
+from vision.looks import SecondLook
 
 if TYPE_CHECKING:
     from vision.detector import Detector
@@ -49,9 +50,11 @@ IMPOSSIBLE = frozenset(
 class TileDetector(Protocol):
     """What the service needs of ``vision.detector.Detector`` (and what a fake provides)."""
 
-    def detect(self, photo: Photo, *, conf: float = ..., turn_close_up: bool = ...) -> Detections: ...
+    def detect(
+        self, photo: Photo, *, conf: float = ..., second_look: SecondLook | None = ...
+    ) -> Detections: ...
 
-    def close_up(self, long_side: int) -> bool: ...
+    def second_looks(self, long_side: int) -> tuple[SecondLook, ...]: ...
 
 
 def decode(data: bytes, max_pixels: int, *, reduce: bool = True) -> Photo:

@@ -21,6 +21,7 @@ from scoring.tiles import parse_tiles
 from vision import deskew
 from vision.detections import Detections
 from vision.detector import DEFAULT_WEIGHTS, Detector
+from vision.looks import SecondLook
 from vision.pipeline import decode_photo, score_photo
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -136,19 +137,22 @@ def test_a_12_megapixel_photo_turned_slantwise_reads_as_the_upright_one() -> Non
     assert _same_hand(result.hand, Hand.from_json(scene["hand"])), result.hand
 
 
-class _TwoLooks:
-    """A detector whose look at a photo as it is finds ``first``, and turned level finds ``turned``."""
+class _Looks:
+    """A detector whose look at a photo as it is finds ``first``, turned level ``turned`` and enlarged
+    ``enlarged``; it records the looks taken."""
 
-    def __init__(self, first: Detections, turned: Detections) -> None:
-        self.first, self.turned = first, turned
-        self.turned_looks: list[bool] = []
+    def __init__(self, first: Detections, turned: Detections, enlarged: Detections | None = None) -> None:
+        self.found = {None: first, SecondLook.TURNED: turned, SecondLook.ENLARGED: enlarged or first}
+        self.taken: list[SecondLook | None] = []
 
-    def close_up(self, long_side: int) -> bool:
-        return long_side <= 672
+    def second_looks(self, long_side: int) -> tuple[SecondLook, ...]:
+        return (SecondLook.TURNED, SecondLook.ENLARGED) if long_side <= 672 else ()
 
-    def detect(self, photo: object, *, conf: float = 0.25, turn_close_up: bool = False) -> Detections:
-        self.turned_looks.append(turn_close_up)
-        return self.turned if turn_close_up else self.first
+    def detect(
+        self, photo: object, *, conf: float = 0.25, second_look: SecondLook | None = None
+    ) -> Detections:
+        self.taken.append(second_look)
+        return self.found[second_look]
 
 
 HAND = "123m456m789p1155p"  # 13 tiles of two suits, waiting on 5p
@@ -173,24 +177,31 @@ def _centred(tiles: Detections, size: tuple[int, int]) -> Detections:
     return Detections(tiles.boxes + shift.astype(np.float32), tiles.class_ids, tiles.confidences, size)
 
 
+TURNED, ENLARGED = SecondLook.TURNED, SecondLook.ENLARGED
+NO_WIN = "123m456m89p1155p"  # 13 tiles: a tile missed
+
+
 @pytest.mark.parametrize(
-    ("first_text", "degrees", "turned_text", "looks", "read"),
+    ("degrees", "first_text", "turned_text", "enlarged_text", "looks", "read"),
     [
-        ("123m456m89p1155p", 45.0, HAND, [False, True], HAND + "5p"),  # no win as it is: the turned look wins
-        (HAND, 45.0, HAND, [False], HAND + "5p"),  # a win at the first look: no second
-        ("123m456m89p1155p", 10.0, HAND, [False], "123m456m89p1155p5p"),  # rows level: nothing to turn
-        ("123m456m89p1155p", 45.0, "123m456m9p1155p", [False, True], "123m456m89p1155p5p"),  # no better
+        (45.0, NO_WIN, HAND, NO_WIN, [None, TURNED], HAND + "5p"),  # no win as it is: the turned look wins
+        (45.0, HAND, HAND, HAND, [None], HAND + "5p"),  # a win at the first look: no second
+        (10.0, NO_WIN, HAND, NO_WIN, [None, ENLARGED], NO_WIN + "5p"),  # rows level: nothing to turn
+        (10.0, NO_WIN, NO_WIN, HAND, [None, ENLARGED], HAND + "5p"),  # the enlarged look wins
+        (45.0, NO_WIN, "123m456m9p1155p", NO_WIN, [None, TURNED, ENLARGED], NO_WIN + "5p"),  # none better
+        (45.0, NO_WIN, NO_WIN, HAND, [None, TURNED, ENLARGED], HAND + "5p"),  # the enlarged one wins
     ],
 )
-def test_a_close_up_that_reads_as_no_win_is_looked_at_again_turned_level(
-    first_text: str, degrees: float, turned_text: str, looks: list[bool], read: str
+def test_a_close_up_that_reads_as_no_win_is_looked_at_again_turned_level_then_enlarged(
+    degrees: float, first_text: str, turned_text: str, enlarged_text: str, looks: list[object], read: str
 ) -> None:
     size = (640, 480)
-    first = _centred(_slantwise(first_text, degrees, size), size)
-    turned = _centred(_slantwise(turned_text, degrees, size), size)
-    detector = _TwoLooks(first, turned)
+    first, turned, enlarged = (
+        _centred(_slantwise(text, degrees, size), size) for text in (first_text, turned_text, enlarged_text)
+    )
+    detector = _Looks(first, turned, enlarged)
     result = score_photo(_photo(*size), detector, WinContext(), CHENGDU)  # type: ignore[arg-type]
-    assert detector.turned_looks == looks
+    assert detector.taken == looks
     assert result.hand is not None
     assert sorted(result.hand.concealed) == sorted(parse_tiles(read))
 
@@ -199,6 +210,6 @@ def test_a_large_photo_is_not_looked_at_a_second_time() -> None:
     """A large photo was looked at turned level inside the detector already."""
     size = (1600, 1200)
     first = _centred(_slantwise("123m456m89p1155p", 45.0, size), size)
-    detector = _TwoLooks(first, first)
+    detector = _Looks(first, first)
     score_photo(_photo(*size), detector, WinContext(), CHENGDU)  # type: ignore[arg-type]
-    assert detector.turned_looks == [False]
+    assert detector.taken == [None]

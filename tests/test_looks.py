@@ -213,6 +213,23 @@ def test_a_close_up_takes_one_look() -> None:
     assert len(boxes) == len(truth)
 
 
+def test_an_enlarged_second_look_at_a_close_up_is_one_look_at_512_px() -> None:
+    truth = _hand_row(20, 200, 40.0)
+    detector = _FakeLocaliser(truth)
+    boxes, _, _ = detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6, enlarged=True)
+    assert looks.close_up_side(384, enlarged=True) == 512
+    assert detector.calls == [(384, 512)]
+    assert len(boxes) == len(truth)
+
+
+def test_only_a_close_up_can_be_looked_at_again_and_only_by_a_model_of_any_shape() -> None:
+    detector = _FakeLocaliser(_hand_row(20, 200, 40.0))
+    assert detector.second_looks(640) == (looks.SecondLook.TURNED, looks.SecondLook.ENLARGED)
+    assert detector.second_looks(4032) == ()  # turned inside its one detect already, and looked at closer
+    detector.dynamic = False
+    assert detector.second_looks(640) == ()
+
+
 def test_a_model_of_one_input_shape_looks_at_that_shape() -> None:
     truth = _hand_row(20, 200, 40.0)
     detector = _FakeLocaliser(truth, imgsz=448)

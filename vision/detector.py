@@ -134,26 +134,28 @@ class Detector:
         conf: float = DEFAULT_CONF,
         iou: float = DEFAULT_IOU,
         box_conf: float | None = None,
-        turn_close_up: bool = False,
+        second_look: looks.SecondLook | None = None,
     ) -> Detections:
         """Tiles in an RGB image; boxes in the image's own pixels.
 
         ``box_conf`` is the localiser's own floor: by default ``BOX_CONF`` with a classifier (a box
         must be that sure of being a tile, whatever its face) and ``conf`` without one; an evaluation
         lowers it to rank every box. A large photo whose rows run slantwise is looked at turned level
-        (``vision.deskew``); a close-up too with ``turn_close_up``, its turned view then looked at as a
-        photo of its own size (the pipeline's second look at a close-up that reads as no win).
+        (``vision.deskew``). ``second_look`` (one of ``second_looks``: the pipeline's second look at a
+        close-up that reads as no win) looks at a close-up turned level, its turned view then looked at
+        as a photo of its own size, or enlarged.
         """
         pixels = photo.pixels if isinstance(photo, Photo) else photo
         height, width = pixels.shape[:2]
         floor = box_conf if box_conf is not None else BOX_CONF if self.classifier is not None else conf
-        boxes, scores, classes = self.find_tiles(pixels, floor, iou)
-        # rows running slantwise: a large photo (a close-up with turn_close_up) is looked at again turned
-        # level (vision.deskew), a large one at the same scale, and its tiles are read there
+        enlarged = second_look is looks.SecondLook.ENLARGED
+        boxes, scores, classes = self.find_tiles(pixels, floor, iou, enlarged=enlarged)
+        # rows running slantwise: a large photo (a close-up asked to) is looked at again turned level
+        # (vision.deskew), a large one at the same scale, and its tiles are read there
         long_side = max(width, height)
         close_up = self.close_up(long_side)
         turn = None
-        if self.dynamic and (turn_close_up or not close_up):
+        if self.dynamic and (second_look is looks.SecondLook.TURNED or not close_up):
             turn = deskew.turn_level(boxes, scores, width, height)
         if turn is not None:
             pixels = turn.pixels(pixels)
@@ -185,16 +187,29 @@ class Detector:
             boxes[keep], classes[keep], scores[keep], (width, height), others[keep], other_scores[keep]
         )
 
-    @property
-    def _close_up_side(self) -> int:
-        return looks.close_up_side(self.imgsz) if self.dynamic else self.imgsz
+    def _close_up_side(self, *, enlarged: bool = False) -> int:
+        return looks.close_up_side(self.imgsz, enlarged=enlarged) if self.dynamic else self.imgsz
 
     def close_up(self, long_side: int) -> bool:
         """Whether a photo of this long side is a close-up, looked at whole in one look."""
-        return long_side <= looks.CLOSE_UP * self._close_up_side
+        return long_side <= looks.CLOSE_UP * self._close_up_side()
+
+    def second_looks(self, long_side: int) -> tuple[looks.SecondLook, ...]:
+        """The second looks ``detect`` can take at a photo of this long side that reads as no win: a
+        close-up turned level or enlarged. A large photo was looked at turned level already, and closer
+        where its tiles are small; a model of one input shape has one look."""
+        if not self.dynamic or not self.close_up(long_side):
+            return ()
+        return (looks.SecondLook.TURNED, looks.SecondLook.ENLARGED)
 
     def find_tiles(
-        self, pixels: np.ndarray, conf: float, iou: float, *, reference: int | None = None
+        self,
+        pixels: np.ndarray,
+        conf: float,
+        iou: float,
+        *,
+        reference: int | None = None,
+        enlarged: bool = False,
     ) -> Found:
         """The localiser's boxes, scores and classes in photo pixels.
 
@@ -204,12 +219,13 @@ class Detector:
         tiles; when that shows no hand it is searched at finer scales; when the tiles come out small, a
         closer look at their region at the trained scale (see ``vision.looks``), merged with what lies
         outside it. A model of one input shape looks at that shape, and a close-up takes that one look.
+        ``enlarged``: a close-up is looked at whole at ``close_up_side(..., enlarged=True)`` (512 px).
         """
         height, width = pixels.shape[:2]
         long_side = max(width, height)
         reference = reference or long_side
         close_up = self.close_up(reference)
-        first_side = self._close_up_side if close_up else self.imgsz
+        first_side = self._close_up_side(enlarged=enlarged) if close_up else self.imgsz
         first = looks.whole_photo(width, height, round(first_side * long_side / reference))
         found = self._look(pixels, first, conf, iou)
         if close_up and not self.dynamic:

@@ -18,6 +18,7 @@ from vision.grouping.recover import UNSURE_CONF, mend_count
 from vision.grouping.reread import is_legal_win, reread
 from vision.grouping.result import GroupingWarning, GroupRole, WarningCode
 from vision.images import DEFAULT_MAX_PIXELS, Photo, load_photo
+from vision.looks import SecondLook
 from vision.sharpness import BLURRED, photo_sharpness
 
 # Large JPEGs are decoded reduced (by the JPEG decoder itself) to at least this long a side:
@@ -73,16 +74,17 @@ def recognise(
 
     A tile counts as found when the detector is ``conf`` sure that it lies there, whichever of its
     readings it is (``Detections.presences``): a tile the classifier cannot tell between two faces is
-    still a tile of the hand, and the hand's legality picks its reading (``reread``). A close-up whose
-    rows run slantwise and which reads as no win is looked at again turned level (``Detector.detect``'s
-    ``turn_close_up``); that reading is taken when it is a win."""
+    still a tile of the hand, and the hand's legality picks its reading (``reread``). A close-up that
+    reads as no win is looked at again (``Detector.second_looks``): turned level when its rows run
+    slantwise, then enlarged; the first of those readings that is a win is taken."""
     photo, found = detect_tiles(source, detector, conf=min(conf, UNSURE_CONF))
     detections, grouping = _read(found, conf)
-    if _turn_again(photo, found, grouping, detector):
-        turned = detector.detect(photo, conf=min(conf, UNSURE_CONF), turn_close_up=True).scaled(photo.scale)
-        second = _read(turned, conf)
+    for second_look in _second_looks(photo, found, grouping, detector):
+        again = detector.detect(photo, conf=min(conf, UNSURE_CONF), second_look=second_look)
+        second = _read(again.scaled(photo.scale), conf)
         if second[1].hand is not None and is_legal_win(second[1].hand):
             detections, grouping = second
+            break
     return photo, detections, with_sharpness(photo, detections, grouping)
 
 
@@ -92,14 +94,19 @@ def _read(found: Detections, conf: float) -> tuple[Detections, Grouping]:
     return read_hand(found[sure], found[~sure])
 
 
-def _turn_again(photo: Photo, found: Detections, grouping: Grouping, detector: Detector) -> bool:
-    """Whether a close-up whose rows run slantwise and which reads as no win is worth a second look,
-    turned level (``vision.deskew``): a large photo was looked at turned already."""
+def _second_looks(
+    photo: Photo, found: Detections, grouping: Grouping, detector: Detector
+) -> list[SecondLook]:
+    """The second looks worth taking at a photo that reads as no win: those the detector can take at a
+    photo of its size, the turned one only when its rows run slantwise (``vision.deskew``)."""
     if grouping.hand is not None and is_legal_win(grouping.hand):
-        return False
+        return []
     width, height = photo.size
-    slantwise = deskew.turn_level(found.boxes / photo.scale, found.confidences, width, height) is not None
-    return slantwise and detector.close_up(max(width, height))
+    second_looks = list(detector.second_looks(max(width, height)))
+    level = deskew.turn_level(found.boxes / photo.scale, found.confidences, width, height) is None
+    if SecondLook.TURNED in second_looks and level:
+        second_looks.remove(SecondLook.TURNED)
+    return second_looks
 
 
 def with_sharpness(photo: Photo, detections: Detections, grouping: Grouping) -> Grouping:
