@@ -143,7 +143,7 @@ def test_a_suited_reading_less_likely_than_an_honour_is_no_other_reading(
 
     boxes = np.array([[10, 10, 40, 50], [60, 10, 90, 50]], np.float32)
     monkeypatch.setattr(
-        detector, "find_tiles", lambda *_: (boxes, np.full(2, 0.9, np.float32), np.zeros(2, int))
+        detector, "find_tiles", lambda *_, **__: (boxes, np.full(2, 0.9, np.float32), np.zeros(2, int))
     )
     probs = np.zeros((2, len(CLASSIFIER_CLASSES)), np.float32)
     s1, p8, m1, honour = (DETECTOR_CLASSES.index(name) for name in ("s1", "p8", "m1", "honour"))
