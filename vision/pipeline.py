@@ -103,9 +103,11 @@ def _second_looks(
         return []
     width, height = photo.size
     second_looks = list(detector.second_looks(max(width, height)))
-    level = deskew.turn_level(found.boxes / photo.scale, found.confidences, width, height) is None
-    if SecondLook.TURNED in second_looks and level:
-        second_looks.remove(SecondLook.TURNED)
+    if (
+        SecondLook.TURNED in second_looks
+        and deskew.turn_level(found.boxes / photo.scale, found.confidences, width, height) is None
+    ):
+        second_looks.remove(SecondLook.TURNED)  # its rows run level
     return second_looks
 
 
