@@ -77,10 +77,11 @@ def recognise(
     still a tile of the hand, and the hand's legality picks its reading (``reread``). A close-up that
     reads as no win is looked at again (``Detector.second_looks``): turned level when its rows run
     slantwise, then enlarged; the first of those readings that is a win is taken."""
-    photo, found = detect_tiles(source, detector, conf=min(conf, UNSURE_CONF))
+    floor = min(conf, UNSURE_CONF)  # unsure tiles are found too: the count mending may take them back
+    photo, found = detect_tiles(source, detector, conf=floor)
     detections, grouping = _read(found, conf)
     for second_look in _second_looks(photo, found, grouping, detector):
-        again = detector.detect(photo, conf=min(conf, UNSURE_CONF), second_look=second_look)
+        again = detector.detect(photo, conf=floor, second_look=second_look)
         second = _read(again.scaled(photo.scale), conf)
         if second[1].hand is not None and is_legal_win(second[1].hand):
             detections, grouping = second
