@@ -48,7 +48,9 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
         try:
             app.state.detector = load_detector(settings)
             app.state.model_error = None
-        except (ModelError, OSError) as error:
+        except Exception as error:  # noqa: BLE001 - whatever stops the model loading, the service still serves text
+            if not isinstance(error, ModelError | OSError):
+                log.exception("the detector failed to load")
             log.warning("starting without the detector: %s", error)
             app.state.detector = None
             app.state.model_error = str(error)

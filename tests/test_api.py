@@ -113,6 +113,16 @@ def test_missing_weights_start_the_service_and_photo_endpoints_answer_503(
         assert client.post("/api/v1/score", json={"hand": HAND}).status_code == 200  # the rest still works
 
 
+def test_a_detector_that_fails_to_load_in_any_way_leaves_the_service_up(settings: Settings) -> None:
+    def broken(_: Settings) -> FakeDetector:
+        raise AttributeError("'NoneType' object has no attribute 'get'")  # as a loader's own bug would
+
+    with TestClient(create_app(settings, load_detector=broken)) as client:
+        health = client.get("/healthz").json()
+        assert health["model_loaded"] is False and "NoneType" in health["model_error"]
+        assert client.post("/api/v1/score", json={"hand": HAND}).status_code == 200
+
+
 # ---- photos
 
 

@@ -120,7 +120,7 @@ class TileClassifier:
         self._class_map = np.array([CLASSIFIER_CLASSES.index(name) for name in names], np.int64)
 
     def _load_onnx(self, threads: int | None) -> list[str]:
-        model = load_onnx(self.weights, threads, ClassifierError)
+        model = load_onnx(self.weights, threads, ClassifierError, "classify")
         self._session = model.session
         self.imgsz = model.imgsz
         self._input = model.input.name
@@ -128,8 +128,12 @@ class TileClassifier:
         return model.names
 
     def _load_torch(self) -> list[str]:
-        import torch
-
+        try:
+            import torch
+        except ImportError:
+            raise ClassifierError(
+                f"{self.weights}: a .pt classifier needs torch (pip install -e '.[train]'); the .onnx one does not"
+            ) from None
         try:
             checkpoint: Any = torch.load(self.weights, map_location="cpu", weights_only=False)
             self._module = (checkpoint.get("ema") or checkpoint["model"]).float().eval()

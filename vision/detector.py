@@ -102,7 +102,7 @@ class Detector:
             raise ModelError(str(error)) from None
 
     def _load_onnx(self, threads: int | None) -> list[str]:
-        model = load_onnx(self.weights, threads, ModelError)
+        model = load_onnx(self.weights, threads, ModelError, "detect")
         self._session = model.session
         self.imgsz = model.imgsz
         self.end2end = model.metadata.get("end2end", "False") == "True"
@@ -111,13 +111,21 @@ class Detector:
         return model.names
 
     def _load_torch(self) -> list[str]:
-        from ultralytics import YOLO
-
+        try:
+            from ultralytics import YOLO
+        except ImportError:
+            raise ModelError(
+                f"{self.weights}: a .pt model needs ultralytics and torch (pip install -e '.[train]'); "
+                "the .onnx weights need neither"
+            ) from None
         try:
             self._model = YOLO(str(self.weights), task="detect")
         except Exception as error:  # ultralytics raises many kinds
             raise ModelError(f"{self.weights}: not a loadable YOLO model ({error})") from None
-        train_args = getattr(self._model, "ckpt", {}).get("train_args", {})
+        checkpoint = getattr(self._model, "ckpt", None)
+        if not checkpoint or self._model.task != "detect":  # a config or a classifier loads too
+            raise ModelError(f"{self.weights}: not a trained YOLO detection model")
+        train_args = checkpoint.get("train_args", {})
         self.imgsz = int(train_args.get("imgsz", 640))  # the size it was trained (and exported) at
         self.dynamic = True  # ultralytics letterboxes to any size
         names = self._model.names

@@ -21,8 +21,12 @@ class OnnxModel:
         return self.session.get_inputs()[0]
 
 
-def load_onnx(weights: Path, threads: int | None, error: type[Exception]) -> OnnxModel:
-    """Open ``weights`` on the CPU; anything unusable raises ``error`` with a message naming the file."""
+TASKS = {"detect": "a tile localiser (models/tiles.onnx)", "classify": "a tile classifier (models/tile_faces.onnx)"}
+
+
+def load_onnx(weights: Path, threads: int | None, error: type[Exception], task: str) -> OnnxModel:
+    """Open ``weights`` on the CPU as a model of ultralytics' ``task`` ("detect" or "classify"); anything
+    unusable, a model of the other task included, raises ``error`` with a message naming the file."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -34,6 +38,10 @@ def load_onnx(weights: Path, threads: int | None, error: type[Exception]) -> Onn
     except Exception as failure:  # onnxruntime raises its own untyped errors
         raise error(f"{weights}: not a loadable ONNX model ({failure})") from None
     metadata = dict(session.get_modelmeta().custom_metadata_map)
+    found = metadata.get("task", task)
+    if found != task:
+        kind = TASKS.get(found, f"a {found!r} model")
+        raise error(f"{weights}: {kind}, where {TASKS[task]} is needed")
     text = metadata.get("names", "")
     if not text:
         raise error(
