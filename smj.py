@@ -16,9 +16,13 @@ from collections.abc import Sequence
 
 os.environ.setdefault("YOLO_OFFLINE", "1")
 
+PHOTO_OPTIONS = ("annotate", "weights", "classifier", "conf")  # smj score options of a photo only
+HAND_OPTIONS = ("hand", "pong", "kong", "added-kong", "concealed-kong", "win")  # of a hand given as text
+
 
 def build_parser() -> argparse.ArgumentParser:
     from scoring import cli as scoring_cli
+    from vision import cli as vision_cli
 
     parser = argparse.ArgumentParser(
         prog="smj", description="Score Sichuan mahjong hands, from text or a photo."
@@ -37,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--classifier", help="with a photo: tile classifier weights (default: the shipped one)"
     )
     score.add_argument(
-        "--conf", type=float, default=None, help="with a photo: detection confidence threshold"
+        "--conf", type=vision_cli.confidence, default=None, help="with a photo: detection confidence threshold"
     )
     scoring_cli.add_hand_arguments(score, hand_required=False)
     scoring_cli.add_context_arguments(score)
@@ -62,9 +66,21 @@ def _run_score(args: argparse.Namespace) -> int:
     from scoring import cli as scoring_cli
 
     if args.photo is None:
+        photo_only = [option for option in PHOTO_OPTIONS if getattr(args, option) is not None]
+        if photo_only:
+            print(f"smj score: --{photo_only[0]} goes with a photo, not with --hand", file=sys.stderr)
+            return 2
         return scoring_cli.run_score(args)
-    if args.hand:
+    hand_side = [option for option in HAND_OPTIONS if getattr(args, option.replace("-", "_"))]
+    if hand_side[:1] == ["hand"]:
         print("smj score: give either --hand or a photo, not both", file=sys.stderr)
+        return 2
+    if hand_side:
+        print(
+            f"smj score: --{hand_side[0]} goes with --hand: a photo's melds and winning tile are read from "
+            "it (correct them on the web page, or give the whole hand with --hand instead of the photo)",
+            file=sys.stderr,
+        )
         return 2
     from vision import cli as vision_cli
 

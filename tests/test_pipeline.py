@@ -142,6 +142,34 @@ def test_score_needs_a_hand_or_a_photo(capsys: pytest.CaptureFixture[str]) -> No
     assert "not both" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [(["--pong", "5p"], "--pong"), (["--concealed-kong", "1m"], "--concealed-kong"), (["--win", "9s"], "--win")],
+)
+def test_a_photo_refuses_the_options_of_a_hand_given_as_text(
+    extra: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert smj.main(["score", str(EXAMPLES / "hand.jpg"), *extra]) == 2
+    assert f"{named} goes with --hand" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", [["--conf", "0.5"], ["--annotate", "out.jpg"], ["--weights", "w.onnx"]])
+def test_a_hand_given_as_text_refuses_the_options_of_a_photo(
+    option: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert smj.main(["score", "--hand", "123m456m789m11122p", *option]) == 2
+    assert f"{option[0]} goes with a photo" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["0", "1.5", "-1", "high"])
+def test_a_confidence_outside_0_to_1_is_refused(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    for command in (["score", str(EXAMPLES / "hand.jpg")], ["detect", str(EXAMPLES / "hand.jpg")]):
+        with pytest.raises(SystemExit) as stopped:
+            smj.main([*command, "--conf", value])
+        assert stopped.value.code == 2
+        assert "--conf" in capsys.readouterr().err
+
+
 @needs_model
 def test_a_12_megapixel_phone_photo_is_read_end_to_end() -> None:
     """A bundled 4032x3024 synthetic photo stored sideways with EXIF orientation 6, the hand small in

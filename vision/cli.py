@@ -13,10 +13,21 @@ from pathlib import Path
 CLASSIFIER_HELP = "tile classifier weights (.onnx or .pt); default models/tile_faces.onnx"
 
 
+def confidence(text: str) -> float:
+    """An argparse type: a confidence threshold, above 0 and at most 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is not a confidence: give one above 0 and at most 1")
+    return value
+
+
 def register(commands: argparse._SubParsersAction) -> None:
     detect = commands.add_parser("detect", help="find the tiles in photos with the shipped detector")
     detect.add_argument("images", nargs="+", metavar="IMAGE")
-    detect.add_argument("--conf", type=float, default=None, help="confidence threshold (default 0.55)")
+    detect.add_argument("--conf", type=confidence, default=None, help="confidence threshold (default 0.55)")
     detect.add_argument("--weights", help="weights (.onnx or .pt); default models/tiles.onnx")
     detect.add_argument("--classifier", help=CLASSIFIER_HELP)
     detect.add_argument("--annotate", metavar="DIR", help="write each image with its boxes drawn into DIR")
@@ -59,7 +70,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--group", help="only images of this source group (e.g. hand_series)")
     evaluate.add_argument("--weights", help="weights (.onnx or .pt); default models/tiles.onnx")
     evaluate.add_argument("--classifier", help=CLASSIFIER_HELP)
-    evaluate.add_argument("--conf", type=float, default=None, help="operating threshold (default 0.55)")
+    evaluate.add_argument("--conf", type=confidence, default=None, help="operating threshold (default 0.55)")
     evaluate.add_argument("--out", help="folder for confusion.png and metrics.json")
     evaluate.add_argument("--json", action="store_true")
     evaluate.set_defaults(func=run_eval)
