@@ -110,6 +110,39 @@ def test_smj_detect_prints_json_for_each_image(capsys: pytest.CaptureFixture[str
 
 
 @needs_model
+def test_annotated_photos_of_one_name_from_two_folders_are_both_kept(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "hand.jpg").write_bytes((EXAMPLES / "hand_melds.jpg").read_bytes())
+    out = tmp_path / "out"
+    assert smj.main(["detect", str(EXAMPLES / "hand.jpg"), str(other / "hand.jpg"), "--annotate", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["hand.jpg", "hand_2.jpg"]
+
+
+def test_an_annotation_that_cannot_be_written_is_refused_before_any_work(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    photo = str(EXAMPLES / "hand.jpg")
+    assert smj.main(["score", photo, "--annotate", str(tmp_path / "out.txt")]) == 2
+    assert "out.txt" in capsys.readouterr().err
+    a_file = tmp_path / "taken"
+    a_file.write_text("", encoding="utf-8")
+    assert smj.main(["detect", photo, "--annotate", str(a_file)]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+@needs_model
+def test_a_failed_annotation_still_prints_the_score(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("", encoding="utf-8")  # a file where the annotation's folder would be
+    assert smj.main(["score", str(EXAMPLES / "hand.jpg"), "--json", "--annotate", str(blocker / "a.jpg")]) == 2
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["score"] is not None and "a.jpg" in captured.err
+
+
+@needs_model
 def test_smj_score_photo_prints_the_whole_answer(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     out = tmp_path / "annotated.jpg"
     code = smj.main(["score", str(EXAMPLES / "hand.jpg"), "--json", "--annotate", str(out)])

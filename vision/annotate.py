@@ -64,9 +64,25 @@ def draw_detections(
     return canvas
 
 
-def save_rgb(pixels: np.ndarray, path: Path | str) -> Path:
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")  # what an annotated photo is written as
+
+
+def check_image_path(path: Path | str) -> Path:
+    """``path`` when an annotated photo can be written there by its suffix; raises ``OSError``."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not cv2.imwrite(str(path), np.ascontiguousarray(pixels[:, :, ::-1])):
-        raise OSError(f"{path}: could not write the image (is the suffix .jpg or .png?)")
+    if path.suffix.lower() not in IMAGE_SUFFIXES:
+        raise OSError(f"{path}: an annotated photo is written as {', '.join(IMAGE_SUFFIXES)}, not {path.suffix!r}")
+    return path
+
+
+def save_rgb(pixels: np.ndarray, path: Path | str) -> Path:
+    """Write RGB ``pixels`` to ``path`` (its folder made); raises ``OSError`` naming the path."""
+    path = check_image_path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        written = cv2.imwrite(str(path), np.ascontiguousarray(pixels[:, :, ::-1]))
+    except (OSError, cv2.error) as error:
+        raise OSError(f"{path}: could not write the image ({error})") from None
+    if not written:
+        raise OSError(f"{path}: could not write the image")
     return path

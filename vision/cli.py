@@ -122,7 +122,10 @@ def run_detect(args: argparse.Namespace) -> int:
     except ModelError as error:
         return _fail(str(error))
     conf = DEFAULT_CONF if args.conf is None else args.conf
+    if args.annotate and Path(args.annotate).exists() and not Path(args.annotate).is_dir():
+        return _fail(f"--annotate {args.annotate}: not a folder (annotated images are written into one)")
     results, status = [], 0
+    written: set[str] = set()
     for image in args.images:
         try:
             photo, detections = detect_tiles(image, detector, conf=conf)
@@ -133,8 +136,12 @@ def run_detect(args: argparse.Namespace) -> int:
         width, height = photo.original_size
         results.append({"image": image, "width": width, "height": height, "detections": detections.as_json()})
         if args.annotate:
-            out = Path(args.annotate) / f"{Path(image).stem}.jpg"
-            save_rgb(draw_detections(photo.pixels, detections.scaled(1 / photo.scale)), out)
+            out = Path(args.annotate) / f"{_unique_stem(Path(image).stem, written)}.jpg"
+            try:
+                save_rgb(draw_detections(photo.pixels, detections.scaled(1 / photo.scale)), out)
+            except OSError as error:
+                print(f"smj detect: {error}", file=sys.stderr)
+                status = 2
         if not args.json:
             print(f"{image}: {width}x{height}, {len(detections)} tiles")
             for det in sorted(detections, key=lambda d: (d.box[1] // 50, d.box[0])):
@@ -143,6 +150,16 @@ def run_detect(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(results, ensure_ascii=False, indent=1))
     return status
+
+
+def _unique_stem(stem: str, taken: set[str]) -> str:
+    """``stem``, or ``stem_2``, ``stem_3``... when photos of one name from several folders are annotated."""
+    name, count = stem, 1
+    while name in taken:
+        count += 1
+        name = f"{stem}_{count}"
+    taken.add(name)
+    return name
 
 
 def run_train(args: argparse.Namespace) -> int:
@@ -277,14 +294,16 @@ def run_ship(args: argparse.Namespace) -> int:
 def run_score_photo(args: argparse.Namespace) -> int:
     """``smj score PHOTO``: detect, group and score a photographed hand."""
     from scoring import cli as scoring_cli
-    from vision.annotate import draw_detections, save_rgb
+    from vision.annotate import check_image_path, draw_detections, save_rgb
     from vision.detector import DEFAULT_CONF, ModelError
     from vision.images import ImageError
     from vision.pipeline import score_photo
 
     try:
         context, rules = scoring_cli.context_from_args(args)
-    except ValueError as error:
+        if args.annotate:
+            check_image_path(args.annotate)
+    except (ValueError, OSError) as error:
         return _fail(str(error))
     try:
         detector = load_detector(args)
@@ -293,14 +312,6 @@ def run_score_photo(args: argparse.Namespace) -> int:
         )
     except (ModelError, ImageError) as error:
         return _fail(str(error))
-    if args.annotate:
-        pixels = draw_detections(
-            result.photo.pixels,
-            result.detections.scaled(1 / result.photo.scale),
-            [g.indices for g in result.grouping.groups],
-            result.grouping.win_index,
-        )
-        save_rgb(pixels, args.annotate)
     payload = result.to_json(args.photo)
     if args.json:
         print(json.dumps(payload, ensure_ascii=False, indent=1))
@@ -314,4 +325,15 @@ def run_score_photo(args: argparse.Namespace) -> int:
             print(f"warning: {warning['message']}")
         if result.score is not None:
             print(scoring_cli.format_score(result.score))
+    if args.annotate:  # after the result is printed: a folder that cannot be written loses nothing
+        pixels = draw_detections(
+            result.photo.pixels,
+            result.detections.scaled(1 / result.photo.scale),
+            [g.indices for g in result.grouping.groups],
+            result.grouping.win_index,
+        )
+        try:
+            save_rgb(pixels, args.annotate)
+        except OSError as error:
+            return _fail(str(error))
     return 0 if result.score is not None and result.score.valid else 1
