@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import numpy as np
 
 from api.errors import ApiError
-from scoring import ErrorCode, Hand, Rules, Score, WinContext, largest_wait, score, waits
+from scoring import Hand, Rules, Score, WinContext, largest_wait, score, waits
+from scoring.errors import IMPOSSIBLE
 from scoring.hand import Meld
 from scoring.tiles import Tile
 from vision import pipeline
@@ -37,14 +38,6 @@ from vision.looks import SecondLook
 if TYPE_CHECKING:
     from vision.detector import Detector
 
-IMPOSSIBLE = frozenset(
-    {
-        ErrorCode.WRONG_TILE_COUNT,
-        ErrorCode.TOO_MANY_COPIES,
-        ErrorCode.WIN_TILE_NOT_IN_HAND,
-        ErrorCode.CONTRADICTORY_CONTEXT,
-    }
-)
 
 
 class TileDetector(Protocol):

@@ -18,7 +18,7 @@ import sys
 import unicodedata
 from typing import Any
 
-from scoring.errors import InvalidHandError, ScoreError, UnknownPresetError
+from scoring.errors import IMPOSSIBLE, InvalidHandError, ScoreError, UnknownPresetError
 from scoring.hand import Hand, MeldKind, WinContext
 from scoring.presets import CHENGDU, DEFAULT_PRESET, PRESETS, get_preset
 from scoring.result import Score
@@ -26,7 +26,7 @@ from scoring.rules import Numbering, Rules
 from scoring.score import score
 from scoring.settlement import Ledger, RoundError, parse_round, settle_round
 from scoring.tiles import SUITS, TileParseError, format_tiles, tile_name, tile_name_zh
-from scoring.waits import Wait, largest_wait, waits
+from scoring.waits import Wait, largest_wait, never_wins, waits
 
 _CONTEXT_FLAGS = (
     ("self_drawn", "--self-drawn", "自摸: won on a self-drawn tile"),
@@ -116,11 +116,13 @@ def run_score(args: argparse.Namespace) -> int:
     else:
         print(_describe_hand(hand))
         print(format_score(result, rules))
+    if result.error is not None and result.error.code in IMPOSSIBLE:
+        return _fail(f"smj score: impossible hand [{result.error.code.value}]: {result.error.message}")
     return 0 if result.valid else 1
 
 
 def run_waits(args: argparse.Namespace) -> int:
-    """``smj waits --hand ...``: exit 0 ready, 1 not ready (or not a hand one tile short), 2 malformed."""
+    """``smj waits --hand ...``: exit 0 ready, 1 not ready, 2 malformed (or not a hand one tile short)."""
     if args.win:
         return _fail("smj waits: --win does not apply: the waits are the winning tiles")
     try:
@@ -147,7 +149,10 @@ def run_waits(args: argparse.Namespace) -> int:
         )
     else:
         print(_describe_hand(hand, waiting=True))
-        print(_describe_waits(found, rules, error.message if error is not None else None))
+        blocked = never_wins(hand.concealed, hand.melds, context) if error is None and not found else None
+        print(_describe_waits(found, rules, error.message if error is not None else None, blocked))
+    if error is not None:
+        return _fail(f"smj waits: impossible hand [{error.code.value}]: {error.message}")
     return 0 if found else 1
 
 
@@ -237,7 +242,8 @@ def format_score(result: Score, rules: Rules | None = None) -> str:
     lines = [f"规则 Preset: {result.preset}"]
     if not result.valid:
         assert result.error is not None
-        lines.append(f"不是胡牌 Not a win [{result.error.code.value}]: {result.error.message}")
+        label = "牌不成立 Impossible hand" if result.error.code in IMPOSSIBLE else "不是胡牌 Not a win"
+        lines.append(f"{label} [{result.error.code.value}]: {result.error.message}")
         return "\n".join(lines)
     assert result.raw_fan is not None and result.total_fan is not None
     unit = "分 points" if rules.numbering is Numbering.POINTS else "番 fan"
@@ -255,10 +261,14 @@ def format_score(result: Score, rules: Rules | None = None) -> str:
     return "\n".join(lines)
 
 
-def _describe_waits(found: tuple[Wait, ...], rules: Rules, error: str | None) -> str:
+def _describe_waits(
+    found: tuple[Wait, ...], rules: Rules, error: str | None, blocked: ScoreError | None = None
+) -> str:
     lines = [f"规则 Preset: {rules.name}"]
     if error is not None:
         lines.append(f"不是听牌的手牌 Not a hand one tile short: {error}")
+    elif blocked is not None:
+        lines.append(f"没有叫 Not ready [{blocked.code.value}]: {blocked.message}")
     elif not found:
         lines.append("没有叫 Not ready: no tile completes this hand")
     else:

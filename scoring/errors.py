@@ -31,6 +31,18 @@ class ErrorCode(StrEnum):
     CONTRADICTORY_CONTEXT = "contradictory_context"  # e.g. 杠上花 without a kong, 抢杠胡 and 自摸
 
 
+# Reasons that say the input cannot be a hand at all, as against a hand that is no win (three suits, the
+# void suit held, no winning shape): the CLI exits 2 and the API answers 422 for a hand given as text.
+IMPOSSIBLE = frozenset(
+    {
+        ErrorCode.WRONG_TILE_COUNT,
+        ErrorCode.TOO_MANY_COPIES,
+        ErrorCode.WIN_TILE_NOT_IN_HAND,
+        ErrorCode.CONTRADICTORY_CONTEXT,
+    }
+)
+
+
 @dataclass(frozen=True, slots=True)
 class ScoreError:
     """A reason code and a human-readable message (English, naming the Chinese term)."""

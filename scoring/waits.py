@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.decompose import winning_tiles
-from scoring.errors import ErrorCode, InvalidHandError
+from scoring.errors import ErrorCode, InvalidHandError, ScoreError
 from scoring.hand import Hand, Meld, WinContext
 from scoring.presets import CHENGDU
 from scoring.result import Score
@@ -52,14 +52,9 @@ def waits(
     tiles, a fifth copy, or a contradictory context raises ``InvalidHandError``.
     """
     waiting = Hand(tuple(concealed), tuple(melds))  # raises for a non-tile
-    counts = [0] * 27
-    for tile in waiting.all_tiles:
-        counts[tile] += 1
-    error = check_tiles(waiting.concealed, waiting.melds, counts, 13, context)
-    if error is not None:
-        if error.code in (ErrorCode.WRONG_TILE_COUNT, ErrorCode.TOO_MANY_COPIES):
-            raise InvalidHandError(error)
-        return ()  # 花猪 or holding the void suit: cannot win
+    counts = _counts(waiting)
+    if never_wins(concealed, melds, context) is not None:
+        return ()
     error = check_context(ContextFacts(context, waiting.melds))
     if error is not None:
         raise InvalidHandError(error)
@@ -75,6 +70,26 @@ def waits(
             found.append(Wait(tile, score_unchecked(won, tuple(counts), context, rules)))
         counts[tile] -= 1
     return tuple(found)
+
+
+def never_wins(
+    concealed: Sequence[Tile], melds: Sequence[Meld] = (), context: WinContext = _DISCARD_WIN
+) -> ScoreError | None:
+    """Why the hand one tile short wins on no tile at all: it holds three suits (花猪) or its void suit;
+    None when some tile might complete it. A hand with the wrong number of tiles or a fifth copy raises
+    ``InvalidHandError``."""
+    waiting = Hand(tuple(concealed), tuple(melds))
+    error = check_tiles(waiting.concealed, waiting.melds, _counts(waiting), 13, context)
+    if error is not None and error.code in (ErrorCode.WRONG_TILE_COUNT, ErrorCode.TOO_MANY_COPIES):
+        raise InvalidHandError(error)
+    return error
+
+
+def _counts(hand: Hand) -> list[int]:
+    counts = [0] * 27
+    for tile in hand.all_tiles:
+        counts[tile] += 1
+    return counts
 
 
 def _candidates(concealed: tuple[Tile, ...], counts: list[int], context: WinContext) -> list[Tile]:

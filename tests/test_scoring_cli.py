@@ -117,8 +117,24 @@ def test_score_not_a_win_exits_1_and_says_why(main: Main, capsys: pytest.Capture
     assert payload["valid"] is False and payload["error"]["code"] == "three_suits"
     code, out, _ = run(main, capsys, "score", "--hand", "123m456m789m234p55p", "--void-suit", "p")
     assert code == 1 and "void_suit_present" in out and "Not a win" in out
-    code, out, _ = run(main, capsys, "score", "--hand", "123m456m789m234p55p", "--gang-shang-hua", "--json")
-    assert code == 1 and json.loads(out)["error"]["code"] == "contradictory_context"
+
+
+@pytest.mark.parametrize(
+    ("argv", "code_name"),
+    [
+        (["--hand", "123m456m789m234p5p"], "wrong_tile_count"),
+        (["--hand", "11111m456m789m555p"], "too_many_copies"),
+        (["--hand", "123m456m789m234p55p", "--gang-shang-hua"], "contradictory_context"),
+    ],
+)
+def test_score_an_impossible_hand_exits_2_and_still_prints_why(
+    argv: list[str], code_name: str, main: Main, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(main, capsys, "score", *argv, "--json")
+    assert code == 2 and json.loads(out)["error"]["code"] == code_name
+    assert f"impossible hand [{code_name}]" in err
+    code, out, _ = run(main, capsys, "score", *argv)
+    assert code == 2 and f"Impossible hand [{code_name}]" in out
 
 
 @pytest.mark.parametrize(
@@ -199,12 +215,19 @@ def test_waits_not_ready_exits_1(main: Main, capsys: pytest.CaptureFixture[str])
     assert code == 1 and "Not ready" in out
 
 
-def test_waits_wrong_tile_count_exits_1_with_the_reason(
+def test_waits_wrong_tile_count_exits_2_with_the_reason(
     main: Main, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = run(main, capsys, "waits", "--hand", "123m456m789m234p55p", "--json")
-    assert code == 1
-    assert json.loads(out)["error"]["code"] == "wrong_tile_count"
+    code, out, err = run(main, capsys, "waits", "--hand", "123m456m789m234p55p", "--json")
+    assert code == 2
+    assert json.loads(out)["error"]["code"] == "wrong_tile_count" and "wrong_tile_count" in err
+
+
+def test_waits_says_why_a_hand_can_never_be_ready(main: Main, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(main, capsys, "waits", "--hand", "1122334455667m", "--void-suit", "m")
+    assert code == 1 and "Not ready [void_suit_present]" in out
+    code, out, _ = run(main, capsys, "waits", "--hand", "123m456p789s2345m")
+    assert code == 1 and "Not ready [three_suits]" in out
 
 
 def test_helpers_used_by_the_photo_command() -> None:
