@@ -28,7 +28,6 @@ _SUIT_ALIASES = {
     "筒": "p",
     "饼": "p",
     "餅": "p",
-    "t": "p",
     "s": "s",
     "条": "s",
     "條": "s",
@@ -114,6 +113,10 @@ def parse_tiles(text: str) -> tuple[Tile, ...]:
             pending.append(int(char))
             continue
         suit = _SUIT_ALIASES.get(char.lower())
+        if suit is None and char.lower() == "t":
+            raise TileParseError(
+                f"{char!r} at position {position} in {text!r} could be 筒 (tong) or 条 (tiao): write p for 筒, s for 条"
+            )
         if suit is None:
             raise TileParseError(f"unknown character {char!r} at position {position} in {text!r}")
         if not pending:

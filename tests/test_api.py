@@ -726,6 +726,14 @@ def test_bad_examples_are_refused(
     assert not (settings.dataset_dir / "hands.jsonl").exists()
 
 
+@pytest.mark.parametrize("field", ["detections", "hand"])
+def test_a_broken_json_field_of_an_example_is_named(client: TestClient, photo: bytes, field: str) -> None:
+    form = {**_example_form([]), field: "{not json"}
+    body = client.post("/api/v1/examples", files=upload(photo), data=form).json()["error"]
+    assert body["code"] == "invalid_request" and body["message"].startswith(f"body.{field}")
+    assert body["details"][0]["loc"][:2] == ["body", field]
+
+
 # ---- settings, CORS, CLI
 
 

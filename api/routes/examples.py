@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form
-from pydantic import Field, TypeAdapter
+from fastapi.exceptions import RequestValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
 from api import service
 from api.deps import PhotoUploadDep, SettingsDep
@@ -16,6 +17,17 @@ from api.schemas import MAX_DETECTIONS, DetectionIn, ExampleOut, HandIn
 
 router = APIRouter(prefix=API_PREFIX, tags=["examples"])
 _DETECTIONS = TypeAdapter(Annotated[list[DetectionIn], Field(max_length=MAX_DETECTIONS)])
+_HAND = TypeAdapter(HandIn)
+
+
+def _form_json(adapter: TypeAdapter[Any], text: str, field: str) -> Any:
+    """A JSON form field validated; its errors name the field (``body.detections.0.box``)."""
+    try:
+        return adapter.validate_json(text)
+    except ValidationError as error:
+        raise RequestValidationError(
+            [{**detail, "loc": ("body", field, *detail.get("loc", ()))} for detail in error.errors()]
+        ) from None
 
 
 @router.post(
@@ -36,8 +48,8 @@ def save(
     ``SMJ_DATASET_DIR`` (images/, labels/, hands.jsonl), never overwriting; answers where."""
     if not consent:
         raise ApiError(422, "consent_required", "saving a photo needs the user's consent: send consent=true")
-    boxes = _DETECTIONS.validate_json(detections)
-    parsed_hand = HandIn.model_validate_json(hand).to_hand()
+    boxes = _form_json(_DETECTIONS, detections, "detections")
+    parsed_hand = _form_json(_HAND, hand, "hand").to_hand()
     photo = service.decode(data, settings.max_pixels, reduce=False)
     corrected = service.detections_in_photo(
         [(d.tile, d.box, d.confidence, ()) for d in boxes], photo.original_size
