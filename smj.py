@@ -41,7 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--classifier", help="with a photo: tile classifier weights (default: the shipped one)"
     )
     score.add_argument(
-        "--conf", type=vision_cli.confidence, default=None, help="with a photo: detection confidence threshold"
+        "--conf",
+        type=vision_cli.confidence,
+        default=None,
+        help="with a photo: detection confidence threshold",
     )
     scoring_cli.add_hand_arguments(score, hand_required=False)
     scoring_cli.add_context_arguments(score)

@@ -48,7 +48,7 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
         try:
             app.state.detector = load_detector(settings)
             app.state.model_error = None
-        except Exception as error:  # noqa: BLE001 - whatever stops the model loading, the service still serves text
+        except Exception as error:
             if not isinstance(error, ModelError | OSError):
                 log.exception("the detector failed to load")
             log.warning("starting without the detector: %s", error)

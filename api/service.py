@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from vision.detector import Detector
 
 
-
 class TileDetector(Protocol):
     """What the service needs of ``vision.detector.Detector`` (and what a fake provides)."""
 
@@ -78,28 +77,9 @@ def group(detections: Detections) -> tuple[Detections, Grouping]:
     return pipeline.read_hand(detections)
 
 
-def grouping_json(grouping: Grouping) -> dict[str, Any]:
-    return {
-        "hand": grouping.hand.to_json() if grouping.hand is not None else None,
-        "groups": [
-            {
-                "role": group.role.value,
-                "kind": group.kind.value if group.kind else None,
-                "indices": list(group.indices),
-            }
-            for group in grouping.groups
-        ],
-        "win_index": grouping.win_index,
-        "win_apart": grouping.win_apart,
-        "warnings": [
-            {**warning.to_json(), "indices": list(warning.indices)} for warning in grouping.warnings
-        ],
-    }
-
-
 def recognition_json(photo: Photo, detections: Detections, grouping: Grouping) -> dict[str, Any]:
     width, height = photo.original_size
-    return {"width": width, "height": height, "detections": detections.as_json(), **grouping_json(grouping)}
+    return {"width": width, "height": height, "detections": detections.as_json(), **grouping.to_json()}
 
 
 DetectionItem = tuple[str, Sequence[float], float, Sequence[tuple[str, float]]]

@@ -40,7 +40,6 @@ ERROR_KINDS = (
     "bad_image",  # an image file that cannot be read
     "no_names",  # no data.yaml / classes.txt naming the classes
 )
-WARNING_KINDS = ("split_leak", "class_names")
 EDGE_TOLERANCE = 1e-3  # normalised; rounding in exports often overshoots by a hair
 DUPLICATE_IOU = 0.9
 SIZE_BINS = (8, 16, 32, 64, 128, 256, 512)  # pixel edges of the box size histogram

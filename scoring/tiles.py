@@ -18,7 +18,6 @@ Tile = int
 
 SUITS = "mps"
 SUIT_NAMES_ZH = {"m": "万", "p": "筒", "s": "条"}
-SUIT_NAMES_EN = {"m": "characters", "p": "dots", "s": "bamboo"}
 _SUIT_ALIASES = {
     "m": "m",
     "万": "m",
@@ -64,10 +63,6 @@ def suit_of(tile: Tile) -> str:
     return SUITS[tile // 9]
 
 
-def suit_index(tile: Tile) -> int:
-    return tile // 9
-
-
 def rank_of(tile: Tile) -> int:
     return tile % 9 + 1
 
@@ -82,12 +77,6 @@ def tile_name_zh(tile: Tile) -> str:
     """``'5筒'`` for tile 13."""
     _check(tile)
     return f"{rank_of(tile)}{SUIT_NAMES_ZH[suit_of(tile)]}"
-
-
-def class_name(tile: Tile) -> str:
-    """The detector class name, ``'p5'`` for tile 13."""
-    _check(tile)
-    return CLASS_NAMES[tile]
 
 
 def _check(tile: Tile) -> None:
@@ -115,7 +104,8 @@ def parse_tiles(text: str) -> tuple[Tile, ...]:
         suit = _SUIT_ALIASES.get(char.lower())
         if suit is None and char.lower() == "t":
             raise TileParseError(
-                f"{char!r} at position {position} in {text!r} could be 筒 (tong) or 条 (tiao): write p for 筒, s for 条"
+                f"{char!r} at position {position} in {text!r} could be 筒 (tong) or 条 (tiao): "
+                "write p for 筒, s for 条"
             )
         if suit is None:
             raise TileParseError(f"unknown character {char!r} at position {position} in {text!r}")

@@ -47,9 +47,9 @@ def test_missing_or_bad_weights_raise_model_error(tmp_path: Path) -> None:
 def test_the_wrong_kind_of_model_is_refused_by_name() -> None:
     from vision.classifier import ClassifierError, TileClassifier
 
-    with pytest.raises(ModelError, match="a tile classifier .* where a tile localiser .* is needed"):
+    with pytest.raises(ModelError, match=r"a tile classifier .* where a tile localiser .* is needed"):
         Detector(MODELS_DIR / "tile_faces.onnx")
-    with pytest.raises(ClassifierError, match="a tile localiser .* where a tile classifier .* is needed"):
+    with pytest.raises(ClassifierError, match=r"a tile localiser .* where a tile classifier .* is needed"):
         TileClassifier(MODELS_DIR / "tiles.onnx")
 
 
@@ -57,7 +57,7 @@ def test_a_pt_file_that_is_no_trained_detector_is_refused(tmp_path: Path) -> Non
     pytest.importorskip("ultralytics")
     config = tmp_path / "notes.pt"
     config.write_text("# not a checkpoint\n", encoding="utf-8")
-    with pytest.raises(ModelError, match="notes.pt"):
+    with pytest.raises(ModelError, match=r"notes\.pt"):
         Detector(config)
     with pytest.raises(ModelError, match="not a trained YOLO detection model"):
         Detector(MODELS_DIR / "tile_faces.pt")

@@ -527,20 +527,24 @@ def test_no_tiles() -> None:
 def test_to_json() -> None:
     grouping = group_detections(make_detections(lay_hand("123m456p1p", "1p", ["777s", "B99mB"], win_gap=0)))
     data = grouping.to_json()
-    assert data["concealed"] == "123m11456p"
-    assert data["win_tile"] == "1p"
-    assert data["melds"] == [{"type": "pong", "tile": "7s"}, {"type": "kong_concealed", "tile": "9m"}]
+    assert data["hand"] == {
+        "concealed": "123m11456p",
+        "win_tile": "1p",
+        "melds": [{"type": "pong", "tile": "7s"}, {"type": "kong_concealed", "tile": "9m"}],
+    }
+    assert grouping.win_index is not None and data["win_index"] == grouping.win_index
     assert data["warnings"] == [
         {
             "code": "win_tile_not_apart",
             "message": "no tile is set apart as the winning tile; took 1p, the last tile of the row",
             "tiles": ["1p"],
+            "indices": [grouping.win_index],
         }
     ]
     assert data["win_apart"] is False
     assert {g.role for g in grouping.groups} == {GroupRole.HAND, GroupRole.MELD}
     assert data["groups"] == [g.to_json() for g in grouping.groups]
-    assert group_detections(Detections.empty((10, 10))).to_json()["concealed"] == ""
+    assert group_detections(Detections.empty((10, 10))).to_json()["hand"] is None
 
 
 def test_deterministic_and_independent_of_detection_order() -> None:

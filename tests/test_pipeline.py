@@ -117,7 +117,8 @@ def test_annotated_photos_of_one_name_from_two_folders_are_both_kept(
     other.mkdir()
     (other / "hand.jpg").write_bytes((EXAMPLES / "hand_melds.jpg").read_bytes())
     out = tmp_path / "out"
-    assert smj.main(["detect", str(EXAMPLES / "hand.jpg"), str(other / "hand.jpg"), "--annotate", str(out)]) == 0
+    photos = [str(EXAMPLES / "hand.jpg"), str(other / "hand.jpg")]
+    assert smj.main(["detect", *photos, "--annotate", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["hand.jpg", "hand_2.jpg"]
 
 
@@ -134,10 +135,13 @@ def test_an_annotation_that_cannot_be_written_is_refused_before_any_work(
 
 
 @needs_model
-def test_a_failed_annotation_still_prints_the_score(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_a_failed_annotation_still_prints_the_score(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     blocker = tmp_path / "blocker"
     blocker.write_text("", encoding="utf-8")  # a file where the annotation's folder would be
-    assert smj.main(["score", str(EXAMPLES / "hand.jpg"), "--json", "--annotate", str(blocker / "a.jpg")]) == 2
+    out = str(blocker / "a.jpg")
+    assert smj.main(["score", str(EXAMPLES / "hand.jpg"), "--json", "--annotate", out]) == 2
     captured = capsys.readouterr()
     assert json.loads(captured.out)["score"] is not None and "a.jpg" in captured.err
 
@@ -177,7 +181,11 @@ def test_score_needs_a_hand_or_a_photo(capsys: pytest.CaptureFixture[str]) -> No
 
 @pytest.mark.parametrize(
     ("extra", "named"),
-    [(["--pong", "5p"], "--pong"), (["--concealed-kong", "1m"], "--concealed-kong"), (["--win", "9s"], "--win")],
+    [
+        (["--pong", "5p"], "--pong"),
+        (["--concealed-kong", "1m"], "--concealed-kong"),
+        (["--win", "9s"], "--win"),
+    ],
 )
 def test_a_photo_refuses_the_options_of_a_hand_given_as_text(
     extra: list[str], named: str, capsys: pytest.CaptureFixture[str]

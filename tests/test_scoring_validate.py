@@ -192,11 +192,13 @@ def test_misuse_raises(build: object) -> None:
         build()  # type: ignore[operator]
 
 
-@pytest.mark.parametrize(("text", "tiles"), [("123w", (0, 1, 2)), ("12饼", (9, 10)), ("9索", (26,)), ("1万2筒3条", (0, 10, 20))])
+@pytest.mark.parametrize(
+    ("text", "tiles"), [("123w", (0, 1, 2)), ("12饼", (9, 10)), ("9索", (26,)), ("1万2筒3条", (0, 10, 20))]
+)
 def test_suit_aliases_read_as_their_suit(text: str, tiles: tuple[int, ...]) -> None:
     assert Hand.parse(text).concealed == tiles
 
 
 def test_t_is_refused_as_it_could_be_either_suit() -> None:
-    with pytest.raises(TileParseError, match="筒 .* 条"):
+    with pytest.raises(TileParseError, match=r"筒 .* 条"):
         Hand.parse("123t")

@@ -71,7 +71,8 @@ def check_image_path(path: Path | str) -> Path:
     """``path`` when an annotated photo can be written there by its suffix; raises ``OSError``."""
     path = Path(path)
     if path.suffix.lower() not in IMAGE_SUFFIXES:
-        raise OSError(f"{path}: an annotated photo is written as {', '.join(IMAGE_SUFFIXES)}, not {path.suffix!r}")
+        kinds = ", ".join(IMAGE_SUFFIXES)
+        raise OSError(f"{path}: an annotated photo is written as {kinds}, not {path.suffix!r}")
     return path
 
 

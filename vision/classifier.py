@@ -132,7 +132,8 @@ class TileClassifier:
             import torch
         except ImportError:
             raise ClassifierError(
-                f"{self.weights}: a .pt classifier needs torch (pip install -e '.[train]'); the .onnx one does not"
+                f"{self.weights}: a .pt classifier needs torch (pip install -e '.[train]'); "
+                "the .onnx one does not"
             ) from None
         try:
             checkpoint: Any = torch.load(self.weights, map_location="cpu", weights_only=False)

@@ -7,7 +7,7 @@ face-down tile) and ``honour`` (a wind, dragon, flower or blank tile: not a Sich
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -109,18 +109,6 @@ class Detections:
     @classmethod
     def empty(cls, image_size: tuple[int, int]) -> Detections:
         return cls(np.zeros((0, 4), np.float32), np.zeros(0, np.int64), np.zeros(0, np.float32), image_size)
-
-    @classmethod
-    def from_items(cls, items: Iterable[Detection], image_size: tuple[int, int]) -> Detections:
-        items = list(items)
-        if not items:
-            return cls.empty(image_size)
-        return cls(
-            np.array([d.box for d in items], np.float32),
-            np.array([d.class_id for d in items], np.int64),
-            np.array([d.confidence for d in items], np.float32),
-            image_size,
-        )
 
     def __len__(self) -> int:
         return int(self.boxes.shape[0])

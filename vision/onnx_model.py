@@ -21,7 +21,10 @@ class OnnxModel:
         return self.session.get_inputs()[0]
 
 
-TASKS = {"detect": "a tile localiser (models/tiles.onnx)", "classify": "a tile classifier (models/tile_faces.onnx)"}
+TASKS = {
+    "detect": "a tile localiser (models/tiles.onnx)",
+    "classify": "a tile classifier (models/tile_faces.onnx)",
+}
 
 
 def load_onnx(weights: Path, threads: int | None, error: type[Exception], task: str) -> OnnxModel:

@@ -53,16 +53,13 @@ class PhotoScore:
 
     def to_json(self, image: str) -> dict[str, object]:
         width, height = self.photo.original_size
-        grouping = self.grouping.to_json()
         return {
             "image": image,
             "width": width,
             "height": height,
             "detections": self.detections.as_json(),
-            "hand": None if self.hand is None else self.hand.to_json(),
-            "groups": grouping.get("groups", []),
+            **self.grouping.to_json(),
             "score": None if self.score is None else self.score.to_json(),
-            "warnings": grouping["warnings"],
         }
 
 

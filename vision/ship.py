@@ -144,8 +144,3 @@ def ship(
     manifest["files"] = files
     manifest_path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest_path
-
-
-def load_manifest(models_dir: Path = MODELS_DIR) -> dict[str, Any]:
-    path = models_dir / MANIFEST
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}

@@ -67,7 +67,7 @@ def group(request: GroupRequest) -> dict[str, Any]:
     ]
     detections = service.detections_from(items, (request.width, request.height))
     detections, grouping = service.group(detections)
-    return {"detections": detections.as_json(), **service.grouping_json(grouping)}
+    return {"detections": detections.as_json(), **grouping.to_json()}
 
 
 @router.get(

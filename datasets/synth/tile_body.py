@@ -225,9 +225,6 @@ class Canvas:
         roi[...] = (blended + 0.5).astype(np.uint8)
         self.ids[y0:y1, x0:x1][alpha[..., 0] > 0.5] = id_value
 
-    def polygon_occluder(self, points: np.ndarray, colour: tuple[float, float, float]) -> None:
-        self.fill(points, colour, 0)
-
 
 def draw_body(canvas: Canvas, camera: Camera, body: Body, light: Light, label_base: int) -> None:
     """Draw the visible faces of ``body``; ``label_base`` 0 for unlabelled, else 2*i+1 for labelled tile i."""

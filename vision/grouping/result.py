@@ -65,7 +65,13 @@ class GroupingWarning:
     tiles: tuple[str, ...]
 
     def to_json(self) -> dict[str, object]:
-        return {"code": self.code.value, "message": self.message, "tiles": list(self.tiles)}
+        """``{"code", "message", "tiles", "indices"}``: the tiles concerned by name and by detection index."""
+        return {
+            "code": self.code.value,
+            "message": self.message,
+            "tiles": list(self.tiles),
+            "indices": list(self.indices),
+        }
 
 
 @dataclass(frozen=True)
@@ -91,13 +97,13 @@ class Grouping:
         return replace(self, warnings=(*self.warnings, warning))
 
     def to_json(self) -> dict[str, object]:
-        """``{"concealed", "win_tile", "melds": [{"type", "tile"}]}`` (``Hand.to_json``; with no hand,
-        ``concealed`` is empty and ``win_tile`` null), ``"win_apart"``, ``"groups": [{"role", "kind",
-        "indices"}]`` and ``"warnings": [{"code", "message", "tiles"}]``."""
-        hand = self.hand.to_json() if self.hand else {"concealed": "", "win_tile": None, "melds": []}
+        """``{"hand": Hand.to_json() or null, "groups": [{"role", "kind", "indices"}], "win_index",
+        "win_apart", "warnings": [{"code", "message", "tiles", "indices"}]}``: as the API and
+        ``smj score PHOTO --json`` answer it."""
         return {
-            **hand,
-            "win_apart": self.win_apart,
+            "hand": self.hand.to_json() if self.hand is not None else None,
             "groups": [group.to_json() for group in self.groups],
+            "win_index": self.win_index,
+            "win_apart": self.win_apart,
             "warnings": [warning.to_json() for warning in self.warnings],
         }
