@@ -125,6 +125,7 @@ class _FakeLocaliser(Detector):
         self.classifier = None
         self.calls: list[tuple[int, int]] = []
         self.scales: list[float] = []  # of each look, photo pixels to input pixels
+        self.ious: list[float] = []  # the suppression threshold of each run
         self._origin = (0.0, 0.0)
 
     def _look(self, pixels, look, conf, iou, *, seams=False):  # type: ignore[no-untyped-def]
@@ -134,6 +135,7 @@ class _FakeLocaliser(Detector):
 
     def _run_onnx(self, pixels, shape, conf, iou):  # type: ignore[no-untyped-def]
         self.calls.append(shape)
+        self.ious.append(iou)
         height, width = pixels.shape[:2]
         gain = min(shape[0] / height, shape[1] / width)
         ox, oy = self._origin
@@ -198,6 +200,19 @@ def test_a_hand_cut_into_windows_comes_back_without_duplicates() -> None:
     assert len(windows) >= 2
     assert len(boxes) == len(truth)
     assert (box_iou(boxes, truth).max(axis=0) > 0.95).all()
+
+
+def test_a_large_photo_suppresses_overlapping_boxes_harder_than_a_close_up() -> None:
+    from vision.detector import DEFAULT_IOU, LARGE_PHOTO_IOU
+
+    close_up = _FakeLocaliser(_hand_row(20, 200, 40.0))
+    assert len(close_up.detect(np.zeros((480, 640, 3), np.uint8))) == 14
+    large = _FakeLocaliser(_hand_row(1400, 1500, 90.0))
+    assert len(large.detect(np.zeros((3024, 4032, 3), np.uint8))) == 14
+    assert set(close_up.ious) == {DEFAULT_IOU} and set(large.ious) == {LARGE_PHOTO_IOU} != {DEFAULT_IOU}
+    asked = _FakeLocaliser(_hand_row(1400, 1500, 90.0))
+    asked.detect(np.zeros((3024, 4032, 3), np.uint8), iou=0.7)
+    assert set(asked.ious) == {0.7}
 
 
 def test_a_close_up_is_looked_at_larger_than_the_input_size() -> None:
