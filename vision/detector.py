@@ -154,10 +154,10 @@ class Detector:
         ``box_conf`` is the localiser's own floor: by default ``BOX_CONF`` with a classifier (a box
         must be that sure of being a tile, whatever its face) and ``conf`` without one; an evaluation
         lowers it to rank every box. ``iou``: the suppression threshold, by default ``DEFAULT_IOU`` for a
-        close-up and ``LARGE_PHOTO_IOU`` for a larger photo. A large photo whose rows run slantwise is looked at turned level
-        (``vision.deskew``). ``second_look`` (one of ``second_looks``: the pipeline's second look at a
-        close-up that reads as no win) looks at a close-up turned level, its turned view then looked at
-        as a photo of its own size, or enlarged.
+        close-up and ``LARGE_PHOTO_IOU`` for a larger photo. A large photo whose rows run slantwise is
+        looked at turned level (``vision.deskew``). ``second_look`` (one of ``second_looks``: the
+        pipeline's second look at a close-up that reads as no win) looks at a close-up turned level, its
+        turned view then looked at as a photo of its own size, or enlarged.
         """
         pixels = photo.pixels if isinstance(photo, Photo) else photo
         height, width = pixels.shape[:2]

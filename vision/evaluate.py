@@ -26,7 +26,7 @@ import numpy as np
 from datasets.labels import LabelledImage
 from vision.boxes import box_iou, inside_fraction
 from vision.detections import BACK, DETECTOR_CLASSES, HONOUR, Detections
-from vision.images import load_photo
+from vision.pipeline import decode_photo
 
 # a box matches a label at IoU 0.5 (mAP50) and up to 0.95 (mAP50-95); and, loosely, at 0.3 (mAP30): some
 # labels are not the tile's box (the shared real set's sheared and rotated copies carry envelopes, shifted),
@@ -125,13 +125,14 @@ def evaluate(
     honour_as_suited = 0
     tp_at_conf = fp_at_conf = 0
     for item in images:
-        photo = load_photo(item.image)
+        photo = decode_photo(item.image)  # as every entry point decodes it: a large JPEG reduced
         # every box, ranked, for average precision; then what a user gets at the operating point
         found: Detections = detector.detect(photo, conf=min_conf, box_conf=min_conf)  # type: ignore[attr-defined]
         start = time.perf_counter()
         operating: Detections = detector.detect(photo, conf=conf)  # type: ignore[attr-defined]
         seconds = time.perf_counter() - start
-        width, height = photo.size
+        found, operating = found.scaled(photo.scale), operating.scaled(photo.scale)
+        width, height = photo.original_size
         gt_boxes = np.array([b.xyxy(width, height) for b in item.boxes], np.float32).reshape(-1, 4)
         gt_classes = np.array([b.class_id for b in item.boxes], np.int64)
         honour_boxes, suited_boxes = gt_boxes[gt_classes == HONOUR], gt_boxes[gt_classes < BACK]
