@@ -21,6 +21,7 @@ from fastapi import FastAPI
 
 from api.settings import Settings
 from scoring.tiles import parse_tile
+from vision.deskew import Turn
 from vision.detections import BACK, CLASS_IDS, Detections
 from vision.images import Photo
 from vision.looks import SecondLook
@@ -96,8 +97,9 @@ class FakeDetector:
         conf: float = 0.25,
         iou: float = 0.6,
         second_look: SecondLook | None = None,
+        turn: Turn | None = None,
     ) -> Detections:
-        """The fake has one look: ``second_look`` changes nothing."""
+        """The fake has one look: ``second_look`` and ``turn`` change nothing."""
         pixels = photo.pixels if isinstance(photo, Photo) else photo
         height, width = int(pixels.shape[0]), int(pixels.shape[1])
         placed = layout(self.rows, aspect=width / height)

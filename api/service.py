@@ -30,6 +30,7 @@ from scoring.errors import IMPOSSIBLE
 from scoring.hand import Meld
 from scoring.tiles import Tile
 from vision import pipeline
+from vision.deskew import Turn
 from vision.detections import CLASS_IDS, Detections
 from vision.grouper import Grouping
 from vision.images import Photo, load_photo
@@ -43,7 +44,12 @@ class TileDetector(Protocol):
     """What the service needs of ``vision.detector.Detector`` (and what a fake provides)."""
 
     def detect(
-        self, photo: Photo, *, conf: float = ..., second_look: SecondLook | None = ...
+        self,
+        photo: Photo,
+        *,
+        conf: float = ...,
+        second_look: SecondLook | None = ...,
+        turn: Turn | None = ...,
     ) -> Detections: ...
 
     def second_looks(self, long_side: int) -> tuple[SecondLook, ...]: ...

@@ -19,6 +19,7 @@ from scoring.hand import Hand
 from scoring.presets import CHENGDU
 from scoring.tiles import parse_tiles
 from vision import deskew
+from vision.deskew import Turn
 from vision.detections import Detections
 from vision.detector import DEFAULT_WEIGHTS, Detector
 from vision.looks import SecondLook
@@ -144,14 +145,21 @@ class _Looks:
     def __init__(self, first: Detections, turned: Detections, enlarged: Detections | None = None) -> None:
         self.found = {None: first, SecondLook.TURNED: turned, SecondLook.ENLARGED: enlarged or first}
         self.taken: list[SecondLook | None] = []
+        self.turns: list[Turn | None] = []  # handed with each look
 
     def second_looks(self, long_side: int) -> tuple[SecondLook, ...]:
         return (SecondLook.TURNED, SecondLook.ENLARGED) if long_side <= 672 else ()
 
     def detect(
-        self, photo: object, *, conf: float = 0.25, second_look: SecondLook | None = None
+        self,
+        photo: object,
+        *,
+        conf: float = 0.25,
+        second_look: SecondLook | None = None,
+        turn: Turn | None = None,
     ) -> Detections:
         self.taken.append(second_look)
+        self.turns.append(turn)
         return self.found[second_look]
 
 
@@ -204,6 +212,11 @@ def test_a_close_up_that_reads_as_no_win_is_looked_at_again_turned_level_then_en
     assert detector.taken == looks
     assert result.hand is not None
     assert sorted(result.hand.concealed) == sorted(parse_tiles(read))
+    # the turned look is handed the turn its first reading's rows call for; no other look is turned
+    for taken, turn in zip(detector.taken, detector.turns, strict=True):
+        assert (turn is not None) == (taken is TURNED)
+        if turn is not None:
+            assert abs(abs(turn.degrees) - degrees) < 3.0
 
 
 def test_a_large_photo_is_not_looked_at_a_second_time() -> None:

@@ -148,6 +148,7 @@ class Detector:
         iou: float | None = None,
         box_conf: float | None = None,
         second_look: looks.SecondLook | None = None,
+        turn: deskew.Turn | None = None,
     ) -> Detections:
         """Tiles in an RGB image; boxes in the image's own pixels.
 
@@ -157,8 +158,12 @@ class Detector:
         close-up and ``LARGE_PHOTO_IOU`` for a larger photo. A large photo whose rows run slantwise is
         looked at turned level (``vision.deskew``). ``second_look`` (one of ``second_looks``: the
         pipeline's second look at a close-up that reads as no win) looks at a close-up turned level, its
-        turned view then looked at as a photo of its own size, or enlarged.
+        turned view then looked at as a photo of its own size, or enlarged. ``turn``, with the turned second
+        look: the turn the caller found from the tiles of its first look (``deskew.turn_level``), which
+        spares looking at the photo as it is again to find it.
         """
+        if turn is not None and second_look is not looks.SecondLook.TURNED:
+            raise ValueError("a turn is given only with the turned second look")
         pixels = photo.pixels if isinstance(photo, Photo) else photo
         height, width = pixels.shape[:2]
         floor = box_conf if box_conf is not None else BOX_CONF if self.classifier is not None else conf
@@ -166,13 +171,13 @@ class Detector:
         close_up = self.close_up(long_side)
         if iou is None:
             iou = DEFAULT_IOU if close_up else LARGE_PHOTO_IOU
-        enlarged = second_look is looks.SecondLook.ENLARGED
-        boxes, scores, classes = self.find_tiles(pixels, floor, iou, enlarged=enlarged)
-        # rows running slantwise: a large photo (a close-up asked to) is looked at again turned level
-        # (vision.deskew), a large one at the same scale, and its tiles are read there
-        turn = None
-        if self.dynamic and (second_look is looks.SecondLook.TURNED or not close_up):
-            turn = deskew.turn_level(boxes, scores, width, height)
+        if turn is None:
+            enlarged = second_look is looks.SecondLook.ENLARGED
+            boxes, scores, classes = self.find_tiles(pixels, floor, iou, enlarged=enlarged)
+            # rows running slantwise: a large photo (a close-up asked to) is looked at again turned level
+            # (vision.deskew), a large one at the same scale, and its tiles are read there
+            if self.dynamic and (second_look is looks.SecondLook.TURNED or not close_up):
+                turn = deskew.turn_level(boxes, scores, width, height)
         if turn is not None:
             pixels = turn.pixels(pixels)
             reference = None if close_up else long_side

@@ -77,8 +77,8 @@ def recognise(
     floor = min(conf, UNSURE_CONF)  # unsure tiles are found too: the count mending may take them back
     photo, found = detect_tiles(source, detector, conf=floor)
     detections, grouping = _read(found, conf)
-    for second_look in _second_looks(photo, found, grouping, detector):
-        again = detector.detect(photo, conf=floor, second_look=second_look)
+    for second_look, turn in _second_looks(photo, found, grouping, detector):
+        again = detector.detect(photo, conf=floor, second_look=second_look, turn=turn)
         second = _read(again.scaled(photo.scale), conf)
         if second[1].hand is not None and is_legal_win(second[1].hand):
             detections, grouping = second
@@ -94,19 +94,22 @@ def _read(found: Detections, conf: float) -> tuple[Detections, Grouping]:
 
 def _second_looks(
     photo: Photo, found: Detections, grouping: Grouping, detector: Detector
-) -> list[SecondLook]:
-    """The second looks worth taking at a photo that reads as no win: those the detector can take at a
-    photo of its size, the turned one only when its rows run slantwise (``vision.deskew``)."""
+) -> list[tuple[SecondLook, deskew.Turn | None]]:
+    """The second looks worth taking at a photo that reads as no win, each with the turn it takes: those
+    the detector can take at a photo of its size, the turned one only when the rows of the tiles found
+    run slantwise (``vision.deskew``), turned as they say."""
     if grouping.hand is not None and is_legal_win(grouping.hand):
         return []
     width, height = photo.size
-    second_looks = list(detector.second_looks(max(width, height)))
-    if (
-        SecondLook.TURNED in second_looks
-        and deskew.turn_level(found.boxes / photo.scale, found.confidences, width, height) is None
-    ):
-        second_looks.remove(SecondLook.TURNED)  # its rows run level
-    return second_looks
+    taken: list[tuple[SecondLook, deskew.Turn | None]] = []
+    for second_look in detector.second_looks(max(width, height)):
+        if second_look is SecondLook.TURNED:
+            turn = deskew.turn_level(found.boxes / photo.scale, found.confidences, width, height)
+            if turn is not None:  # else its rows run level
+                taken.append((second_look, turn))
+        else:
+            taken.append((second_look, None))
+    return taken
 
 
 def with_sharpness(photo: Photo, detections: Detections, grouping: Grouping) -> Grouping:
