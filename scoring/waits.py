@@ -53,7 +53,7 @@ def waits(
     """
     waiting = Hand(tuple(concealed), tuple(melds))  # raises for a non-tile
     counts = _counts(waiting)
-    if never_wins(concealed, melds, context) is not None:
+    if _tile_problem(waiting, counts, context) is not None:
         return ()
     error = check_context(ContextFacts(context, waiting.melds))
     if error is not None:
@@ -79,7 +79,11 @@ def never_wins(
     None when some tile might complete it. A hand with the wrong number of tiles or a fifth copy raises
     ``InvalidHandError``."""
     waiting = Hand(tuple(concealed), tuple(melds))
-    error = check_tiles(waiting.concealed, waiting.melds, _counts(waiting), 13, context)
+    return _tile_problem(waiting, _counts(waiting), context)
+
+
+def _tile_problem(waiting: Hand, counts: list[int], context: WinContext) -> ScoreError | None:
+    error = check_tiles(waiting.concealed, waiting.melds, counts, 13, context)
     if error is not None and error.code in (ErrorCode.WRONG_TILE_COUNT, ErrorCode.TOO_MANY_COPIES):
         raise InvalidHandError(error)
     return error

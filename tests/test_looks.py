@@ -215,6 +215,19 @@ def test_a_large_photo_suppresses_overlapping_boxes_harder_than_a_close_up() -> 
     assert set(asked.ious) == {0.7}
 
 
+def test_a_turn_is_handed_only_with_the_turned_second_look() -> None:
+    from vision.deskew import turned
+
+    detector = _FakeLocaliser(_hand_row(20, 200, 40.0))
+    pixels = np.zeros((480, 640, 3), np.uint8)
+    with pytest.raises(ValueError, match="turned second look"):
+        detector.detect(pixels, turn=turned(640, 480, 45.0))
+    detector.detect(pixels, second_look=looks.SecondLook.TURNED, turn=turned(640, 480, 45.0))
+    side = looks.close_up_side(384)
+    as_it_is = (looks.round_up(side * 480 / 640), side)  # the first look at the photo unturned
+    assert detector.calls and as_it_is not in detector.calls  # only the turned view was looked at
+
+
 def test_a_close_up_is_looked_at_larger_than_the_input_size() -> None:
     assert looks.close_up_side(384) == 448 and looks.close_up_side(640) > 640
 
