@@ -209,6 +209,13 @@ class ScoreOut(BaseModel):
     total_fan: int | None = Field(description="after the preset's cap")
     multiplier: int | None
     decomposition: list[str]
+    payment: int | None = Field(
+        description="base units (底) each payer pays: the multiplier, plus the preset's 自摸 bonus "
+        "when self-drawn"
+    )
+    payers: Literal["discarder", "robbed_konger", "each_player_still_in"] | None = Field(
+        description="who pays: the discarder (点炮), the konger robbed (抢杠) or each player still in (自摸)"
+    )
 
 
 class WaitOut(BaseModel):

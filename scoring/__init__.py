@@ -14,7 +14,7 @@ waits on), ``PRESETS`` / ``get_preset`` / ``Rules`` (rule variants), ``Hand`` / 
 from scoring.errors import ErrorCode, InvalidHandError, ScoreError, UnknownPresetError
 from scoring.hand import Hand, Meld, MeldKind, WinContext
 from scoring.presets import CHENGDU, PRESETS, get_preset
-from scoring.result import FanItem, Score
+from scoring.result import FanItem, Payers, Score
 from scoring.rules import Rules
 from scoring.score import score
 from scoring.tiles import TileParseError
@@ -29,6 +29,7 @@ __all__ = [
     "InvalidHandError",
     "Meld",
     "MeldKind",
+    "Payers",
     "Rules",
     "Score",
     "ScoreError",

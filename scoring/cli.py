@@ -21,8 +21,8 @@ from typing import Any
 from scoring.errors import IMPOSSIBLE, InvalidHandError, ScoreError, UnknownPresetError
 from scoring.hand import Hand, MeldKind, WinContext
 from scoring.presets import CHENGDU, DEFAULT_PRESET, PRESETS, get_preset
-from scoring.result import Score
-from scoring.rules import Numbering, Rules
+from scoring.result import Payers, Score
+from scoring.rules import Numbering, Rules, SelfDrawBonus
 from scoring.score import score
 from scoring.settlement import Ledger, RoundError, parse_round, settle_round
 from scoring.tiles import SUITS, TileParseError, format_tiles, tile_name, tile_name_zh
@@ -257,8 +257,23 @@ def format_score(result: Score, rules: Rules | None = None) -> str:
     cap = f" (cap {rules.cap})" if rules.cap is not None else " (no cap)"
     lines.append(f"封顶 Capped: {result.total_fan} {unit}{cap}")
     lines.append(f"倍数 Multiplier: x{result.multiplier}")
+    lines.append(f"支付 Payment: {_describe_payment(result, rules)}")
     lines.append(f"拆牌 Sets: {' '.join(result.decomposition)}")
     return "\n".join(lines)
+
+
+def _describe_payment(result: Score, rules: Rules) -> str:
+    """``自摸: each player still in pays 9 base (x8, 自摸加底 +1)`` or ``点炮: the discarder pays 8 base``."""
+    assert result.payment is not None and result.multiplier is not None
+    if result.payers is Payers.DISCARDER:
+        return f"点炮 the discarder pays {result.payment} 底 base"
+    if result.payers is Payers.ROBBED_KONGER:
+        return f"抢杠 the konger robbed pays {result.payment} 底 base"
+    bonus = rules.settlement.self_draw_bonus
+    extra = {SelfDrawBonus.ADD_BASE: ", 自摸加底 +1", SelfDrawBonus.ADD_FAN: ", 自摸加番 +1 fan"}.get(
+        bonus, ""
+    )
+    return f"自摸 each player still in pays {result.payment} 底 base (x{result.multiplier}{extra})"
 
 
 def _describe_waits(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from scoring.combinations import Combination
@@ -29,6 +30,15 @@ class FanItem:
         }
 
 
+class Payers(StrEnum):
+    """Who pays a win: the discarder (点炮), the konger whose added kong was robbed (抢杠, as a discarder),
+    or each player still in (自摸)."""
+
+    DISCARDER = "discarder"
+    ROBBED_KONGER = "robbed_konger"
+    EACH_PLAYER_STILL_IN = "each_player_still_in"
+
+
 @dataclass(frozen=True, slots=True)
 class Score:
     """The score of one hand under one preset.
@@ -36,8 +46,9 @@ class Score:
     ``raw_fan`` is the sum of the fan lines, ``total_fan`` the same after the preset's cap (for
     ``points_linear`` both are points). ``multiplier`` is what ``total_fan`` is worth in base units:
     ``2**fan`` (0-based presets), ``2**(fan-1)`` (1-based presets) or the points themselves
-    (``points_linear``). A hand that is not a legal win has ``valid=False``, an ``error``, no fans and
-    ``None`` for the numbers.
+    (``points_linear``). ``payment`` is what each of the ``payers`` pays, in base units: the multiplier,
+    and on a self-drawn win the preset's 自摸 bonus (``Rules.win_payment``). A hand that is not a legal
+    win has ``valid=False``, an ``error``, no fans and ``None`` for the numbers.
     """
 
     valid: bool
@@ -49,6 +60,8 @@ class Score:
     total_fan: int | None = None
     multiplier: int | None = None
     decomposition: tuple[str, ...] = ()
+    payment: int | None = None
+    payers: Payers | None = None
 
     @classmethod
     def invalid(cls, preset: str, error: ScoreError) -> Score:
@@ -65,4 +78,6 @@ class Score:
             "total_fan": self.total_fan,
             "multiplier": self.multiplier,
             "decomposition": list(self.decomposition),
+            "payment": self.payment,
+            "payers": self.payers.value if self.payers is not None else None,
         }

@@ -148,6 +148,14 @@ class Rules:
             return 2 ** max(fan - 1, 0)
         return fan
 
+    def win_payment(self, fan: int, self_drawn: bool) -> int:
+        """Base units each payer pays for a win of ``fan`` (capped): the multiplier, and on a self-drawn
+        win the preset's 自摸 bonus (加底: one base more; 加番: one fan more, within the cap)."""
+        bonus = self.settlement.self_draw_bonus
+        if self_drawn and bonus is SelfDrawBonus.ADD_FAN:
+            return self.multiplier(self.capped(fan + 1))
+        return self.multiplier(fan) + (1 if self_drawn and bonus is SelfDrawBonus.ADD_BASE else 0)
+
     def fan_table(self) -> list[dict[str, Any]]:
         """The fans and named patterns this preset scores, with their values, for display.
 

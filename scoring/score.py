@@ -13,7 +13,7 @@ from scoring.evaluate import Evaluation, evaluate
 from scoring.fans import HandView, detect
 from scoring.hand import Hand, WinContext
 from scoring.presets import CHENGDU
-from scoring.result import FanItem, Score
+from scoring.result import FanItem, Payers, Score
 from scoring.rules import Rules
 from scoring.validate import validate
 
@@ -51,6 +51,12 @@ def score_unchecked(hand: Hand, counts: tuple[int, ...], context: WinContext, ru
     return best_score(readings, counts, hand, context, rules)
 
 
+def _payers(context: WinContext) -> Payers:
+    if context.self_drawn:
+        return Payers.EACH_PLAYER_STILL_IN
+    return Payers.ROBBED_KONGER if context.qiang_gang else Payers.DISCARDER
+
+
 def best_score(
     readings: tuple[Decomposition, ...],
     counts: tuple[int, ...],
@@ -76,4 +82,6 @@ def best_score(
         total_fan=evaluation.total_fan,
         multiplier=rules.multiplier(evaluation.total_fan),
         decomposition=reading.labels(),
+        payment=rules.win_payment(evaluation.total_fan, context.self_drawn),
+        payers=_payers(context),
     )

@@ -30,6 +30,8 @@ SCORE_JSON_KEYS = {
     "total_fan",
     "multiplier",
     "decomposition",
+    "payment",
+    "payers",
 }
 LEDGER_JSON_KEYS = {"preset", "base", "players", "finished", "next_dealer", "payments", "totals", "notes"}
 

@@ -151,6 +151,7 @@ def test_photo_correct_score_and_save(page: Page, server: tuple[str, Path], tmp_
     expect(page.locator("#hand-text")).to_contain_text("123345m66999p")
     text = _score_text(page)
     assert "根" in text and "Root" in text and "×2" in text and "平胡" in text
+    expect(page.locator("[data-testid=payment]")).to_have_text("点炮 the discarder pays 2 底 base")
 
     # A deleted tile is a wrong count (no score, a warning); adding it back restores the score.
     boxes.nth(0).click()
@@ -175,6 +176,7 @@ def test_photo_correct_score_and_save(page: Page, server: tuple[str, Path], tmp_
     expect(page.locator("#score")).to_contain_text("天胡")
     page.uncheck("#flags input[name=tian_hu]")
     expect(page.locator("[data-testid=total-fan]")).to_have_text("2 番")
+    expect(page.locator("[data-testid=payment]")).to_contain_text("自摸 each player still in pays")
 
     # Saving is opt-in.
     assert page.is_disabled("#save-example")

@@ -252,3 +252,13 @@ def test_helpers_used_by_the_photo_command() -> None:
     assert "清龙七对" in text and "Preset: qq_xuezhan" in text and "x32" in text
     invalid = scoring_cli.format_score(score(Hand.parse("123m456p789s234m55m")))
     assert "three_suits" in invalid
+
+
+def test_score_says_what_each_payer_pays(main: Main, capsys: pytest.CaptureFixture[str]) -> None:
+    hand = ["--hand", "67788889m", "--pong", "1m", "--pong", "2m", "--win", "6m"]
+    code, out, _ = run(main, capsys, "score", *hand)
+    assert code == 0 and "支付 Payment: 点炮 the discarder pays 8 底 base" in out
+    code, out, _ = run(main, capsys, "score", *hand, "--self-drawn")
+    assert code == 0 and "自摸 each player still in pays 9 底 base (x8, 自摸加底 +1)" in out
+    code, out, _ = run(main, capsys, "score", *hand, "--self-drawn", "--preset", "xuezhan_3cap", "--json")
+    assert (json.loads(out)["payment"], json.loads(out)["payers"]) == (8, "each_player_still_in")

@@ -93,6 +93,32 @@ def test_invalid_score_json() -> None:
     assert payload["error"]["code"] == "three_suits"
     assert payload["fans"] == [] and payload["combination"] is None and payload["decomposition"] == []
     assert payload["raw_fan"] is None and payload["total_fan"] is None and payload["multiplier"] is None
+    assert payload["payment"] is None and payload["payers"] is None
+
+
+@pytest.mark.parametrize(
+    ("context", "preset", "payment", "payers"),
+    [
+        (WinContext(), "chengdu", 8, "discarder"),  # 清一色 + 根: 3 fan, x8
+        (WinContext(self_drawn=True), "chengdu", 9, "each_player_still_in"),  # 自摸加底: one base more
+        (WinContext(self_drawn=True), "xuezhan_3cap", 8, "each_player_still_in"),  # no 自摸 bonus
+        (WinContext(qiang_gang=True), "xuezhan_3cap", 8, "robbed_konger"),  # the konger pays as a discarder
+    ],
+)
+def test_a_win_says_what_each_payer_pays(context: WinContext, preset: str, payment: int, payers: str) -> None:
+    result = score(hand("67788889m", pong=("1m", "2m"), win="6m"), context, get_preset(preset))
+    assert result.total_fan == 3  # 抢杠 adds a fan, capped at 3 under xuezhan_3cap
+    assert (result.to_json()["payment"], result.to_json()["payers"]) == (payment, payers)
+
+
+def test_self_drawn_add_fan_doubles_within_the_cap() -> None:
+    from dataclasses import replace
+
+    from scoring.rules import SelfDrawBonus, Settlement
+
+    rules = replace(CHENGDU, settlement=Settlement(self_draw_bonus=SelfDrawBonus.ADD_FAN))
+    assert rules.win_payment(2, self_drawn=True) == 8 and rules.win_payment(2, self_drawn=False) == 4
+    assert rules.win_payment(4, self_drawn=True) == 16  # at the cap (4 fan) one more fan adds nothing
 
 
 def test_score_carries_the_preset_name() -> None:

@@ -455,6 +455,10 @@
       const cap = rules ? (rules.cap === null ? "no cap" : `cap ${rules.cap}`) : "";
       add(`封顶 Capped`, `${s.total_fan} (${cap})`);
       add("倍数 Multiplier", `×${s.multiplier}`);
+      const payers = { discarder: "点炮 the discarder pays", robbed_konger: "抢杠 the konger robbed pays", each_player_still_in: "自摸 each player still in pays" };
+      const payment = element("dd", "", `${payers[s.payers]} ${s.payment} 底 base`);
+      payment.dataset.testid = "payment";
+      summary.append(element("dt", "", "支付 Payment"), payment);
       add("拆牌 Sets", s.decomposition.join(" "));
       add("规则 Rules", s.preset);
       target.append(summary);

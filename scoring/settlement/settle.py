@@ -133,13 +133,10 @@ class _Table:
             self.pay(kong.discarder, winner, amount, f"点杠花 {text}", PaymentKind.WIN, index)
             return
         word = "杠上花" if win.gang_shang_hua else "自摸"
+        amount = self.base * self.rules.win_payment(fan.fan, self_drawn=True)
         bonus = self.knobs.self_draw_bonus
-        if bonus is SelfDrawBonus.ADD_FAN:
-            amount, text = self.fan_amount(self.rules.capped(fan.fan + 1)), f"{text} + 加番"
-        elif bonus is SelfDrawBonus.ADD_BASE:
-            amount, text = self.fan_amount(fan.fan) + self.base, f"{text} + 加底"
-        else:
-            amount = self.fan_amount(fan.fan)
+        if bonus is not SelfDrawBonus.NONE:
+            text = f"{text} + {'加番' if bonus is SelfDrawBonus.ADD_FAN else '加底'}"
         for payer in self.still_in(winner):
             self.pay(payer, winner, amount, f"{word} {text}", PaymentKind.SELF_DRAW, index)
 
