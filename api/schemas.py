@@ -128,7 +128,7 @@ class WaitingHandIn(_In):
     melds: list[MeldIn] = Field(default_factory=list, max_length=4)
 
     model_config = ConfigDict(
-        extra="forbid", json_schema_extra={"examples": [{"concealed": "12345m66999p22s", "melds": []}]}
+        extra="forbid", json_schema_extra={"examples": [{"concealed": "12334567m66999p", "melds": []}]}
     )
 
     def tiles(self) -> tuple[tuple[int, ...], tuple[Meld, ...]]:

@@ -159,6 +159,10 @@ def test_photo_correct_score_and_save(page: Page, server: tuple[str, Path], tmp_
     page.click("#palette [data-action=delete]")
     expect(page.locator("#score")).to_contain_text("不能计分")
     expect(page.locator("#warnings li[data-code=tile_count]")).to_have_count(1)
+    # one tile short: the hand is a waiting one, and the page says what it waits on (听牌)
+    expect(page.locator("[data-testid=waits]")).to_contain_text("waiting on 2")
+    expect(page.locator("[data-testid=waits] li")).to_have_count(2)
+    assert page.locator("[data-testid=waits] li").nth(0).inner_text().startswith("1万")
     first = boxes.nth(0).bounding_box()
     assert first is not None
     page.click("#add-tile")

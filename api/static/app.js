@@ -204,9 +204,20 @@
       state.score = { ok: true, value: score };
     } catch (error) {
       if (sequence !== state.scored) return;
-      state.score = { ok: false, code: error.code, message: error.message };
+      const waits = error.code === "wrong_tile_count" ? await waitsOf(hand) : null;
+      if (sequence !== state.scored) return;
+      state.score = { ok: false, code: error.code, message: error.message, waits };
     }
     renderScore();
+  }
+
+  // A hand one tile short of a win (13 tiles + one per kong) is a waiting hand: what does it wait on (听牌)?
+  async function waitsOf(hand) {
+    try {
+      return await postJson("/waits", { hand: { concealed: hand.concealed, melds: hand.melds }, context: context(), preset: preset() });
+    } catch (error) {
+      return null; // not one tile short either
+    }
   }
 
   function openPalette(index) {
@@ -430,6 +441,7 @@
     const unitEn = rules && rules.numbering === "points" ? "points" : "fan";
     if (state.score && !state.score.ok) {
       target.append(element("p", "not-win", `不能计分 Cannot score: ${state.score.message}`));
+      if (state.score.waits) target.append(renderWaits(state.score.waits, unit));
     } else if (state.score && !state.score.value.valid) {
       const error = state.score.value.error;
       target.append(element("p", "not-win", `不是胡牌 Not a win: ${error.message}`));
@@ -464,6 +476,24 @@
       target.append(summary);
     }
     renderWarnings();
+  }
+
+  function renderWaits(result, unit) {
+    const section = element("div", "waits");
+    section.dataset.testid = "waits";
+    if (!result.ready) {
+      section.append(element("p", "", "没有叫 Not ready: one tile short, but no tile completes this hand"));
+      return section;
+    }
+    section.append(element("p", "", `听牌 One tile short, waiting on ${result.waits.length}:`));
+    const list = element("ul", "");
+    for (const wait of result.waits) {
+      const s = wait.score;
+      const fans = s.fans.map((item) => item.name_zh).join(" ");
+      list.append(element("li", "", `${wait.tile_zh} ${s.total_fan} ${unit} ×${s.multiplier} ${fans}`));
+    }
+    section.append(list);
+    return section;
   }
 
   function renderWarnings() {
