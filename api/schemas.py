@@ -413,6 +413,9 @@ class RecognizeOut(GroupedOut):
 
 class ScorePhotoOut(RecognizeOut):
     score: ScoreOut | None = Field(description="null when no hand was read; valid=false when it is not a win")
+    waits: WaitsOut | None = Field(
+        description="what the hand read waits on (听牌) when it is one tile short of a win; null otherwise"
+    )
 
 
 # ---- health and examples

@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import numpy as np
 
 from api.errors import ApiError
-from scoring import Hand, Rules, Score, WinContext, largest_wait, score, waits
+from scoring import Hand, Rules, Score, WinContext, score, waits
 from scoring.errors import IMPOSSIBLE
 from scoring.hand import Meld
 from scoring.tiles import Tile
+from scoring.waits import waits_to_json
 from vision import pipeline
 from vision.deskew import Turn
 from vision.detections import CLASS_IDS, Detections
@@ -71,12 +72,9 @@ def recognise(photo: Photo, detector: TileDetector, conf: float) -> tuple[Detect
 def score_photo_json(
     photo: Photo, detector: TileDetector, context: WinContext, rules: Rules, conf: float
 ) -> dict[str, Any]:
-    """``recognition_json`` plus ``score`` (``vision.pipeline.score_photo``): null when no tile was read."""
-    result = pipeline.score_photo(photo, cast("Detector", detector), context, rules, conf=conf)
-    return {
-        **recognition_json(photo, result.detections, result.grouping),
-        "score": result.score.to_json() if result.score is not None else None,
-    }
+    """``recognition_json`` plus ``score`` (``vision.pipeline.score_photo``): null when no tile was read,
+    and ``waits`` when the hand read is one tile short of a win."""
+    return pipeline.score_photo(photo, cast("Detector", detector), context, rules, conf=conf).to_json()
 
 
 def group(detections: Detections) -> tuple[Detections, Grouping]:
@@ -140,11 +138,4 @@ def waits_json(
     concealed: tuple[Tile, ...], melds: tuple[Meld, ...], context: WinContext, rules: Rules
 ) -> dict[str, Any]:
     """As ``smj waits --json``; a malformed hand raises ``InvalidHandError`` (mapped to 422)."""
-    found = waits(concealed, melds, context, rules)
-    best = largest_wait(found)
-    return {
-        "preset": rules.name,
-        "ready": bool(found),
-        "largest_fan": best.score.total_fan if best is not None else None,
-        "waits": [wait.to_json() for wait in found],
-    }
+    return waits_to_json(waits(concealed, melds, context, rules), rules)

@@ -26,7 +26,7 @@ from scoring.rules import Numbering, Rules, SelfDrawBonus
 from scoring.score import score
 from scoring.settlement import Ledger, RoundError, parse_round, settle_round
 from scoring.tiles import SUITS, TileParseError, format_tiles, tile_name, tile_name_zh
-from scoring.waits import Wait, largest_wait, never_wins, waits
+from scoring.waits import Wait, never_wins, waits, waits_to_json
 
 _CONTEXT_FLAGS = (
     ("self_drawn", "--self-drawn", "自摸: won on a self-drawn tile"),
@@ -136,21 +136,12 @@ def run_waits(args: argparse.Namespace) -> int:
         found = waits(hand.concealed, hand.melds, context, rules)
     except InvalidHandError as invalid:
         error = invalid.error
-    best = largest_wait(found)
     if args.json:
-        _print_json(
-            {
-                "preset": rules.name,
-                "ready": bool(found),
-                "error": error.to_json() if error is not None else None,
-                "largest_fan": best.score.total_fan if best is not None else None,
-                "waits": [wait.to_json() for wait in found],
-            }
-        )
+        _print_json({**waits_to_json(found, rules), "error": error.to_json() if error is not None else None})
     else:
         print(_describe_hand(hand, waiting=True))
         blocked = never_wins(hand.concealed, hand.melds, context) if error is None and not found else None
-        print(_describe_waits(found, rules, error.message if error is not None else None, blocked))
+        print(describe_waits(found, rules, error.message if error is not None else None, blocked))
     if error is not None:
         return _fail(f"smj waits: impossible hand [{error.code.value}]: {error.message}")
     return 0 if found else 1
@@ -276,9 +267,10 @@ def _describe_payment(result: Score, rules: Rules) -> str:
     return f"自摸 each player still in pays {result.payment} 底 base (x{result.multiplier}{extra})"
 
 
-def _describe_waits(
-    found: tuple[Wait, ...], rules: Rules, error: str | None, blocked: ScoreError | None = None
+def describe_waits(
+    found: tuple[Wait, ...], rules: Rules, error: str | None = None, blocked: ScoreError | None = None
 ) -> str:
+    """The waits as ``smj waits`` prints them (and ``smj score PHOTO`` for a hand one tile short)."""
     lines = [f"规则 Preset: {rules.name}"]
     if error is not None:
         lines.append(f"不是听牌的手牌 Not a hand one tile short: {error}")

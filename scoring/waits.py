@@ -116,6 +116,18 @@ def largest_wait(found: Sequence[Wait]) -> Wait | None:
     return max(found, key=_key, default=None)
 
 
+def waits_to_json(found: Sequence[Wait], rules: Rules) -> dict[str, Any]:
+    """``{"preset", "ready", "largest_fan", "waits": [Wait.to_json()]}``: as ``smj waits --json`` and the API
+    answer the waits of a hand."""
+    best = largest_wait(found)
+    return {
+        "preset": rules.name,
+        "ready": bool(found),
+        "largest_fan": best.score.total_fan if best is not None else None,
+        "waits": [wait.to_json() for wait in found],
+    }
+
+
 def smallest_wait(found: Sequence[Wait]) -> Wait | None:
     """The wait with the least fan; ``None`` for no waits. Used by 查小叫."""
     return min(found, key=_key, default=None)

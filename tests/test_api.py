@@ -164,6 +164,20 @@ def test_score_photo_with_a_misread_tile_is_200_with_the_reason(
     assert body["score"]["valid"] is False and body["score"]["error"]["code"] == "three_suits"
 
 
+def test_score_photo_of_a_hand_one_tile_short_says_what_it_waits_on(
+    app: FastAPI, client: TestClient, photo: bytes
+) -> None:
+    # the default hand without its 1m: 23345m66999p and a kong of 2p waits on 1m and 4m
+    app.dependency_overrides[get_detector] = lambda: FakeDetector((("2m3m3m4m5m6p6p9p9p9p",), ("2p2p2p2p",)))
+    body = client.post("/api/v1/score-photo", files=upload(photo)).json()
+    assert body["score"]["error"]["code"] == "wrong_tile_count"
+    assert body["waits"]["ready"] is True
+    assert [wait["tile"] for wait in body["waits"]["waits"]] == ["1m", "4m"]
+    app.dependency_overrides[get_detector] = lambda: FakeDetector()  # a win has no waits
+    won = client.post("/api/v1/score-photo", files=upload(photo)).json()
+    assert won["score"]["valid"] is True and won["waits"] is None
+
+
 def test_score_photo_without_tiles_has_no_hand_and_a_warning(
     app: FastAPI, client: TestClient, photo: bytes
 ) -> None:

@@ -324,7 +324,9 @@ def run_score_photo(args: argparse.Namespace) -> int:
         for warning in payload["warnings"]:  # type: ignore[attr-defined]
             print(f"warning: {warning['message']}")
         if result.score is not None:
-            print(scoring_cli.format_score(result.score))
+            print(scoring_cli.format_score(result.score, rules))
+        if result.waits is not None:
+            print(scoring_cli.describe_waits(result.waits, rules))
     if args.annotate:  # after the result is printed: a folder that cannot be written loses nothing
         pixels = draw_detections(
             result.photo.pixels,

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring import Score, score
+from scoring import ErrorCode, InvalidHandError, Score, score, waits
 from scoring.hand import Hand, WinContext
 from scoring.presets import Rules
+from scoring.waits import Wait, waits_to_json
 from vision import deskew
 from vision.detections import Detections
 from vision.detector import DEFAULT_CONF, Detector
@@ -46,20 +47,25 @@ class PhotoScore:
     detections: Detections
     grouping: Grouping
     score: Score | None  # None when no hand could be read
+    rules: Rules
+    waits: tuple[Wait, ...] | None = None  # what a hand read one tile short of a win waits on (听牌)
 
     @property
     def hand(self) -> Hand | None:
         return self.grouping.hand
 
-    def to_json(self, image: str) -> dict[str, object]:
+    def to_json(self, image: str | None = None) -> dict[str, object]:
+        """What ``smj score PHOTO --json`` prints (``image``: the path as given) and the API's
+        ``score-photo`` answers (without it)."""
         width, height = self.photo.original_size
         return {
-            "image": image,
+            **({"image": image} if image is not None else {}),
             "width": width,
             "height": height,
             "detections": self.detections.as_json(),
             **self.grouping.to_json(),
             "score": None if self.score is None else self.score.to_json(),
+            "waits": None if self.waits is None else waits_to_json(self.waits, self.rules),
         }
 
 
@@ -149,5 +155,18 @@ def score_photo(
     conf: float = DEFAULT_CONF,
 ) -> PhotoScore:
     photo, detections, grouping = recognise(source, detector, conf=conf)
-    result = score(grouping.hand, context, rules) if grouping.hand is not None else None
-    return PhotoScore(photo, detections, grouping, result)
+    hand = grouping.hand
+    result = score(hand, context, rules) if hand is not None else None
+    error = result.error if result is not None else None
+    wrong_count = error is not None and error.code is ErrorCode.WRONG_TILE_COUNT
+    waiting = _waits(hand, context, rules) if hand is not None and wrong_count else None
+    return PhotoScore(photo, detections, grouping, result, rules, waiting)
+
+
+def _waits(hand: Hand, context: WinContext, rules: Rules) -> tuple[Wait, ...] | None:
+    """What ``hand`` waits on when it is one tile short of a win (a photo of a waiting hand, or a tile
+    missed), else None."""
+    try:
+        return waits(hand.concealed, hand.melds, context, rules)
+    except InvalidHandError:
+        return None

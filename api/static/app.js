@@ -143,7 +143,7 @@
       state.detections = result.detections.map(fromServer);
       state.photoWarnings = result.warnings.filter((w) => PHOTO_WARNINGS.includes(w.code));
       state.grouping = groupingOf(result);
-      state.score = result.score ? { ok: true, value: result.score } : null;
+      state.score = result.score ? { ok: true, value: result.score, waits: result.waits } : null;
       $("tools").hidden = false;
       setStatus(`找到 ${state.detections.length} 张牌 Found ${state.detections.length} tiles. Tap a tile to correct it.`);
       render();
@@ -445,6 +445,7 @@
     } else if (state.score && !state.score.value.valid) {
       const error = state.score.value.error;
       target.append(element("p", "not-win", `不是胡牌 Not a win: ${error.message}`));
+      if (state.score.waits) target.append(renderWaits(state.score.waits, unit));
     } else if (state.score) {
       const s = state.score.value;
       const total = element("div", "total");
