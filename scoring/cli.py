@@ -141,6 +141,7 @@ def run_waits(args: argparse.Namespace) -> int:
     else:
         print(_describe_hand(hand, waiting=True))
         blocked = never_wins(hand.concealed, hand.melds, context) if error is None and not found else None
+        print(f"规则 Preset: {rules.name}")
         print(describe_waits(found, rules, error.message if error is not None else None, blocked))
     if error is not None:
         return _fail(f"smj waits: impossible hand [{error.code.value}]: {error.message}")
@@ -271,7 +272,7 @@ def describe_waits(
     found: tuple[Wait, ...], rules: Rules, error: str | None = None, blocked: ScoreError | None = None
 ) -> str:
     """The waits as ``smj waits`` prints them (and ``smj score PHOTO`` for a hand one tile short)."""
-    lines = [f"规则 Preset: {rules.name}"]
+    lines = []
     if error is not None:
         lines.append(f"不是听牌的手牌 Not a hand one tile short: {error}")
     elif blocked is not None:

@@ -226,3 +226,19 @@ def test_a_12_megapixel_phone_photo_is_read_end_to_end() -> None:
     assert result.hand.to_json() == truth.to_json()
     assert result.score is not None and result.score.valid
     assert result.score.total_fan == score(truth, WinContext(), CHENGDU).total_fan
+
+
+def test_smj_score_of_a_photo_of_a_waiting_hand_lists_its_waits(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from api.fakes import FakeDetector
+    from vision import cli as vision_cli
+
+    waiting = FakeDetector((("2m3m3m4m5m6p6p9p9p9p",), ("2p2p2p2p",)))  # 23345m66999p + kong 2p: waits 1m, 4m
+    monkeypatch.setattr(vision_cli, "load_detector", lambda args: waiting)
+    assert smj.main(["score", str(EXAMPLES / "hand.jpg")]) == 1
+    out = capsys.readouterr().out
+    assert "wrong_tile_count" in out and "叫 Waits (2):" in out and out.count("规则 Preset") == 1
+    assert smj.main(["score", str(EXAMPLES / "hand.jpg"), "--json"]) == 1
+    payload = json.loads(capsys.readouterr().out)
+    assert [wait["tile"] for wait in payload["waits"]["waits"]] == ["1m", "4m"]
