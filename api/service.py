@@ -72,18 +72,13 @@ def recognise(photo: Photo, detector: TileDetector, conf: float) -> tuple[Detect
 def score_photo_json(
     photo: Photo, detector: TileDetector, context: WinContext, rules: Rules, conf: float
 ) -> dict[str, Any]:
-    """``recognition_json`` plus ``score`` (``vision.pipeline.score_photo``): null when no tile was read,
-    and ``waits`` when the hand read is one tile short of a win."""
+    """``vision.pipeline.recognition_json`` plus ``score`` (``vision.pipeline.score_photo``): null when no
+    tile was read, and ``waits`` when the hand read is one tile short of a win."""
     return pipeline.score_photo(photo, cast("Detector", detector), context, rules, conf=conf).to_json()
 
 
 def group(detections: Detections) -> tuple[Detections, Grouping]:
     return pipeline.read_hand(detections)
-
-
-def recognition_json(photo: Photo, detections: Detections, grouping: Grouping) -> dict[str, Any]:
-    width, height = photo.original_size
-    return {"width": width, "height": height, "detections": detections.as_json(), **grouping.to_json()}
 
 
 DetectionItem = tuple[str, Sequence[float], float, Sequence[tuple[str, float]]]

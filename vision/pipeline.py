@@ -41,6 +41,13 @@ def detect_tiles(
     return photo, detections.scaled(photo.scale)
 
 
+def recognition_json(photo: Photo, detections: Detections, grouping: Grouping) -> dict[str, object]:
+    """``{"width", "height"}`` of the upright photo, ``"detections"`` and the grouping (``Grouping.to_json``):
+    what the API's ``recognize`` answers."""
+    width, height = photo.original_size
+    return {"width": width, "height": height, "detections": detections.as_json(), **grouping.to_json()}
+
+
 @dataclass(frozen=True)
 class PhotoScore:
     photo: Photo
@@ -57,13 +64,9 @@ class PhotoScore:
     def to_json(self, image: str | None = None) -> dict[str, object]:
         """What ``smj score PHOTO --json`` prints (``image``: the path as given) and the API's
         ``score-photo`` answers (without it)."""
-        width, height = self.photo.original_size
         return {
             **({"image": image} if image is not None else {}),
-            "width": width,
-            "height": height,
-            "detections": self.detections.as_json(),
-            **self.grouping.to_json(),
+            **recognition_json(self.photo, self.detections, self.grouping),
             "score": None if self.score is None else self.score.to_json(),
             "waits": None if self.waits is None else waits_to_json(self.waits, self.rules),
         }

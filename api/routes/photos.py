@@ -10,6 +10,7 @@ from api import service
 from api.deps import ContextFormDep, DetectorDep, PhotoUploadDep, PresetFormDep, SettingsDep
 from api.routes import API_PREFIX, error_responses
 from api.schemas import RecognizeOut, ScorePhotoOut
+from vision import pipeline
 
 router = APIRouter(prefix=API_PREFIX, tags=["photos"], responses=error_responses(413, 415, 422, 503))
 
@@ -20,7 +21,7 @@ def recognize(data: PhotoUploadDep, detector: DetectorDep, settings: SettingsDep
     group into, the groups for drawing, and the grouper's warnings."""
     photo = service.decode(data, settings.max_pixels)
     detections, grouping = service.recognise(photo, detector, settings.conf)
-    return service.recognition_json(photo, detections, grouping)
+    return pipeline.recognition_json(photo, detections, grouping)
 
 
 @router.post("/score-photo", response_model=ScorePhotoOut, summary="recognize a photo and score its hand")
