@@ -135,12 +135,18 @@ class TileClassifier:
                 f"{self.weights}: a .pt classifier needs torch (pip install -e '.[train]'); "
                 "the .onnx one does not"
             ) from None
+        from vision import face_net
+
         try:
             checkpoint: Any = torch.load(self.weights, map_location="cpu", weights_only=False)
-            self._module = (checkpoint.get("ema") or checkpoint["model"]).float().eval()
+            if face_net.is_face_net(checkpoint):
+                self._module, _ = face_net.load_checkpoint(self.weights)
+                self.imgsz = self._module.imgsz
+            else:
+                self._module = (checkpoint.get("ema") or checkpoint["model"]).float().eval()
+                self.imgsz = int(checkpoint.get("train_args", {}).get("imgsz", CROP_SIZE))
         except Exception as error:  # torch and pickle raise many kinds
             raise ClassifierError(f"{self.weights}: not a loadable classifier ({error})") from None
-        self.imgsz = int(checkpoint.get("train_args", {}).get("imgsz", CROP_SIZE))
         names = self._module.names
         return [names[i] for i in sorted(names)]
 

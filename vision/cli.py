@@ -42,6 +42,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     train.add_argument("--task", choices=("detect", "classify"), default="detect")
     train.add_argument(
+        "--backbone",
+        default="efficientnet-lite0",
+        help="classify: efficientnet-lite0 (default), -lite1 or -lite2, fine-tuned from their ImageNet "
+        "weights (vision/face_net.py), or yolo26n-cls (ultralytics, from scratch or --model)",
+    )
+    train.add_argument(
         "--data",
         required=True,
         help="detect: dataset folders in this project's layout, comma-separated; classify: a crops folder",
@@ -56,6 +62,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--model", help="a config such as yolo26n.yaml (from scratch) or our own .pt (fine-tune)"
     )
     train.add_argument("--lr0", type=float, default=None)
+    train.add_argument(
+        "--optimizer", default=None, help="classify with a pretrained backbone: AdamW (default) or SGD"
+    )
     train.add_argument(
         "--light",
         action="store_true",
@@ -174,6 +183,8 @@ def run_train(args: argparse.Namespace) -> int:
     }
 
     try:
+        if args.task == "classify" and args.backbone != "yolo26n-cls":
+            return _train_face_net(args)
         if args.task == "classify":
             faces = replace(ClassifierRecipe(), **overrides)
             best = train_classifier(
@@ -194,6 +205,28 @@ def run_train(args: argparse.Namespace) -> int:
                 device=args.device or "cpu",
             )
     except (FileNotFoundError, ValueError) as error:
+        return _fail(str(error))
+    print(f"best weights: {best}")
+    return 0
+
+
+def _train_face_net(args: argparse.Namespace) -> int:
+    """``smj train --task classify`` on a pretrained backbone (``vision.face_net``)."""
+    from dataclasses import replace
+
+    from vision.face_net import FaceNetError, FaceNetRecipe, train_face_net
+
+    if args.light or args.val or args.device not in (None, "cpu"):
+        return _fail("--light, --val and --device are for the ultralytics models (--backbone yolo26n-cls)")
+    overrides = {
+        key: getattr(args, key)
+        for key in ("epochs", "imgsz", "batch", "lr0", "optimizer")
+        if getattr(args, key) is not None
+    }
+    recipe = replace(FaceNetRecipe(backbone=args.backbone), **overrides)
+    try:
+        best = train_face_net(args.data, args.out, recipe, resume=args.resume, start=args.model)
+    except (FaceNetError, FileNotFoundError) as error:
         return _fail(str(error))
     print(f"best weights: {best}")
     return 0

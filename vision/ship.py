@@ -14,10 +14,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from vision import face_net
 from vision.detector import MODELS_DIR
 from vision.quantize import calibration_crops, quantize_classifier
 
 MANIFEST = "manifest.json"
+
+
+def _load(path: Path) -> Any:
+    import torch
+
+    return torch.load(path, map_location="cpu", weights_only=False)
 
 
 def sha256(path: Path) -> str:
@@ -45,7 +52,7 @@ def _copy_stripped(weights: Path, target: Path) -> list[str]:
 
     if weights.resolve() != target.resolve():
         shutil.copy2(weights, target)
-    checkpoint = torch.load(target, map_location="cpu", weights_only=False)
+    checkpoint = _load(target)
     model = checkpoint.get("ema") or checkpoint["model"]
     if list(model.names.values()) == ["item"]:
         model.names = {0: "tile"}
@@ -55,11 +62,21 @@ def _copy_stripped(weights: Path, target: Path) -> list[str]:
     return [model.names[i] for i in sorted(model.names)]
 
 
-def _train_args(weights: Path) -> dict[str, Any]:
-    import torch
+def _classifier_source(weights: Path) -> tuple[int, Path]:
+    """The crop size a classifier checkpoint reads and the crop folder it was trained on."""
+    checkpoint = _load(weights)
+    if face_net.is_face_net(checkpoint):
+        return int(checkpoint["imgsz"]), Path(str(checkpoint.get("data", "")))
+    train_args = dict(checkpoint.get("train_args") or {})
+    return int(train_args.get("imgsz", 64)), Path(str(train_args.get("data", "")))
 
-    checkpoint = torch.load(weights, map_location="cpu", weights_only=False)
-    return dict(checkpoint.get("train_args") or {})
+
+def _ship_face_net(weights: Path, target: Path) -> tuple[list[str], Path]:
+    """A pretrained-backbone classifier: its weights alone (no optimizer state) and its fp32 ONNX export."""
+    model, checkpoint = face_net.load_checkpoint(weights)
+    kept = {key: checkpoint[key] for key in ("recipe", "data", "step", "val_top1") if key in checkpoint}
+    face_net.save_checkpoint(model, target, **kept)
+    return [model.names[i] for i in sorted(model.names)], face_net.export_onnx(target)
 
 
 def _file_entry(path: Path) -> dict[str, Any]:
@@ -77,20 +94,31 @@ def average_checkpoints(sources: Sequence[Path], out: Path) -> Path:
 
     if not sources:
         raise ValueError("no checkpoints to average")
-    checkpoints = [torch.load(path, map_location="cpu", weights_only=False) for path in sources]
+    checkpoints = [_load(path) for path in sources]
+    if all(face_net.is_face_net(checkpoint) for checkpoint in checkpoints):
+        states = [checkpoint["model"] for checkpoint in checkpoints]
+        if any(state.keys() != states[0].keys() for state in states):
+            raise ValueError("the checkpoints to average are not of one architecture")
+        model, _ = face_net.load_checkpoint(sources[0])
+        model.load_state_dict(_mean(states))
+        return face_net.save_checkpoint(model, out, data=checkpoints[0].get("data", ""))
     models = [(checkpoint.get("ema") or checkpoint["model"]).float() for checkpoint in checkpoints]
     states = [model.state_dict() for model in models]
     if any(state.keys() != states[0].keys() for state in states):
         raise ValueError("the checkpoints to average are not of one architecture")
-    averaged = {
-        key: sum(state[key] for state in states) / len(states) if value.dtype.is_floating_point else value
-        for key, value in states[0].items()
-    }
-    models[0].load_state_dict(averaged)
+    models[0].load_state_dict(_mean(states))
     checkpoint = {**checkpoints[0], "model": models[0], "ema": None, "optimizer": None}
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(checkpoint, out)
     return out
+
+
+def _mean(states: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The mean of state dicts' floating-point tensors (counters such as batch norms' are the first's)."""
+    return {
+        key: sum(state[key] for state in states) / len(states) if value.dtype.is_floating_point else value
+        for key, value in states[0].items()
+    }
 
 
 def ship(
@@ -102,6 +130,7 @@ def ship(
     calibration: Path | None = None,
     models_dir: Path = MODELS_DIR,
     info: dict[str, Any] | None = None,
+    quantize: bool = True,
 ) -> Path:
     """Copy the weights into ``models_dir`` (tiles.pt/.onnx, tile_faces.pt/.onnx) and write the manifest.
 
@@ -115,9 +144,9 @@ def ship(
     if weights is not None and imgsz is None:
         raise ValueError("the localiser's input size (imgsz) is needed to export it")
     if classifier is not None:  # everything checked before anything is written
-        train_args = _train_args(classifier)
-        faces_imgsz = classifier_imgsz or int(train_args.get("imgsz", 64))  # the size it trained at
-        crops_folder = calibration or Path(str(train_args.get("data", "")))
+        trained_imgsz, trained_on = _classifier_source(classifier)
+        faces_imgsz = classifier_imgsz or trained_imgsz  # the size it trained at
+        crops_folder = calibration or trained_on
         crops = calibration_crops(crops_folder, faces_imgsz)
     models_dir.mkdir(parents=True, exist_ok=True)
     manifest_path = models_dir / MANIFEST
@@ -133,13 +162,19 @@ def ship(
         manifest.update({"classes": names, "input_size": imgsz})
     if classifier is not None:
         faces_pt = models_dir / "tile_faces.pt"
-        faces_names = _copy_stripped(classifier, faces_pt)
-        faces_onnx = quantize_classifier(export_onnx(faces_pt, faces_imgsz, dynamic=True), crops)
+        if face_net.is_face_net(_load(classifier)):
+            faces_names, faces_fp32 = _ship_face_net(classifier, faces_pt)
+        else:
+            faces_names = _copy_stripped(classifier, faces_pt)
+            faces_fp32 = export_onnx(faces_pt, faces_imgsz, dynamic=True)
+        faces_onnx = quantize_classifier(faces_fp32, crops) if quantize else faces_fp32
         files |= {"tile_faces.pt": _file_entry(faces_pt), "tile_faces.onnx": _file_entry(faces_onnx)}
         manifest["classifier"] = {
             "classes": faces_names,
             "input_size": faces_imgsz,
-            "onnx": f"INT8 (static QDQ, per-channel), calibrated on {len(crops)} crops of {crops_folder}",
+            "onnx": f"INT8 (static QDQ, per-channel), calibrated on {len(crops)} crops of {crops_folder}"
+            if quantize
+            else "float32",
         }
     manifest["files"] = files
     manifest_path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

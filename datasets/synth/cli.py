@@ -51,6 +51,12 @@ def add_synth_arguments(parser: argparse.ArgumentParser) -> None:
         help="share of scenes drawn with --art faces instead of procedural ones (default 0.5)",
     )
     parser.add_argument(
+        "--held-out-art",
+        action="store_true",
+        help="draw --art faces from the held-out sets alone (datasets.synth.art.HELD_OUT), for measuring "
+        "a set no model trained on; without it those sets are never drawn. Never train on such scenes",
+    )
+    parser.add_argument(
         "--size", type=parse_size, default=(1280, 960), metavar="WxH", help="image size (default 1280x960)"
     )
     parser.add_argument(
@@ -129,7 +135,7 @@ def run_synth(args: argparse.Namespace) -> int:
     from datasets.synth.writer import write_dataset
 
     try:
-        sources = discover(args.art) if args.art else ()
+        sources = discover(args.art, held_out=args.held_out_art) if args.art else ()
     except ArtError as error:
         print(f"smj dataset synth: {error}", file=sys.stderr)
         return 2

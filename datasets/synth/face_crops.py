@@ -22,7 +22,8 @@ import numpy as np
 
 from datasets.synth import art
 from datasets.synth.faces import HONOUR_KEYS, FaceKey, random_face_style, render_face
-from datasets.synth.look import BACKS, BODIES, TEX_H, TEX_W, jitter
+from datasets.synth.ink import in_red
+from datasets.synth.look import BACKS, BODIES, FIVES, TEX_H, TEX_W, jitter, random_red_five
 from datasets.synth.tile_body import face_base, face_texture, plain_texture
 from scoring.tiles import CLASS_NAMES
 from vision.classifier import BOX_MARGINS, CROP_SIZE, tile_crops
@@ -51,6 +52,7 @@ class _Look:
             self.body = self.art.body or self.body
             self.back = self.art.back if self.art.back is not None and rng.random() < 0.5 else self.back
         self.style = random_face_style(rng)
+        self.red_five = random_red_five(rng)
         bevel = round(float(rng.uniform(0.05, 0.16)), 2)
         gain = rng.uniform(0.88, 1.12, 3).astype(np.float32)
         self._base = face_base(TEX_W, TEX_H, self.body, self.corner, bevel, gain)
@@ -64,6 +66,8 @@ class _Look:
             else:
                 faces = self.art.faces if self.art is not None else {}
                 ink = faces[key] if key in faces else render_face(self.style, key, TEX_W, TEX_H)
+                if self.red_five is not None and key in FIVES:
+                    ink = in_red(ink, self.red_five)
                 texture = face_texture(ink, self._base)
             self._faces[key] = texture.levels[0]
         return self._faces[key]
@@ -173,9 +177,10 @@ def _photograph(rng: np.random.Generator, row: _Row, size: int) -> np.ndarray:
     return tile_crops(shot, whole, size, 0.0)[0]  # squashed square as the classifier squashes a box
 
 
-def art_sets_in(folders: list[str] | tuple[str, ...]) -> list[art.ArtSet]:
-    """The art sets in ``folders``, loaded at the faces' texture size; raises ``art.ArtError``."""
-    return [art.load(source, TEX_W, TEX_H) for source in art.discover(folders)]
+def art_sets_in(folders: list[str] | tuple[str, ...], *, held_out: bool = False) -> list[art.ArtSet]:
+    """The art sets in ``folders`` (the held-out ones alone, or all but them: ``art.discover``), loaded
+    at the faces' texture size; raises ``art.ArtError``."""
+    return [art.load(source, TEX_W, TEX_H) for source in art.discover(folders, held_out=held_out)]
 
 
 def rendered_crops(

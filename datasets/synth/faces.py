@@ -33,6 +33,7 @@ _REDS: tuple[Colour, ...] = ((200, 30, 40), (180, 20, 30), (215, 45, 50), (165, 
 _GREENS: tuple[Colour, ...] = ((10, 120, 60), (20, 140, 70), (0, 100, 60), (40, 130, 40), (10, 110, 90))
 _BLUES: tuple[Colour, ...] = ((30, 50, 160), (20, 40, 120), (40, 80, 180), (25, 30, 90), (20, 70, 150))
 _BLACKS: tuple[Colour, ...] = ((25, 25, 30), (40, 35, 35), (15, 20, 40))
+_ONE_INK_P = 0.08
 
 # Dot layouts: (x, y) in the inner face box (0..1), with colour slots "b", "g", "r".
 _DOTS: dict[int, tuple[tuple[float, float, str], ...]] = {
@@ -151,6 +152,8 @@ def random_face_style(rng: np.random.Generator) -> FaceStyle:
     fonts = cjk_fonts()
     font = _pick_font(rng, fonts)
     red, green, blue, black = pick(_REDS), pick(_GREENS), pick(_BLUES), pick(_BLACKS)
+    if rng.random() < _ONE_INK_P:  # sets printed in one dark ink besides their red
+        green = blue = (blue, black)[int(rng.integers(2))]
     numeral = (blue, black, black, blue, red, green)[int(rng.integers(6))]
     return FaceStyle(
         red=red,

@@ -14,12 +14,15 @@ import numpy as np
 
 from datasets.synth import art
 from datasets.synth.faces import FaceKey, FaceStyle, random_face_style, render_face
-from datasets.synth.ink import Colour
+from datasets.synth.ink import Colour, in_red
 from datasets.synth.layout import TileDims
 from datasets.synth.tile_body import FaceBase, Texture, face_base, face_texture, plain_texture
 
 TEX_W, TEX_H = 100, 138
 PROCEDURAL_STYLES = 64
+RED_FIVES_P = 0.25  # share of sets whose fives are printed red (赤五): Japanese and generic sets
+FIVES = (4, 13, 22)  # 5m, 5p, 5s: a red five is labelled the plain five
+RED_FIVE_INKS: tuple[Colour, ...] = ((205, 25, 35), (220, 40, 45), (185, 20, 40), (230, 60, 50))
 
 BODIES: tuple[Colour, ...] = (
     (246, 243, 232),
@@ -41,6 +44,10 @@ BACKS: tuple[Colour, ...] = (
     (120, 60, 170),
     (185, 35, 40),
     (40, 150, 150),
+    (35, 35, 40),
+    (130, 130, 135),
+    (110, 25, 35),
+    (225, 150, 170),
 )
 
 
@@ -68,14 +75,17 @@ class TileLook:
     source: str
     style_id: int  # procedural style (honours of art sets, or everything)
     art_set: art.ArtSet | None = None
+    red_five: Colour | None = None  # the ink of the set's fives, when they are red fives
     _textures: dict[FaceKey, Texture] = field(default_factory=dict)
     _base: FaceBase | None = None
     _back: Texture | None = None
 
     def ink(self, key: FaceKey) -> np.ndarray:
         if self.art_set is not None and key in self.art_set.faces:
-            return self.art_set.faces[key]
-        return procedural_ink(self.style_id, key)
+            ink = self.art_set.faces[key]
+        else:
+            ink = procedural_ink(self.style_id, key)
+        return in_red(ink, self.red_five) if self.red_five is not None and key in FIVES else ink
 
     def release(self) -> None:
         """Drop this scene's composed textures (they are rebuilt on demand)."""
@@ -99,9 +109,17 @@ class TileLook:
         return texture
 
 
+def random_red_five(rng: np.random.Generator) -> Colour | None:
+    """The red of a set's fives, or None (most sets print them as the other tiles)."""
+    if rng.random() >= RED_FIVES_P:
+        return None
+    return jitter(rng, RED_FIVE_INKS[int(rng.integers(len(RED_FIVE_INKS)))], 12)
+
+
 def random_look(rng: np.random.Generator, art_sources: tuple[art.ArtSource, ...], art_p: float) -> TileLook:
     width = float(rng.uniform(23, 30))
-    dims = TileDims(width, width * float(rng.uniform(1.3, 1.42)), width * float(rng.uniform(0.62, 0.8)))
+    # slim to squat faces, thin (travel sets) to thick (automatic-table) tiles
+    dims = TileDims(width, width * float(rng.uniform(1.22, 1.5)), width * float(rng.uniform(0.5, 0.9)))
     body = jitter(rng, BODIES[int(rng.integers(len(BODIES)))], 6)
     back = jitter(rng, BACKS[int(rng.integers(len(BACKS)))], 18)
     style_id = int(rng.integers(PROCEDURAL_STYLES))
@@ -125,6 +143,7 @@ def random_look(rng: np.random.Generator, art_sources: tuple[art.ArtSource, ...]
         source=source,
         style_id=style_id,
         art_set=art_set,
+        red_five=random_red_five(rng),
     )
 
 
