@@ -1,15 +1,17 @@
 """The tile classifier alone: top-1 on labelled tiles, per tile style, role and suit.
 
     python benchmarks/bench_classifier.py DIR [--classifier models/tile_faces.onnx] [--roles hand,meld]
-    python benchmarks/bench_classifier.py --rendered N [--seed S]
+    python benchmarks/bench_classifier.py --rendered N [--seed S] [--held-out-art DIR] [--red-fives]
 
 With DIR: reads ``DIR/scenes.jsonl`` (``smj dataset synth`` output), crops every labelled suited tile or
 back of the given roles as the detector does. With ``--rendered N``: N crops rendered without a scene
 (``datasets.synth.face_crops``), each look a face style drawn fresh from the seed (default 1000000, far
-from the seeds crop datasets are built with), procedural faces only: how well faces of sets never
-trained on are read. Prints the share read right per tile style, role and suit, and the most frequent
-confusions. The real photos' crops are measured by ``smj train --task classify`` itself (its
-validation split).
+from the seeds crop datasets are built with), procedural faces: how well faces of sets never trained on
+are read. ``--held-out-art DIR`` draws every look from the held-out art sets in DIR instead
+(``datasets.synth.art.HELD_OUT``: no model trains on them); ``--red-fives`` renders fives alone, all of
+them red (赤五, to be read as plain fives). Prints the share read right per tile style, role and suit,
+and the most frequent confusions. The real photos' crops are measured by ``smj train --task classify``
+itself (its validation split).
 """
 
 from __future__ import annotations
@@ -44,11 +46,24 @@ def _scene_tiles(
             yield box["cls"], int(read), (f"style {style}", f"role {box['role']}")
 
 
-def _rendered_tiles(classifier: object, n: int, seed: int) -> Iterator[tuple[int, int, tuple[str, ...]]]:
-    from datasets.synth.face_crops import rendered_crops
+def _rendered_tiles(
+    classifier: object, n: int, seed: int, held_out_art: Sequence[str] = (), red_fives: bool = False
+) -> Iterator[tuple[int, int, tuple[str, ...]]]:
+    from datasets.synth.face_crops import art_sets_in, rendered_crops
     from vision.classifier import CLASSIFIER_CLASSES
 
-    named = list(rendered_crops(n, seed=seed, size=classifier.imgsz))  # type: ignore[attr-defined]
+    art_sets = art_sets_in(held_out_art, held_out=True) if held_out_art else []
+    named = list(
+        rendered_crops(
+            n,
+            seed=seed,
+            size=classifier.imgsz,  # type: ignore[attr-defined]
+            art_sets=art_sets,
+            art_p=1.0 if art_sets else 0.0,
+            red_five_p=1.0 if red_fives else 0.0,
+            classes=("m5", "p5", "s5") if red_fives else (),
+        )
+    )
     if not named:
         return
     probs = classifier.probabilities(np.stack([crop for _, crop in named]))  # type: ignore[attr-defined]
@@ -69,15 +84,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--roles", default="hand,meld", help="comma-separated box roles to read")
     parser.add_argument("--rendered", type=int, metavar="N", help="read N crops rendered without a scene")
     parser.add_argument("--seed", type=int, default=RENDERED_SEED, help="of the rendered crops")
+    parser.add_argument(
+        "--held-out-art", metavar="DIR", help="rendered crops: faces of the held-out art sets in DIR only"
+    )
+    parser.add_argument("--red-fives", action="store_true", help="rendered crops: red fives only")
     args = parser.parse_args(argv)
     if (args.data is None) == (args.rendered is None):
         parser.error("give a dataset folder or --rendered N (one of them)")
+    if args.data is not None and (args.held_out_art or args.red_fives):
+        parser.error("--held-out-art and --red-fives go with --rendered")
     roles = set(args.roles.split(","))
     classifier = TileClassifier(args.classifier)
     tiles = (
         _scene_tiles(classifier, args.data, roles)
         if args.data is not None
-        else _rendered_tiles(classifier, args.rendered, args.seed)
+        else _rendered_tiles(
+            classifier,
+            args.rendered,
+            args.seed,
+            [args.held_out_art] if args.held_out_art else [],
+            args.red_fives,
+        )
     )
     right: Counter[str] = Counter()
     total: Counter[str] = Counter()
@@ -93,7 +120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     source = (
         args.data
         if args.data is not None
-        else f"{args.rendered} rendered crops (seed {args.seed}, first view only)"
+        else f"{args.rendered} rendered crops (seed {args.seed}, first view only"
+        + (", held-out art" if args.held_out_art else "")
+        + (", red fives" if args.red_fives else "")
+        + ")"
     )
     if not total:
         print(f"{source}: no labelled tiles to read", file=sys.stderr)

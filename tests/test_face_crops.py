@@ -109,7 +109,45 @@ def test_art_faces_are_used_where_a_set_has_them(monkeypatch: pytest.MonkeyPatch
     solid = np.zeros((TEX_H, TEX_W, 4), np.uint8)
     solid[..., 1] = solid[..., 3] = 255  # an all-green face: premultiplied, opaque
     art = ArtSet("green", {key: solid for key in range(27)}, body=None, back=None)
-    monkeypatch.setattr(face_crops, "ART_P", 1.0)
-    look = face_crops._Look(np.random.default_rng(0), [art])
+    look = face_crops._Look(np.random.default_rng(0), [art], art_p=1.0, red_five_p=0.0)
     assert look.face(3)[TEX_H // 2, TEX_W // 2, 1] > 200  # the set's face
     assert look.face("E")[..., 3].max() > 0  # an honour the set lacks: procedural
+
+
+def test_red_fives_print_a_five_in_red_and_are_labelled_the_plain_five() -> None:
+    plain = list(rendered_crops(27, seed=8, size=48, red_five_p=0.0, classes=("m5", "p5", "s5")))
+    red = list(rendered_crops(27, seed=8, size=48, red_five_p=1.0, classes=("m5", "p5", "s5")))
+    assert [n for n, _ in plain] == [n for n, _ in red] and {n for n, _ in red} <= {"m5", "p5", "s5"}
+
+    def redness(crops: list[tuple[str, np.ndarray]]) -> float:
+        rgb = np.stack([c for _, c in crops]).astype(np.float32)
+        return float((rgb[..., 0] - rgb[..., 1:].mean(-1)).clip(0).mean())
+
+    assert redness(red) > redness(plain) + 3  # the same tiles, their ink turned red
+
+
+def test_in_red_keeps_the_inks_shape_and_makes_it_red() -> None:
+    from datasets.synth.ink import Ink, in_red
+
+    ink = Ink(40, 50)
+    ink.circle(20, 25, 10, (20, 140, 70))  # a green dot
+    red = in_red(ink.rgba, (210, 30, 40))
+    assert np.array_equal(red[..., 3], ink.rgba[..., 3])  # the same shape and coverage
+    centre = red[25, 20]
+    assert centre[0] > 150 and centre[1] < 90 and centre[2] < 90
+
+
+def test_held_out_art_sets_are_never_drawn_unless_asked_for(tmp_path: Path) -> None:
+    from datasets.synth import art
+
+    for name in ("kept", art.HELD_OUT[0]):
+        folder = tmp_path / name
+        folder.mkdir()
+        for face in CLASS_NAMES:
+            Image.new("RGBA", (30, 40), (0, 0, 0, 0)).save(folder / f"{face}.png")
+    assert [s.name for s in art.discover([str(tmp_path)])] == ["kept"]
+    assert [s.name for s in art.discover([str(tmp_path)], held_out=True)] == [art.HELD_OUT[0]]
+    with pytest.raises(art.ArtError, match="held-out"):
+        art.discover([str(tmp_path / "kept")], held_out=True)
+    with pytest.raises(art.ArtError, match="not held out"):
+        art.discover([str(tmp_path / art.HELD_OUT[0])])

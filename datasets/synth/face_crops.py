@@ -23,7 +23,7 @@ import numpy as np
 from datasets.synth import art
 from datasets.synth.faces import HONOUR_KEYS, FaceKey, random_face_style, render_face
 from datasets.synth.ink import in_red
-from datasets.synth.look import BACKS, BODIES, FIVES, TEX_H, TEX_W, jitter, random_red_five
+from datasets.synth.look import BACKS, BODIES, FIVES, RED_FIVES_P, TEX_H, TEX_W, jitter, random_red_five
 from datasets.synth.tile_body import face_base, face_texture, plain_texture
 from scoring.tiles import CLASS_NAMES
 from vision.classifier import BOX_MARGINS, CROP_SIZE, tile_crops
@@ -43,16 +43,18 @@ BACK_KEY = "back"  # the face key of a tile lying face down
 class _Look:
     """One set's look: body and back colours, rounded corners, and its faces (procedural or art)."""
 
-    def __init__(self, rng: np.random.Generator, art_sets: Sequence[art.ArtSet]) -> None:
+    def __init__(
+        self, rng: np.random.Generator, art_sets: Sequence[art.ArtSet], art_p: float, red_five_p: float
+    ) -> None:
         self.body = jitter(rng, BODIES[int(rng.integers(len(BODIES)))], 8)
         self.back = jitter(rng, BACKS[int(rng.integers(len(BACKS)))], 20)
         self.corner = round(float(rng.uniform(0.08, 0.16)), 2)
-        self.art = art_sets[int(rng.integers(len(art_sets)))] if art_sets and rng.random() < ART_P else None
+        self.art = art_sets[int(rng.integers(len(art_sets)))] if art_sets and rng.random() < art_p else None
         if self.art is not None:
             self.body = self.art.body or self.body
             self.back = self.art.back if self.art.back is not None and rng.random() < 0.5 else self.back
         self.style = random_face_style(rng)
-        self.red_five = random_red_five(rng)
+        self.red_five = random_red_five(rng, red_five_p)
         bevel = round(float(rng.uniform(0.05, 0.16)), 2)
         gain = rng.uniform(0.88, 1.12, 3).astype(np.float32)
         self._base = face_base(TEX_W, TEX_H, self.body, self.corner, bevel, gain)
@@ -184,17 +186,33 @@ def art_sets_in(folders: list[str] | tuple[str, ...], *, held_out: bool = False)
 
 
 def rendered_crops(
-    n: int, *, seed: int, art_sets: Sequence[art.ArtSet] = (), size: int = CROP_SIZE
+    n: int,
+    *,
+    seed: int,
+    art_sets: Sequence[art.ArtSet] = (),
+    size: int = CROP_SIZE,
+    art_p: float = ART_P,
+    red_five_p: float = RED_FIVES_P,
+    classes: Sequence[str] = (),
 ) -> Iterator[tuple[str, np.ndarray]]:
-    """``n`` (class name, (size, size, 3) uint8 RGB crop) pairs, the same for the same seed."""
+    """``n`` (class name, (size, size, 3) uint8 RGB crop) pairs, the same for the same seed.
+
+    ``art_p``: the share of looks drawn from ``art_sets``; ``red_five_p``: of sets whose fives are red
+    (labelled as plain fives); ``classes``: only these (default: every class, 万 twice as often).
+    """
     rng = np.random.default_rng([0xFACE, seed])
-    names = list(CLASS_WEIGHTS)
-    weights = np.array(list(CLASS_WEIGHTS.values()))
+    weighted = {name: w for name, w in CLASS_WEIGHTS.items() if not classes or name in classes}
+    names = list(weighted)
+    weights = np.array(list(weighted.values()))
     shares = weights / weights.sum()
-    look = _Look(rng, art_sets)
+
+    def new_look() -> _Look:
+        return _Look(rng, art_sets, art_p, red_five_p)
+
+    look = new_look()
     for number in range(n):
         if number and number % LOOK_TILES == 0:
-            look = _Look(rng, art_sets)
+            look = new_look()
         name = names[int(rng.choice(len(names), p=shares))]
         key: FaceKey
         if name == "back":

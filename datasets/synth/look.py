@@ -109,11 +109,10 @@ class TileLook:
         return texture
 
 
-def random_red_five(rng: np.random.Generator) -> Colour | None:
-    """The red of a set's fives, or None (most sets print them as the other tiles)."""
-    if rng.random() >= RED_FIVES_P:
-        return None
-    return jitter(rng, RED_FIVE_INKS[int(rng.integers(len(RED_FIVE_INKS)))], 12)
+def random_red_five(rng: np.random.Generator, share: float = RED_FIVES_P) -> Colour | None:
+    """The red of a set's fives (``share`` of sets), or None: most print them as the other tiles."""
+    red = jitter(rng, RED_FIVE_INKS[int(rng.integers(len(RED_FIVE_INKS)))], 12)
+    return red if rng.random() < share else None  # drawn alike whatever the share: scenes stay seeded
 
 
 def random_look(rng: np.random.Generator, art_sources: tuple[art.ArtSource, ...], art_p: float) -> TileLook:

@@ -1,0 +1,91 @@
+"""The pretrained-backbone tile classifier: training runs and resumes, its ONNX export reads as torch
+does, and it ships (INT8) and serves through ONNX Runtime like the other models."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("efficientnet_lite_pytorch")
+
+from datasets.crops import write_rendered_crops
+from vision.classifier import CLASSIFIER_CLASSES, TileClassifier
+from vision.detector import MODELS_DIR, Detector
+from vision.face_net import FaceNetError, FaceNetRecipe, load_checkpoint, train_face_net
+from vision.ship import ship
+
+SIZE = 64  # small crops: the smoke run and export take seconds
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("face_net")
+    write_rendered_crops(root / "crops", 96, seed=1, size=SIZE)
+    # rendered crops are all training crops: a few copied to val for the validation top-1
+    for folder in (root / "crops" / "train").iterdir():
+        for crop in sorted(folder.iterdir())[:1]:
+            target = root / "crops" / "val" / folder.name
+            target.mkdir(parents=True, exist_ok=True)
+            (target / crop.name).write_bytes(crop.read_bytes())
+    recipe = FaceNetRecipe(epochs=1, imgsz=SIZE, batch=16, save_every=2, warmup_steps=1)
+    train_face_net(root / "crops", root / "run", recipe, log=lambda _: None)
+    return root
+
+
+def test_a_run_writes_its_checkpoints_and_names_every_class(run: Path) -> None:
+    weights = run / "run" / "weights"
+    assert {"best.pt", "last.pt", "epoch1.pt"} <= {p.name for p in weights.iterdir()}
+    model, checkpoint = load_checkpoint(weights / "last.pt")
+    assert [model.names[i] for i in sorted(model.names)] == list(CLASSIFIER_CLASSES)
+    assert checkpoint["step"] == 96 // 16  # one epoch of whole batches
+    assert checkpoint["recipe"]["imgsz"] == SIZE and Path(checkpoint["data"]) == run / "crops"
+    assert 0.0 <= checkpoint["val_top1"] <= 1.0
+    assert json.loads((run / "run" / "recipe.json").read_text())["batch"] == 16
+
+
+def test_a_finished_run_resumes_to_its_end_and_a_missing_one_is_refused(run: Path, tmp_path: Path) -> None:
+    again = train_face_net(run / "crops", run / "run", FaceNetRecipe(), resume=True, log=lambda _: None)
+    _, checkpoint = load_checkpoint(again.parent / "last.pt")
+    assert checkpoint["step"] == 96 // 16  # nothing left to do: the recipe in the run is kept
+    with pytest.raises(FaceNetError, match="nothing to resume"):
+        train_face_net(run / "crops", tmp_path / "none", FaceNetRecipe(), resume=True)
+
+
+def test_the_onnx_export_reads_crops_as_torch_does(run: Path, tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    ship(None, classifier=run / "run" / "weights" / "best.pt", models_dir=models, quantize=False)
+    crops = np.stack([c for c in np.random.default_rng(0).integers(0, 255, (6, SIZE, SIZE, 3), np.uint8)])
+    onnx = TileClassifier(models / "tile_faces.onnx")
+    torch_read = TileClassifier(models / "tile_faces.pt")
+    assert onnx.imgsz == torch_read.imgsz == SIZE
+    a, b = onnx.probabilities(crops), torch_read.probabilities(crops)
+    assert np.allclose(a, b, atol=1e-4)
+    assert np.allclose(a.sum(1), 1.0, atol=1e-4)  # probabilities, not logits
+    manifest = json.loads((models / "manifest.json").read_text())
+    assert manifest["classifier"]["input_size"] == SIZE and manifest["classifier"]["onnx"] == "float32"
+
+
+def test_it_ships_in_int8_and_serves_beside_the_localiser(run: Path, tmp_path: Path) -> None:
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in ("tiles.onnx", "manifest.json"):
+        (models / name).write_bytes((MODELS_DIR / name).read_bytes())
+    ship(None, classifier=run / "run" / "weights" / "best.pt", models_dir=models)
+    onnx = pytest.importorskip("onnx")
+    operators = {node.op_type for node in onnx.load(str(models / "tile_faces.onnx")).graph.node}
+    assert "QuantizeLinear" in operators
+    manifest = json.loads((models / "manifest.json").read_text())
+    assert manifest["classifier"]["onnx"].startswith("INT8")
+    detector = Detector(models / "tiles.onnx", classifier=models / "tile_faces.onnx")
+    assert detector.classifier is not None and detector.classifier.imgsz == SIZE
+
+
+def test_a_start_checkpoint_of_another_crop_size_is_refused(run: Path, tmp_path: Path) -> None:
+    recipe = replace(FaceNetRecipe(), imgsz=SIZE * 2)
+    with pytest.raises(FaceNetError, match="reads 64 px crops"):
+        train_face_net(run / "crops", tmp_path / "run", recipe, start=run / "run" / "weights" / "best.pt")
