@@ -254,13 +254,24 @@ class Detector:
         if self.dynamic and not close_up and looks.confident_count(found[1]) < looks.HAND_TILES:
             found = self._search(pixels, found, conf, iou)  # a few large boxes are no hand: search closer
         tile = looks.typical_tile(found[0], found[1])
-        if tile is None or tile * first.scale >= looks.SMALL_TILE_PX:
+        small = looks.SMALL_TILE_PX if close_up else looks.LARGE_PHOTO_SMALL_TILE_PX
+        if tile is None or tile * first.scale >= small:
             return found  # nothing legible anywhere, or a few tiles large enough at the first look
         region = looks.region_around(found[0], found[1], tile, width, height)
         max_side = looks.MAX_LOOK_SIDE if self.dynamic else self.imgsz
         outside = ~looks.inside(found[0], region)
         elsewhere = (found[0][outside], found[1][outside], found[2][outside])
-        return self._merged(pixels, looks.closer_looks(region, tile, max_side), conf, iou, elsewhere)
+        closer = looks.closer_looks(region, tile, max_side)
+        merged = self._merged(pixels, closer, conf, iou, elsewhere)
+        for _ in range(looks.REFINES if self.dynamic else 0):  # its tiles measured again (vision.looks)
+            inner = looks.inside(merged[0], region)
+            measured = looks.typical_tile(merged[0][inner], merged[1][inner])
+            refined = looks.refined_tile(tile, measured, closer[0].scale)
+            if refined is None:
+                break
+            tile, closer = refined, looks.closer_looks(region, refined, max_side)
+            merged = self._merged(pixels, closer, conf, iou, elsewhere)
+        return merged
 
     def _search(self, pixels: np.ndarray, found: Found, conf: float, iou: float) -> Found:
         """The whole photo at finer scales in turn (``looks.SEARCH_SIDES``, never beyond its own
