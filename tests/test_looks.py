@@ -123,6 +123,7 @@ class _FakeLocaliser(Detector):
         self.dynamic = True
         self.backend = "onnx"
         self.classifier = None
+        self.fit_rows = False  # the looks alone (vision.rowfit is tested on drawn rows)
         self.calls: list[tuple[int, int]] = []
         self.scales: list[float] = []  # of each look, photo pixels to input pixels
         self.ious: list[float] = []  # the suppression threshold of each run

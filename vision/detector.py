@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from scoring.tiles import CLASS_NAMES
-from vision import deskew, looks
+from vision import deskew, looks, rowfit
 from vision.classifier import NONE, ClassifierError, TileClassifier
 from vision.detections import DETECTOR_CLASSES, HONOUR, Detections
 from vision.images import Photo
@@ -90,8 +90,10 @@ class Detector:
         *,
         classifier: Path | str | None = None,
         threads: int | None = None,
+        fit_rows: bool = True,
     ) -> None:
         self.weights = Path(weights)
+        self.fit_rows = fit_rows  # boxes of packed standing rows snapped to their seams (vision.rowfit)
         if not self.weights.is_file():
             raise ModelError(f"{self.weights}: no such weights file (the shipped model is models/tiles.onnx)")
         self.backend = "onnx" if self.weights.suffix == ".onnx" else "torch"
@@ -182,13 +184,16 @@ class Detector:
             pixels = turn.pixels(pixels)
             reference = None if close_up else long_side
             boxes, scores, classes = self.find_tiles(pixels, floor, iou, reference=reference)
+        read = boxes  # the faces are read from the localiser's boxes: fitted ones read worse (README)
+        if self.fit_rows:
+            boxes = rowfit.fit_rows(pixels, boxes, scores)
         if self.classifier is None:
             keep = classes >= 0
             boxes = boxes if turn is None else turn.boxes_back(boxes)
             return Detections(boxes[keep], classes[keep], scores[keep], (width, height))
         # a box the localiser is sure enough of, named by the classifier (unless "none"); its
         # confidence is the geometric mean of the two, which ranks as their product does
-        probs = self.classifier.read(pixels, boxes, scores)
+        probs = self.classifier.read(pixels, read, scores)
         boxes = boxes if turn is None else turn.boxes_back(boxes)
         rows = np.arange(len(probs))
         classes = probs.argmax(1).astype(np.int64) if len(probs) else np.zeros(0, np.int64)
