@@ -123,6 +123,7 @@ class _FakeLocaliser(Detector):
         self.dynamic = True
         self.backend = "onnx"
         self.classifier = None
+        self.fit_rows = False  # the looks alone (vision.rowfit is tested on drawn rows)
         self.calls: list[tuple[int, int]] = []
         self.scales: list[float] = []  # of each look, photo pixels to input pixels
         self.ious: list[float] = []  # the suppression threshold of each run
@@ -278,3 +279,44 @@ def test_a_close_up_of_small_tiles_looks_closer_but_is_never_searched() -> None:
     assert detector.calls[0] == (looks.round_up(side * 480 / 640), side)
     assert len(detector.calls) == 2 and max(detector.calls[1]) < 1024  # one closer look at the region
     assert len(boxes) == len(truth)
+
+
+@pytest.mark.parametrize(
+    ("tile", "measured", "scale", "expected"),
+    [
+        (100.0, 60.0, 0.36, 60.0),  # tiles seen at 21.6 px, not 36: look again sized by the measure
+        (100.0, 97.0, 0.36, None),  # seen at 35 px: within SETTLED, the look stands
+        (100.0, None, 0.36, None),  # nothing measured
+        (10.0, 8.0, looks.MAX_UPSCALE, None),  # as close as the limit allows already
+        (30.0, 30.0 * 1.5, 1.2, 45.0),  # tiles seen larger than trained: a farther look
+    ],
+    ids=["too-small", "settled", "nothing", "at-the-limit", "too-large"],
+)
+def test_a_closer_look_is_sized_again_by_the_tiles_it_measured(
+    tile: float, measured: float | None, scale: float, expected: float | None
+) -> None:
+    assert looks.refined_tile(tile, measured, scale) == expected
+
+
+class _InflatingLocaliser(_FakeLocaliser):
+    """Draws a tile's box larger about its centre the smaller the tile is in its input, as the localiser
+    does with tiles far below its trained scale (as measured on 12 MP packed rows: 1.4 times at 15 px,
+    1.17 at 27 px, true from ``looks.TILE_PX`` on)."""
+
+    def _run_onnx(self, pixels, shape, conf, iou):  # type: ignore[no-untyped-def]
+        boxes, scores, classes = super()._run_onnx(pixels, shape, conf, iou)
+        gain = min(shape[0] / pixels.shape[0], shape[1] / pixels.shape[1])
+        side = (boxes[:, 2] - boxes[:, 0]) * gain
+        grow = np.clip(1 + 0.4 * (looks.TILE_PX - side) / 21, 1, 2.5)[:, None]
+        centre, half = (boxes[:, :2] + boxes[:, 2:]) / 2, (boxes[:, 2:] - boxes[:, :2]) / 2
+        return np.concatenate([centre - half * grow, centre + half * grow], axis=1), scores, classes
+
+
+def test_tiles_measured_too_large_at_the_first_look_are_looked_at_again_at_the_trained_scale() -> None:
+    truth = _hand_row(1400, 1500, 90.0)  # seen 14 px wide at the first look (384 px), drawn too large
+    detector = _InflatingLocaliser(truth)
+    boxes, _, _ = detector.find_tiles(np.zeros((3024, 4032, 3), np.uint8), 0.25, 0.6)
+    first_closer, last = 90.0 * detector.scales[2], 90.0 * detector.scales[-1]  # after the look and search
+    assert first_closer < 0.8 * looks.TILE_PX  # sized by the inflated boxes of the search
+    assert 0.85 * looks.TILE_PX <= last <= looks.TILE_PX * looks.SETTLED  # its own boxes, barely inflated
+    assert (box_iou(truth, boxes).max(axis=1) > 0.8).all()

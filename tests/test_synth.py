@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from functools import cache
 
@@ -247,3 +248,32 @@ def test_scenes_record_the_camera_blur_and_the_tile_size() -> None:
     assert photo["blur_px"] >= photo["blur_sigma"] and photo["blur_px"] >= photo["motion_px"] / 12**0.5 - 0.01
     assert photo["jpeg_quality"] == scene.jpeg_quality
     assert "photo" not in plain_scene(0).to_json("b.jpg")
+
+
+@pytest.mark.parametrize("win_apart", [False, True])
+def test_a_packed_row_touches_edge_to_edge_and_leaves_the_rest_of_the_layout_as_it_was(
+    win_apart: bool,
+) -> None:
+    from datasets.synth.layout import STAND, TileDims, player_layout
+
+    dims = TileDims(26.0, 35.0, 20.0)
+    plan = random_hand(np.random.default_rng(4))
+    loose = player_layout(np.random.default_rng(9), plan, dims, STAND, win_apart, 30.0)
+    packed = player_layout(np.random.default_rng(9), plan, dims, STAND, win_apart, 30.0, packed=True)
+    row = [t for t in packed.tiles if t.role == "hand"]
+    steps = np.diff([t.x for t in row])
+    touching = steps[:-1] if win_apart else steps
+    assert np.allclose(touching, dims.width)
+    if win_apart:
+        assert steps[-1] > dims.width * 1.25  # the winning tile still stands apart
+    assert np.all(np.diff([t.x for t in loose.tiles if t.role == "hand"])[: len(touching)] > dims.width)
+    assert [(t.key, t.y, t.yaw) for t in loose.tiles] == [(t.key, t.y, t.yaw) for t in packed.tiles]
+
+
+def test_packed_scenes_stand_their_rows_touching() -> None:
+    scene = render_scene(
+        2, 0, (960, 720), options=SceneOptions(**{**PLAIN.__dict__, "packed": True, "hand_pose": "stand"})
+    )
+    hand = sorted((b for b in scene.boxes if b.role == "hand" and not b.win), key=lambda b: b.box[0])
+    gaps = [right.box[0] - left.box[2] for left, right in itertools.pairwise(hand)]
+    assert scene.hand_pose == "stand" and max(gaps) <= 0.0  # neighbours' boxes meet or overlap

@@ -82,6 +82,12 @@ def add_synth_arguments(parser: argparse.ArgumentParser) -> None:
         help="6: store each JPEG turned a quarter with the EXIF tag that turns it upright, as phones do",
     )
     parser.add_argument(
+        "--packed",
+        action="store_true",
+        help="the player's hand stands in a packed row, its tiles touching edge to edge (the winning "
+        "tile may still stand apart), as players push a standing hand together",
+    )
+    parser.add_argument(
         "--workers",
         type=int,
         default=1,
@@ -146,6 +152,8 @@ def run_synth(args: argparse.Namespace) -> int:
         art_p=args.art_p if sources else 0.0,
         fill=args.fill,
         exif_orientation=args.exif_orientation,
+        packed=args.packed,
+        hand_pose="stand" if args.packed else None,
     )
     summary = write_dataset(
         args.out,

@@ -84,7 +84,11 @@ def player_layout(
     hand_pose: str,
     win_apart: bool,
     front_gap: float,
+    packed: bool = False,
 ) -> PlayerLayout:
+    """The hand row from x = 0 rightwards, then the melds. ``packed``: the row's tiles touch edge to edge,
+    as a player pushes a standing hand together (the winning tile set apart still stands apart); the
+    gaps are drawn from ``rng`` either way, so the rest of a seed's scene is the same."""
     w, h, d = dims.width, dims.height, dims.depth
     row = list(plan.row)
     win_tile = row[plan.win_index]
@@ -112,7 +116,8 @@ def player_layout(
                 win=win,
             )
         )
-        cursor += w + rng.uniform(0.2, 0.9 if hand_pose == STAND else 1.6)
+        gap = rng.uniform(0.2, 0.9 if hand_pose == STAND else 1.6)
+        cursor += w + (0.0 if packed else gap)
     hand_right = cursor
     mode = "none"
     if plan.hand.melds:

@@ -48,6 +48,7 @@ class SceneOptions:
     plain_table: tuple[int, int, int] | None = None  # a uniform table colour instead of a material
     fill: tuple[float, float] = (0.55, 0.98)  # how much of the frame the player's tiles span
     exif_orientation: int = 1  # 6: stored turned a quarter, upright only through EXIF (as phones write)
+    packed: bool = False  # the hand row's tiles touch edge to edge (the winning tile may stand apart)
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,7 +159,7 @@ def _render(
     roll = random_roll(rng)
     focal = (width / 2) / math.tan(math.radians(rng.uniform(50, 72)) / 2)
     front_gap = dims.depth / math.tan(elevation) * 1.2 + rng.uniform(2, 0.6 * dims.height)
-    player = player_layout(rng, plan, dims, hand_pose, win_apart, front_gap)
+    player = player_layout(rng, plan, dims, hand_pose, win_apart, front_gap, options.packed)
     player_bodies = [body_for(t, look) for t in player.tiles]
     fill = float(rng.uniform(*options.fill))
     placement = random_placement(rng, look_rotation(elevation, azimuth, roll))

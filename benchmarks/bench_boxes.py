@@ -1,0 +1,205 @@
+"""How well the detector's boxes fit the tiles, measured on synthetic scenes (``smj dataset synth`` output).
+
+    python benchmarks/bench_boxes.py DIR [DIR ...] [--weights W] [--classifier C] [--limit N] [--per-scene]
+
+Made for photos of packed standing rows as a phone takes them, e.g.
+
+    smj dataset synth --out work/packed --n 20 --seed 5100 --size 4032x3024 --fill 0.25-0.4 \\
+        --exif-orientation 6 --packed --art TILEART            # the usual art sets and procedural faces
+    smj dataset synth --out work/packed_held --n 20 --seed 5200 --size 4032x3024 --fill 0.25-0.4 \\
+        --exif-orientation 6 --packed --art TILEART --held-out-art --art-p 1   # the held-out set alone
+
+Every scene's JPEG bytes go through the detector as users get it (``vision.pipeline.detect_tiles``:
+``decode_photo`` then ``Detector.detect`` at the operating threshold). For each true tile, its best box
+is the found box of highest IoU with it (any class). Printed for the player's hand row and for all
+labelled tiles, the scenes split by tile style (the held-out art sets, ``datasets.synth.art.HELD_OUT``,
+and the rest): the mean best-box IoU, the share of tiles whose best box has IoU >= 0.7, the share with no
+box at all, the mean signed shift of the best box's centre along the hand row in tile widths (negative:
+toward the row's first tile), the mean ratio of the best box's extent along the row to the tile's, and the
+share of scenes whose multiset of suited tiles found equals the truth: in the whole scene (as ``smj eval``
+counts it), and on the player's tiles (hand row and melds; a found box counts there when the true tile
+it overlaps most, at IoU 0.3 or more, is one of them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+GOOD_IOU = 0.7
+MATCH_IOU = 0.3  # a found box belongs to the true tile it overlaps most, at least this much
+
+
+def row_direction(row_boxes: np.ndarray) -> np.ndarray:
+    """The unit vector along which a row of boxes (xyxy, in row order) runs, from its first to its last.
+
+    Level when the row has fewer than two boxes."""
+    boxes = np.asarray(row_boxes, np.float64).reshape(-1, 4)
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    if len(centres) < 2:
+        return np.array([1.0, 0.0])
+    spread = centres - centres.mean(axis=0)
+    direction = np.linalg.svd(spread, full_matrices=False)[2][0]
+    return direction if float(np.dot(centres[-1] - centres[0], direction)) >= 0 else -direction
+
+
+def extent_along(boxes: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """Each box's extent along ``direction`` (the projection of the axis-aligned box onto that line)."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    return np.abs(direction[0]) * (boxes[:, 2] - boxes[:, 0]) + np.abs(direction[1]) * (
+        boxes[:, 3] - boxes[:, 1]
+    )
+
+
+@dataclass(frozen=True)
+class BoxFit:
+    """Per true tile: the IoU of its best box (0: no box touches it), and, where one does, that box's
+    centre shift along the row in the tile's extents and its extent over the tile's (NaN where none)."""
+
+    iou: np.ndarray
+    shift: np.ndarray
+    width_ratio: np.ndarray
+
+
+def best_boxes(truth: np.ndarray, found: np.ndarray, direction: np.ndarray) -> BoxFit:
+    """How the found boxes fit the true ones (both xyxy), along the row ``direction``."""
+    from vision.boxes import box_iou
+
+    truth = np.asarray(truth, np.float64).reshape(-1, 4)
+    found = np.asarray(found, np.float64).reshape(-1, 4)
+    if not len(found):
+        nan = np.full(len(truth), np.nan)
+        return BoxFit(np.zeros(len(truth)), nan, nan.copy())
+    ious = box_iou(truth, found)
+    best = ious.argmax(axis=1)
+    iou = ious[np.arange(len(truth)), best]
+    chosen = found[best]
+    true_extent = extent_along(truth, direction)
+    offset = (chosen[:, :2] + chosen[:, 2:]) / 2 - (truth[:, :2] + truth[:, 2:]) / 2
+    shift = offset @ direction / true_extent
+    ratio = extent_along(chosen, direction) / true_extent
+    missing = iou <= 0
+    shift[missing] = np.nan
+    ratio[missing] = np.nan
+    return BoxFit(iou, shift, ratio)
+
+
+@dataclass
+class Tally:
+    """Box fits of many tiles and the scenes' exact-multiset flags."""
+
+    fits: list[BoxFit]
+    exact: list[bool]
+    player_exact: list[bool] = field(default_factory=list)
+
+    def line(self) -> str:
+        iou = np.concatenate([f.iou for f in self.fits]) if self.fits else np.zeros(0)
+        shift = np.concatenate([f.shift for f in self.fits]) if self.fits else np.zeros(0)
+        ratio = np.concatenate([f.width_ratio for f in self.fits]) if self.fits else np.zeros(0)
+        if not len(iou):
+            return "no tiles"
+        return (
+            f"{len(iou):5d} tiles  mean IoU {iou.mean():.3f}  "
+            f"IoU>={GOOD_IOU} {np.mean(iou >= GOOD_IOU):.3f}  "
+            f"no box {np.mean(iou <= 0):.3f}  shift {np.nanmean(shift):+.3f} W (|shift| "
+            f"{np.nanmean(np.abs(shift)):.3f})  width x{np.nanmean(ratio):.3f}"
+        )
+
+
+def player_classes(
+    truth: np.ndarray, player: np.ndarray, found: np.ndarray, classes: np.ndarray
+) -> Counter[int]:
+    """The classes of the found boxes that lie on the player's tiles: each found box goes to the true
+    tile it overlaps most (at IoU ``MATCH_IOU`` at least), and counts where that is one of ``player``."""
+    from vision.boxes import box_iou
+
+    truth = np.asarray(truth, np.float64).reshape(-1, 4)
+    found = np.asarray(found, np.float64).reshape(-1, 4)
+    if not len(found) or not len(truth):
+        return Counter()
+    ious = box_iou(found, truth)
+    best = ious.argmax(axis=1)
+    on_player = (ious[np.arange(len(found)), best] >= MATCH_IOU) & np.asarray(player, bool)[best]
+    return Counter(int(c) for c in np.asarray(classes)[on_player])
+
+
+def _style(row: dict) -> str:
+    from datasets.synth.art import HELD_OUT
+
+    return "held-out" if row.get("tiles") in HELD_OUT else "usual"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from vision.detector import DEFAULT_WEIGHTS, Detector
+
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("data", type=Path, nargs="+", help="folders holding scenes.jsonl with boxes")
+    parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
+    parser.add_argument("--classifier", type=Path, help="tile classifier weights (default: the shipped one)")
+    parser.add_argument("--limit", type=int, default=0, help="at most this many scenes per folder")
+    parser.add_argument("--per-scene", action="store_true", help="a line per scene as well")
+    args = parser.parse_args(argv)
+    detector = Detector(args.weights, classifier=args.classifier)
+    for folder in args.data:
+        measure(folder, detector, args.limit, args.per_scene)
+    return 0
+
+
+def measure(
+    folder: Path, detector: object, limit: int = 0, per_scene: bool = False
+) -> dict[str, dict[str, Tally]]:
+    """Print (and return) the tallies of ``folder``'s scenes: by style, then "hand" and "all"."""
+    from vision.detections import BACK
+    from vision.pipeline import detect_tiles
+
+    lines = (folder / "scenes.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines]
+    if limit:
+        rows = rows[:limit]
+    tallies: dict[str, dict[str, Tally]] = defaultdict(lambda: {"hand": Tally([], []), "all": Tally([], [])})
+    for row in rows:
+        labelled = row["boxes"]
+        truth = np.array([b["box"] for b in labelled], np.float64).reshape(-1, 4)
+        hand = np.array([b["role"] == "hand" for b in labelled], bool)
+        direction = row_direction(truth[hand & ~np.array([b["win"] for b in labelled], bool)])
+        _, found = detect_tiles((folder / row["image"]).read_bytes(), detector)  # type: ignore[arg-type]
+        fit = best_boxes(truth, found.boxes, direction)
+        exact = Counter(b["cls"] for b in labelled if b["cls"] < BACK) == Counter(
+            int(c) for c in found.class_ids if c < BACK
+        )
+        player = np.array([b["role"] in ("hand", "meld") for b in labelled], bool)
+        suited = np.array([b["cls"] < BACK for b in labelled], bool)
+        found_suited = found.class_ids < BACK
+        player_exact = Counter(b["cls"] for b, p in zip(labelled, player & suited, strict=True) if p) == (
+            player_classes(truth, player, found.boxes[found_suited], found.class_ids[found_suited])
+        )
+        tally = tallies[_style(row)]
+        tally["all"].fits.append(fit)
+        tally["hand"].fits.append(BoxFit(fit.iou[hand], fit.shift[hand], fit.width_ratio[hand]))
+        for part in tally.values():
+            part.exact.append(exact)
+            part.player_exact.append(player_exact)
+        if per_scene:
+            print(f"  {row['image']}: hand {Tally([tally['hand'].fits[-1]], []).line()}  exact {exact}")
+    for style, parts in sorted(tallies.items()):
+        scenes = len(parts["all"].exact)
+        print(
+            f"{folder} [{style}]: {scenes} scenes, suited multiset exact: whole scene "
+            f"{np.mean(parts['all'].exact):.3f}, the player's tiles {np.mean(parts['all'].player_exact):.3f}"
+        )
+        print(f"  hand row  {parts['hand'].line()}")
+        print(f"  all tiles {parts['all'].line()}")
+    return dict(tallies)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

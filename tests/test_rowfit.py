@@ -1,0 +1,91 @@
+"""Fitting the boxes of packed standing rows to the seams between their tiles, on rows drawn with cv2."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import rowfit
+from vision.boxes import box_iou
+
+W, H = 40, 56  # a standing tile's face, pixels
+
+
+def _draw(
+    centres: list[tuple[float, float]], degrees: float = 0.0, sizes: list[tuple[int, int]] | None = None
+):
+    """A grey table with light tiles (dark seams at their edges, a glyph each); their true boxes."""
+    image = np.full((300, 900, 3), 60, np.uint8)
+    truth = []
+    for i, (cx, cy) in enumerate(centres):
+        w, h = sizes[i] if sizes else (W, H)
+        corners = cv2.boxPoints(((cx, cy), (w, h), degrees))
+        cv2.fillConvexPoly(image, corners.astype(np.int32), (230, 228, 220), lineType=cv2.LINE_AA)
+        cv2.polylines(image, [corners.astype(np.int32)], True, (120, 120, 115), 1, cv2.LINE_AA)
+        cv2.circle(image, (int(cx), int(cy)), 6, (40, 120, 40), -1)  # the face's ink, off its edges
+        truth.append([*corners.min(axis=0), *corners.max(axis=0)])
+    return image, np.array(truth, np.float32)
+
+
+def _widened(truth: np.ndarray, shift: float = -0.2, grow: float = 1.3) -> np.ndarray:
+    """Boxes as the localiser draws packed rows: shifted toward the row's start and too wide."""
+    w = truth[:, 2] - truth[:, 0]
+    centre = (truth[:, 0] + truth[:, 2]) / 2 + shift * w
+    return np.stack([centre - w * grow / 2, truth[:, 1], centre + w * grow / 2, truth[:, 3]], axis=1)
+
+
+def _ious(fitted: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    return np.diag(box_iou(fitted, truth))
+
+
+def test_a_touching_row_is_fitted_to_its_seams() -> None:
+    image, truth = _draw([(100 + W * i, 150) for i in range(10)])
+    boxes = _widened(truth)
+    fitted = rowfit.fit_rows(image, boxes, np.full(len(boxes), 0.9))
+    assert _ious(boxes, truth).max() < 0.75
+    assert _ious(fitted, truth).min() > 0.85
+
+
+def test_a_slanted_touching_row_is_fitted_too() -> None:
+    slope = math.tan(math.radians(8))
+    image, truth = _draw([(100 + W * i, 150 + W * i * slope) for i in range(10)], degrees=8)
+    boxes = _widened(truth, shift=-0.15, grow=1.25)
+    fitted = rowfit.fit_rows(image, boxes, np.full(len(boxes), 0.9))
+    assert _ious(fitted, truth).mean() > _ious(boxes, truth).mean() + 0.1
+    assert _ious(fitted, truth).min() > 0.75
+
+
+def test_the_winning_tile_standing_apart_keeps_its_box() -> None:
+    centres = [(100 + W * i, 150) for i in range(8)] + [(100 + W * 8 + 30, 150)]  # a gap of 30 px
+    image, truth = _draw(centres)
+    boxes = _widened(truth, shift=0.0, grow=1.1)
+    fitted = rowfit.fit_rows(image, boxes, np.full(len(boxes), 0.9))
+    np.testing.assert_array_equal(fitted[-1], boxes[-1])
+    assert _ious(fitted[:-1], truth[:-1]).min() > 0.85
+
+
+def test_a_meld_with_a_tile_turned_sideways_is_left_alone() -> None:
+    sizes = [(W, H), (H, W), (W, H)]  # the middle tile of the pong lies turned
+    xs = [100.0, 100 + (W + H) / 2, 100 + W + H]
+    image, truth = _draw([(x, 150) for x in xs], sizes=sizes)
+    boxes = _widened(truth, shift=0.0, grow=1.1)
+    fitted = rowfit.fit_rows(image, boxes, np.full(len(boxes), 0.9))
+    np.testing.assert_array_equal(fitted, boxes)
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_too_short_a_run_is_left_alone(count: int) -> None:
+    image, truth = _draw([(100 + W * i, 150) for i in range(count)])
+    boxes = _widened(truth)
+    np.testing.assert_array_equal(rowfit.fit_rows(image, boxes, np.full(count, 0.9)), boxes)
+
+
+def test_without_a_seam_in_sight_the_midpoints_split_the_row() -> None:
+    image = np.full((300, 900, 3), 200, np.uint8)  # a blank photo: no seam anywhere
+    _, truth = _draw([(100 + W * i, 150) for i in range(6)])
+    boxes = _widened(truth, shift=0.0, grow=1.3)
+    fitted = rowfit.fit_rows(image, boxes, np.full(len(boxes), 0.9))
+    np.testing.assert_allclose(fitted[1:-1, 2] - fitted[1:-1, 0], W, atol=0.5)

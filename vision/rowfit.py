@@ -1,0 +1,103 @@
+"""Boxes fitted to a standing row of touching tiles: their edges snapped to the seams seen between them.
+
+The localiser bounds tiles of a packed standing row a little wide, so a box holds a sliver of its
+neighbour. Along a run of touching standing tiles (``vision.grouping.rows``: a cluster of three or more
+tiles each taller than wide, its row within ``MAX_SLANT`` of level) the seam between two neighbours lies near
+the midpoint of their centres, which the localiser places well. There the photo shows it as a dark line
+across the row: the seam is put at the darkest column of the row's band within ``SEARCH`` pitches of that
+midpoint when it is ``MIN_DIP`` grey levels darker than the columns around it, else at the midpoint.
+Each tile's box then spans from the seam before it to the seam after it (an end tile keeps its outer
+edge, at most a pitch from its seam), widened by what a slanted row's tiles overhang. Flat tiles, turned
+tiles of a meld, lone tiles and tiles beside a gap keep their boxes: a gap is no seam.
+
+Pure image geometry on numpy arrays (no model), so it can be tested on drawn rows.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from vision.grouping.rows import find_rows
+from vision.looks import CONFIDENT
+
+MIN_RUN = 3  # touching tiles: a shorter run says too little of its pitch
+STANDING = 1.0  # a run whose every box is taller than wide is one of standing tiles
+MAX_SLANT = math.radians(20)  # a row slanted more than this is left alone (the photo was not turned)
+SEARCH = 0.2  # pitches either side of the centres' midpoint where a seam is looked for
+MIN_DIP = 6.0  # grey levels: how much darker than its surroundings a seam's column must be
+BAND = 0.3  # of a box's height either side of the row's line: the band whose columns are compared
+
+
+def fit_rows(pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """``boxes`` (xyxy, photo pixels) with those of packed standing rows fitted to their seams."""
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    fitted = boxes.copy()
+    confident = np.flatnonzero(np.asarray(scores) >= CONFIDENT)
+    if len(confident) < MIN_RUN:
+        return fitted
+    grey = cv2.cvtColor(pixels, cv2.COLOR_RGB2GRAY).astype(np.float32) if pixels.ndim == 3 else pixels
+    for row in find_rows(boxes[confident].astype(np.float64)):
+        for cluster in row.clusters:
+            members = confident[list(cluster)]
+            if len(members) >= MIN_RUN:
+                fitted[members] = fit_run(grey, boxes[members])
+    return fitted
+
+
+def fit_run(grey: np.ndarray, run: np.ndarray) -> np.ndarray:
+    """The boxes of one run of touching tiles (in order along it) fitted to the seams between them; the
+    boxes as given when they are not standing tiles in a row near level."""
+    run = np.asarray(run, np.float32).reshape(-1, 4)
+    widths, heights = run[:, 2] - run[:, 0], run[:, 3] - run[:, 1]
+    if np.any(heights < STANDING * widths):  # a flat or turned tile among them: a meld, left alone
+        return run
+    order = np.argsort((run[:, 0] + run[:, 2]) / 2, kind="stable")
+    boxes = run[order]
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    slope = float(np.polyfit(cx, cy, 1)[0])
+    if abs(math.atan(slope)) > MAX_SLANT:
+        return run
+    height = float(np.median(boxes[:, 3] - boxes[:, 1]))
+    # a slanted row's tile box overhangs its seams by the slant of the tile's height (half each side)
+    overhang = abs(slope) / math.hypot(1.0, slope) * height * 0.5
+    seams = [
+        _seam(grey, float(cx[i]), float(cx[i + 1]), float(cy[i] + cy[i + 1]) / 2, slope, height)
+        for i in range(len(boxes) - 1)
+    ]
+    out = boxes.copy()
+    for i in range(len(boxes)):
+        left = seams[i - 1] if i > 0 else max(float(boxes[i, 0]) + overhang, seams[0] - (cx[1] - cx[0]))
+        right = (
+            seams[i] if i < len(seams) else min(float(boxes[i, 2]) - overhang, seams[-1] + cx[-1] - cx[-2])
+        )
+        out[i, 0], out[i, 2] = left - overhang, right + overhang
+    result = np.empty_like(run)
+    result[order] = out
+    return result
+
+
+def _seam(grey: np.ndarray, left: float, right: float, y: float, slope: float, height: float) -> float:
+    """Where the seam between two touching tiles centred at x ``left`` and ``right`` lies: the darkest
+    column of the row's band near their midpoint, if it is dark enough, else the midpoint."""
+    middle = (left + right) / 2
+    pitch = right - left
+    x0, x1 = math.floor(middle - pitch / 2), math.ceil(middle + pitch / 2)
+    half = max(1, round(BAND * height))
+    columns = np.arange(max(0, x0), min(grey.shape[1], x1 + 1))
+    if len(columns) < 5:
+        return middle
+    centre_y = y + slope * (columns - middle)  # the row's line, column by column
+    rows = np.round(centre_y[None, :] + np.arange(-half, half + 1)[:, None]).astype(int)
+    inside = (rows >= 0) & (rows < grey.shape[0])
+    values = np.where(inside, grey[rows.clip(0, grey.shape[0] - 1), columns[None, :]], np.nan)
+    profile = np.nanmean(values, axis=0)
+    near = np.abs(columns - middle) <= SEARCH * pitch
+    if not near.any() or np.isnan(profile[near]).all():
+        return middle
+    darkest = int(np.flatnonzero(near)[np.nanargmin(profile[near])])
+    if float(np.nanmedian(profile)) - float(profile[darkest]) < MIN_DIP:
+        return middle
+    return float(columns[darkest]) + 0.5
