@@ -23,7 +23,13 @@ from scoring.rules import ChaJiao, KongAfterPao, Rules, SelfDrawBonus
 from scoring.settlement.events import SEATS, End, EndReason, Kong, KongKind, Round, Seat, Win
 from scoring.settlement.hands import WinFan, fan_text
 from scoring.settlement.ledger import Ledger, Payment, PaymentKind
-from scoring.settlement.validate import CheckedRound, validate_round
+from scoring.settlement.validate import (
+    MAX_AMOUNT,
+    CheckedRound,
+    RoundError,
+    RoundErrorCode,
+    validate_round,
+)
 from scoring.tiles import tile_name
 
 __all__ = ["settle_round"]
@@ -32,8 +38,9 @@ __all__ = ["settle_round"]
 def settle_round(round: Round, rules: Rules = CHENGDU, base: int = 1) -> Ledger:
     """Every payment of ``round`` under ``rules``, in base units times ``base``.
 
-    Raises ``RoundError`` for a round that is malformed or impossible, ``ValueError`` for a ``base`` that
-    is not a whole number >= 1.
+    Raises ``RoundError`` for a round that is malformed or impossible (a given fan above ``MAX_FAN``
+    is ``fan_too_large``; a payment or total above ``MAX_AMOUNT``, ``amount_too_large``), ``ValueError``
+    for a ``base`` that is not a whole number >= 1.
     """
     if not isinstance(round, Round):
         raise TypeError(f"settle_round takes a Round (see scoring.settlement.parse_round), got {type(round)}")
@@ -69,6 +76,12 @@ class _Table:
         return [seat for seat in SEATS if seat not in self.out and seat not in besides]
 
     def pay(self, payer: Seat, payee: Seat, amount: int, reason: str, kind: PaymentKind, event: int) -> None:
+        if amount > MAX_AMOUNT:
+            raise RoundError(
+                RoundErrorCode.AMOUNT_TOO_LARGE,
+                f"{reason}: {self.name(payer)} would pay more than {MAX_AMOUNT:,} (lower the base)",
+                event,
+            )
         if amount > 0:
             self.payments.append(Payment(payer, payee, amount, reason, kind, event))
 
@@ -213,7 +226,7 @@ class _Table:
         next_dealer = self.next_dealer
         if next_dealer is None and finished:
             next_dealer = self.round.dealer  # nobody won: 连庄
-        return Ledger(
+        ledger = Ledger(
             players=self.round.players,
             payments=tuple(self.payments),
             preset=self.rules.name,
@@ -222,3 +235,9 @@ class _Table:
             next_dealer=next_dealer,
             notes=tuple(self.notes),
         )
+        worst = max((abs(total) for total in ledger.totals), default=0)
+        if worst > MAX_AMOUNT:
+            raise RoundError(
+                RoundErrorCode.AMOUNT_TOO_LARGE, f"a total of {worst:,} is more than {MAX_AMOUNT:,}"
+            )
+        return ledger
