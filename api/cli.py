@@ -32,5 +32,16 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.workers < 1:
         print("smj serve: --workers must be at least 1", file=sys.stderr)
         return 2
-    uvicorn.run("api.app:create_app", factory=True, host=args.host, port=args.port, workers=args.workers)
+    from api.settings import get_settings
+
+    # on SIGTERM, requests in flight get their time limit to finish, then the server stops regardless
+    grace = int(get_settings().request_timeout_s) + 1
+    uvicorn.run(
+        "api.app:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        timeout_graceful_shutdown=grace,
+    )
     return 0

@@ -8,6 +8,12 @@ variable                   meaning                                    default
 ``SMJ_CONF``               detection confidence threshold             0.55
 ``SMJ_MAX_UPLOAD_BYTES``   largest photo accepted (413 above)         15 MB (15,000,000 bytes)
 ``SMJ_MAX_PIXELS``         largest photo in pixels (413 above)        50,000,000
+``SMJ_MAX_DECODE_BYTES``   memory one decode may take (413 above;     100 MB (100,000,000 bytes)
+                           a JPEG is decoded reduced, a PNG is not)
+``SMJ_DECODE_WORKERS``     photos decoded at once                     2
+``SMJ_MODEL_WORKERS``      detector / classifier runs at once         2
+``SMJ_HAND_WORKERS``       hands scored, grouped or settled at once   4
+``SMJ_REQUEST_TIMEOUT_S``  time limit of a request (503 after)        30 seconds
 ``SMJ_DATASET_DIR``        where ``/api/v1/examples`` saves photos    ``data/corrections`` of this project
 ``SMJ_ALLOWED_ORIGINS``    CORS origins, comma-separated or JSON      none (the page is served same-origin)
 =========================  =========================================  ======================================
@@ -38,6 +44,13 @@ class Settings(BaseSettings):
     conf: float = Field(default=0.55, gt=0, le=1, description="detection confidence threshold")
     max_upload_bytes: int = Field(default=15 * MB, gt=0, description="largest photo upload, in bytes")
     max_pixels: int = Field(default=50_000_000, gt=0, description="largest photo, in pixels (width x height)")
+    max_decode_bytes: int = Field(
+        default=100 * MB, gt=0, description="memory one photo's decoding may take, in bytes"
+    )
+    decode_workers: int = Field(default=2, ge=1, le=64, description="photos decoded at once")
+    model_workers: int = Field(default=2, ge=1, le=64, description="detector runs at once")
+    hand_workers: int = Field(default=4, ge=1, le=64, description="JSON hands handled at once")
+    request_timeout_s: float = Field(default=30.0, gt=0, le=3600, description="time limit of a request")
     dataset_dir: Path = Field(
         default=PROJECT_ROOT / "data" / "corrections", description="saved corrected examples"
     )

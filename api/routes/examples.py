@@ -9,7 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import Field, TypeAdapter, ValidationError
 
 from api import service
-from api.deps import PhotoUploadDep, SettingsDep
+from api.deps import PhotoUploadDep, SettingsDep, WorkersDep
 from api.errors import ApiError
 from api.examples import save_example
 from api.routes import API_PREFIX, error_responses
@@ -37,9 +37,10 @@ def _form_json(adapter: TypeAdapter[Any], text: str, field: str) -> Any:
     responses=error_responses(413, 415, 422),
     summary="save a corrected photo as a labelled example",
 )
-def save(
+async def save(
     data: PhotoUploadDep,
     settings: SettingsDep,
+    workers: WorkersDep,
     detections: Annotated[str, Form(max_length=200_000, description="JSON list of {tile, box, confidence}")],
     hand: Annotated[str, Form(max_length=10_000, description="JSON hand as Hand.to_json() writes it")],
     consent: Annotated[bool, Form(description="the user opted in to saving this photo")] = False,
@@ -50,8 +51,9 @@ def save(
         raise ApiError(422, "consent_required", "saving a photo needs the user's consent: send consent=true")
     boxes = _form_json(_DETECTIONS, detections, "detections")
     parsed_hand = _form_json(_HAND, hand, "hand").to_hand()
-    photo = service.decode(data, settings.max_pixels, reduce=False)
+    photo = await workers.decode(service.decode_to_save, data, settings.max_pixels, settings.max_decode_bytes)
     corrected = service.detections_in_photo(
         [(d.tile, d.box, d.confidence, ()) for d in boxes], photo.original_size
     )
-    return save_example(settings.dataset_dir, data, photo, corrected, parsed_hand).to_json()
+    saved = await workers.hands(save_example, settings.dataset_dir, data, photo, corrected, parsed_hand)
+    return saved.to_json()

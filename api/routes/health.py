@@ -13,7 +13,7 @@ router = APIRouter(tags=["health"])
 
 
 @router.get("/healthz", response_model=HealthOut, summary="liveness and model status")
-def healthz(request: Request, settings: SettingsDep) -> dict[str, Any]:
+async def healthz(request: Request, settings: SettingsDep) -> dict[str, Any]:
     """Always 200 while the process serves; ``model_loaded`` false means photo endpoints answer 503."""
     return {
         "status": "ok",
