@@ -11,6 +11,7 @@ starts, ``/healthz`` says ``model_loaded: false`` and photo endpoints answer 503
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -38,6 +39,14 @@ def load_detector(settings: Settings) -> TileDetector:
     return Detector(settings.weights, classifier=settings.classifier)
 
 
+_FOLDERS = re.compile(r"(?<![\w.~])(?:[A-Za-z]:)?(?:[\\/][^\s\\/:'\"]+)*[\\/]([^\s\\/:'\"]+)")
+
+
+def without_folders(text: str) -> str:
+    """``text`` with every absolute path cut to its file name (``/srv/m/tiles.onnx`` -> ``tiles.onnx``)."""
+    return _FOLDERS.sub(r"\1", text)
+
+
 def new_workers(settings: Settings) -> Workers:
     return Workers(settings.decode_workers, settings.model_workers, settings.hand_workers)
 
@@ -53,16 +62,20 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
 
         memory.tune_malloc()
         app.state.workers = new_workers(settings)  # fresh pools each time the app starts
-        app.state.weights = str(settings.weights)
+        app.state.weights = settings.weights.name
         try:
             app.state.detector = load_detector(settings)
             app.state.model_error = None
         except Exception as error:
-            if not isinstance(error, ModelError | OSError):
+            known = isinstance(error, ModelError | OSError)
+            if not known:
                 log.exception("the detector failed to load")
             log.warning("starting without the detector: %s", error)
             app.state.detector = None
-            app.state.model_error = str(error)
+            # clients see file names, never the server's folders, and no text of an unexpected error
+            app.state.model_error = (
+                without_folders(str(error)) if known else "the detector failed to load (see the server's log)"
+            )
         yield
         app.state.workers.shutdown()
         app.state.detector = None

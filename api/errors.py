@@ -20,6 +20,10 @@ code                        status  raised by
                                     (malformed, unknown_player, out_of_order, bad_kong, bad_win, ...)
 ``box_outside_image``       422     ``/examples``: a corrected box does not lie in the photo
 ``consent_required``        422     ``/examples`` without ``consent=true``
+``saving_disabled``         403     ``/examples`` where saving is off (``SMJ_SAVE_EXAMPLES``: api.examples)
+``cross_site_request``      403     ``/examples`` sent by another site's page (its ``Origin``)
+``token_required``          401     ``/examples`` without ``SMJ_EXAMPLES_TOKEN``, where one is set
+``quota_full``              507     ``/examples`` past ``SMJ_MAX_EXAMPLES`` or ``SMJ_MAX_EXAMPLES_BYTES``
 ``not_an_image``            415     ``vision.images.ImageError``: the upload is not an image
 ``corrupt_image``           422     ``vision.images.ImageError``: a truncated or corrupt image
 ``too_many_pixels``         413     ``vision.images.ImageError``: more pixels than ``SMJ_MAX_PIXELS``
@@ -148,8 +152,11 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, error: StarletteHTTPException) -> JSONResponse:
         if error.status_code == 400:  # FastAPI could not parse the body (not UTF-8, a broken multipart)
+            log.info("unreadable request body: %s", error.detail)
             return error_response(
-                422, "invalid_request", f"the request body could not be read: {error.detail}"
+                422,
+                "invalid_request",
+                "the request body could not be read (not UTF-8 JSON, or a broken form)",
             )
         codes = {404: "not_found", 405: "method_not_allowed", 413: "upload_too_large"}
         code = codes.get(error.status_code, "bad_request" if error.status_code < 500 else "internal_error")

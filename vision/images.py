@@ -19,10 +19,11 @@ DEFAULT_MAX_PIXELS = 50_000_000  # a 48 MP phone photo still loads; a decompress
 class ImageError(ValueError):
     """The input is not a usable image. ``code`` is one of: not_an_image, corrupt_image, too_many_pixels."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, code: str, message: str, detail: str | None = None) -> None:
+        super().__init__(f"{message} ({detail})" if detail else message)
         self.code = code
-        self.message = message
+        self.message = message  # what a client is told: no text of the decoding library
+        self.detail = detail  # the decoder's own words, for a log
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,6 @@ def load_photo(
     except (UnidentifiedImageError, ImportError):  # ImportError: a missing plugin (e.g. HEIF)
         raise ImageError("not_an_image", f"{name}: not an image (JPEG, PNG, WebP... expected)") from None
     except (OSError, SyntaxError, ValueError) as error:
-        raise ImageError("corrupt_image", f"{name}: the image is truncated or corrupt ({error})") from None
+        raise ImageError("corrupt_image", f"{name}: the image is truncated or corrupt", str(error)) from None
     full_size = (height, width) if orientation in (5, 6, 7, 8) else (width, height)
     return Photo(np.asarray(rgb), full_size)

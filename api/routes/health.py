@@ -18,6 +18,6 @@ async def healthz(request: Request, settings: SettingsDep) -> dict[str, Any]:
     return {
         "status": "ok",
         "model_loaded": getattr(request.app.state, "detector", None) is not None,
-        "weights": str(getattr(request.app.state, "weights", settings.weights)),
+        "weights": str(getattr(request.app.state, "weights", settings.weights.name)),
         "model_error": getattr(request.app.state, "model_error", None),
     }
