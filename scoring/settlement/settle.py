@@ -11,9 +11,10 @@ so a player who has won is untouched by later events (unless ``refund_to_won_pla
   transferred to the winner (the first in turn after the discarder when several won).
 * Self-drawn (自摸, 杠上花): every other player still in pays, plus 自摸加底 (one base) or 加番 (one more
   fan, within the cap). 点杠花 variant: 杠上花 after a 直杠 is paid by the kong's discarder alone, as 点炮.
-* Wall exhausted (流局), among the players still in: 查花猪 (each 花猪 pays every non-花猪), 查大叫 / 查小叫
-  (each not-ready non-花猪 pays every ready player at that player's wait), then 退税 (not-ready players and
-  花猪 return the kong income they still hold).
+* Wall exhausted (流局), among the players still in: 查花猪 (each 花猪 pays every non-花猪 still in, or
+  every other seat under ``hua_zhu_pays_everyone``), 查大叫 / 查小叫 (each not-ready non-花猪 pays every
+  ready player at that player's wait), then 退税 (not-ready players and 花猪 return the kong income they
+  still hold).
 """
 
 from __future__ import annotations
@@ -177,9 +178,12 @@ class _Table:
         pigs = [seat for seat in remaining if standings[seat].hua_zhu]
         pig_amount, pig_text = self.hua_zhu_amount()
         for pig in pigs:
-            for seat in remaining:
-                if seat != pig and not standings[seat].hua_zhu:
-                    self.pay(pig, seat, pig_amount, f"查花猪 {pig_text}", PaymentKind.HUA_ZHU, index)
+            if self.knobs.hua_zhu_pays_everyone:
+                payees = [seat for seat in SEATS if seat != pig]
+            else:
+                payees = [seat for seat in remaining if seat != pig and not standings[seat].hua_zhu]
+            for seat in payees:
+                self.pay(pig, seat, pig_amount, f"查花猪 {pig_text}", PaymentKind.HUA_ZHU, index)
         word = "查大叫" if self.knobs.cha_jiao is ChaJiao.LARGEST else "查小叫"
         ready = [seat for seat in remaining if standings[seat].ready]
         for payer in (seat for seat in remaining if not standings[seat].ready and seat not in pigs):
