@@ -240,8 +240,15 @@ def _fresh_folder(path: str, *, not_inside: Path | None = None) -> Path:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    from datasets.duplicates import find_duplicates
     from datasets.labels import DatasetError
-    from datasets.split import assign_splits, parse_ratios, split_counts
+    from datasets.split import (
+        assign_splits,
+        keep_sources_together,
+        merge_duplicate_sources,
+        parse_ratios,
+        split_counts,
+    )
     from datasets.yolo import write_yolo
 
     mapping = parse_mapping(args.map)
@@ -268,11 +275,25 @@ def run_import(args: argparse.Namespace) -> int:
             images = [i for i in images if i.meta.get("labelstudio") != "unlabelled"]
             if not images:
                 raise DatasetError(f"{src}: no task has annotations or predictions")
+    groups = find_duplicates(item.image for item in images)
+    if groups:
+        images = merge_duplicate_sources(images, groups)
+        copies = sum(len(group.paths) for group in groups)
+        print(
+            f"{copies} images are copies of one another in {len(groups)} groups: each group kept in one split"
+        )
     if ratios is None and any(not item.split for item in images):
         ratios = parse_ratios(DEFAULT_RATIOS)
         print(f"SRC has no split for some images: splitting all by source photo at {DEFAULT_RATIOS}")
+    elif ratios is None and not any(item.split == "val" for item in images):
+        ratios = parse_ratios(DEFAULT_RATIOS)
+        print(f"SRC has no validation split: splitting all by source photo at {DEFAULT_RATIOS}")
     if ratios is not None:
         images = assign_splits(images, ratios)
+    else:
+        images, moved = keep_sources_together(images)
+        if moved:
+            print(f"moved {moved} images so that copies of one photo share a split")
     data_yaml = write_yolo(images, out, link=not args.copy)
     _print_counts(split_counts(images))
     print(f"wrote {data_yaml}")

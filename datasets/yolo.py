@@ -236,12 +236,12 @@ def format_label_lines(boxes: Iterable[Box]) -> str:
 
 
 def write_data_yaml(root: Path, splits: Sequence[str]) -> Path:
+    """``data.yaml`` naming the splits there are: without a val split it names none (never train's
+    images as val, which would validate a model on what it trained on)."""
     data: dict[str, object] = {"path": str(root)}
     for split in ("train", "val", "test"):
         if split in splits:
             data[split] = f"images/{split}"
-    if "val" not in data and "train" in data:
-        data["val"] = data["train"]
     data["names"] = dict(enumerate(DETECTOR_CLASSES))
     path = root / "data.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
