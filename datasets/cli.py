@@ -185,6 +185,9 @@ def _register_synth(sub: argparse._SubParsersAction) -> None:
             return
         raise
     module.register_synth(sub)
+    synth = sub.choices.get("synth")
+    if synth is not None:  # a folder that holds scenes is refused as one line, not a traceback
+        synth.set_defaults(func=_guarded(synth.get_default("func")))
 
 
 def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
