@@ -50,6 +50,11 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="map a class name of SRC to one of ours (m1..s9, back, honour), or to 'drop' to leave it out",
     )
     imp.add_argument(
+        "--map-file",
+        metavar="FILE",
+        help="class map: YAML / JSON {NAME: CLASS} or lines NAME=CLASS; --map entries win over it",
+    )
+    imp.add_argument(
         "--split-ratios",
         metavar="R",
         help=f"re-split by source photo, e.g. {DEFAULT_RATIOS} (default: keep SRC's splits; "
@@ -212,22 +217,31 @@ def _fail(args: argparse.Namespace, message: str) -> int:
     return 2
 
 
-def parse_mapping(pairs: list[str]) -> dict[str, str]:
-    """``["East=honour", ...]`` -> ``{"East": "honour"}``; every target must be one of our classes or drop."""
-    from datasets.labels import DROP_CLASSES, DatasetError, class_id_for_name
+def parse_mapping(pairs: list[str], map_file: str | None = None) -> dict[str, str]:
+    """``["East=honour", ...]`` -> ``{"East": "honour"}``, after the entries of ``map_file`` if given;
+    every target must be one of our classes or drop (all bad ones named at once)."""
+    from datasets.labels import DROP_CLASSES, DatasetError, class_id_for_name, read_map_file
 
     mapping: dict[str, str] = {}
+    origin: dict[str, str] = {}
+    if map_file:
+        for name, target in read_map_file(map_file).items():
+            mapping[name], origin[name] = target, f"{map_file}: {name}={target}"
     for pair in pairs:
         name, sep, target = pair.partition("=")
         if not sep or not name.strip() or not target.strip():
             raise DatasetError(f"--map {pair!r}: expected NAME=CLASS")
-        if target.strip().lower() not in DROP_CLASSES:
-            try:
-                class_id_for_name(target)
-            except DatasetError:
-                message = f"{target.strip()!r} is not one of our classes (m1..s9, back, honour) nor 'drop'"
-                raise DatasetError(f"--map {pair!r}: {message}") from None
-        mapping[name.strip()] = target.strip()
+        mapping[name.strip()], origin[name.strip()] = target.strip(), f"--map {pair}"
+    bad = []
+    for name, target in mapping.items():
+        if target.lower() in DROP_CLASSES:
+            continue
+        try:
+            class_id_for_name(target)
+        except DatasetError:
+            bad.append(f"{origin[name]!r}")
+    if bad:
+        raise DatasetError(f"{', '.join(bad)}: not one of our classes (m1..s9, back, honour) nor 'drop'")
     return mapping
 
 
@@ -254,7 +268,7 @@ def run_import(args: argparse.Namespace) -> int:
     )
     from datasets.yolo import write_yolo
 
-    mapping = parse_mapping(args.map)
+    mapping = parse_mapping(args.map, args.map_file)
     ratios = parse_ratios(args.split_ratios) if args.split_ratios else None
     src = Path(args.src).resolve()
     if not src.exists():

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from datasets.labels import Box, DatasetError, LabelledImage, mapped_class_id
+from datasets.labels import Box, DatasetError, LabelledImage, map_class_names, mapped_class_id
 from datasets.yolo import SPLIT_ALIASES, image_size, place_file, source_of
 from vision.detections import DETECTOR_CLASSES
 
@@ -102,6 +102,11 @@ def read_coco_file(path: Path, split: str = "", mapping: dict[str, str] | None =
             raise DatasetError(f"{path}: image id {image_id!r} appears twice in 'images'")
         files[image_id] = _find_image(path, str(entry["file_name"]), split)
         sizes[image_id] = _entry_size(entry) or image_size(files[image_id])
+    used = {categories[a.get("category_id")] for a in annotations if a.get("category_id") in categories}
+    try:
+        map_class_names(sorted(used), mapping)  # every unknown name at once, before the first box
+    except DatasetError as error:
+        raise DatasetError(f"{path}: {error}") from None
     for number, ann in enumerate(annotations):
         where = f"{path}: annotation {ann.get('id', number)}"
         image_id, category_id = ann.get("image_id"), ann.get("category_id")

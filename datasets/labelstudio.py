@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlparse
 from xml.sax.saxutils import quoteattr
 
-from datasets.labels import Box, DatasetError, LabelledImage, mapped_class_id
+from datasets.labels import Box, DatasetError, LabelledImage, map_class_names, mapped_class_id
 from datasets.yolo import IMAGE_SUFFIXES, image_size, source_of
 from vision.detections import BACK, DETECTOR_CLASSES, HONOUR
 
@@ -165,11 +165,34 @@ def read_labelstudio(
         tasks = [tasks]
     if not isinstance(tasks, list) or not all(isinstance(t, dict) for t in tasks):
         raise DatasetError(f"{path}: not Label Studio tasks: expected a list of task objects")
+    first_use: dict[str, str] = {}
+    for number, task in enumerate(tasks, 1):
+        for label in sorted(_labels_in(task)):
+            first_use.setdefault(label, f"task {task.get('id', number)}")
+    try:
+        map_class_names(sorted(first_use), mapping, first_use)  # every unknown name at once
+    except DatasetError as error:
+        raise DatasetError(f"{path}: {error}") from None
     finder = _ImageFinder(path.parent, Path(images_dir).resolve() if images_dir else None)
     images = [_read_task(task, number, path, finder, mapping) for number, task in enumerate(tasks, 1)]
     if not images:
         raise DatasetError(f"{path}: no tasks")
     return images
+
+
+def _labels_in(value: Any) -> set[str]:
+    """Every label a ``rectanglelabels`` list names anywhere in the tasks."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        labels = value.get("rectanglelabels")
+        if isinstance(labels, list):
+            found.update(str(label) for label in labels)
+        for item in value.values():
+            found |= _labels_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            found |= _labels_in(item)
+    return found
 
 
 def _read_task(

@@ -23,7 +23,7 @@ from pathlib import Path
 import yaml
 from PIL import Image
 
-from datasets.labels import Box, DatasetError, LabelledImage, mapped_class_id
+from datasets.labels import Box, DatasetError, LabelledImage, map_class_names, mapped_class_id
 from vision.detections import DETECTOR_CLASSES
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
@@ -83,7 +83,11 @@ def read_yolo(src: Path | str, mapping: dict[str, str] | None = None) -> list[La
     if not src.is_dir():
         raise DatasetError(f"{src}: no such folder")
     names = read_class_names(src)
-    class_map = [mapped_class_id(name, mapping) for name in names]
+    try:
+        mapped = map_class_names(names, mapping)  # every unknown name at once
+    except DatasetError as error:
+        raise DatasetError(f"{src}: {error}") from None
+    class_map = [mapped[name] for name in names]
     meta = _read_meta(src / "meta.csv")
     sources = read_sources(src / "sources.csv")
     images: list[LabelledImage] = []
