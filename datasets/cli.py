@@ -60,6 +60,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         help=f"re-split by source photo, e.g. {DEFAULT_RATIOS} (default: keep SRC's splits; "
         f"{DEFAULT_RATIOS} when it has none)",
     )
+    imp.add_argument(
+        "--lenient",
+        action="store_true",
+        help="import despite problems, fixing them: clip boxes to the image, polygons and turned boxes to "
+        "upright boxes, skip labels without images, unreadable images and bad lines (counted); by default "
+        "every problem is listed and nothing is written",
+    )
     imp.add_argument("--images", metavar="DIR", help="labelstudio: the folder to find the tasks' images in")
     imp.add_argument("--copy", action="store_true", help="copy the images instead of hard-linking them")
     imp.set_defaults(func=_guarded(run_import))
@@ -259,6 +266,7 @@ def _fresh_folder(path: str, *, not_inside: Path | None = None) -> Path:
 def run_import(args: argparse.Namespace) -> int:
     from datasets.duplicates import find_duplicates
     from datasets.labels import DatasetError
+    from datasets.problems import ImportProblems, ImportRefused
     from datasets.split import (
         assign_splits,
         keep_sources_together,
@@ -274,18 +282,25 @@ def run_import(args: argparse.Namespace) -> int:
     if not src.exists():
         raise DatasetError(f"{src}: no such file or folder")
     out = _fresh_folder(args.out, not_inside=src if src.is_dir() else None)
+    problems = ImportProblems()
     if args.format == "yolo":
         from datasets.yolo import read_yolo
 
-        images = read_yolo(src, mapping)
+        images = read_yolo(src, mapping, problems)
     elif args.format == "coco":
         from datasets.coco import read_coco
 
-        images = read_coco(src, mapping)
+        images = read_coco(src, mapping, problems)
     else:
         from datasets.labelstudio import read_labelstudio
 
-        images = read_labelstudio(src, mapping, args.images)
+        images = read_labelstudio(src, mapping, args.images, problems)
+    if problems and not args.lenient:
+        for problem in problems.problems:
+            print(problem, file=sys.stderr)
+        raise ImportRefused(problems)
+    if problems:
+        print(f"fixed {len(problems.problems)} problems: {problems.summary()}")
         unlabelled = [i for i in images if i.meta.get("labelstudio") == "unlabelled"]
         if unlabelled:
             print(f"left out {len(unlabelled)} tasks with neither annotations nor predictions")

@@ -427,7 +427,9 @@ def test_corrupt_photo_in_autolabel_is_a_clear_error(dataset: Path, tmp_path: Pa
 def test_corrupt_image_in_import_is_a_clear_error(smj, dataset: Path, tmp_path: Path, capsys):
     (dataset / "images" / "train" / "p00.png").write_bytes(b"garbage")
     assert smj(["dataset", "import", "--format", "yolo", str(dataset), "--out", str(tmp_path / "o")]) == 2
-    assert "p00.png: not a readable image" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "p00.png: bad_image: not a readable image" in err and "nothing was written" in err
+    assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
 
 
 def test_dataset_commands_are_listed(smj, capsys):
