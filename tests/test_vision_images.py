@@ -143,6 +143,24 @@ def test_decoding_stays_within_a_memory_budget() -> None:
     assert load_photo(png.getvalue(), max_decode_bytes=budget + 1).size == (2000, 1500)
 
 
+def test_a_png_over_the_budget_is_refused_before_any_pixel_is_decoded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Pillow's getexif() decodes a whole PNG (its eXIf chunk may follow the pixels): the budget comes
+    first, so a 143 KB PNG of 7000x7000 costs nothing."""
+    from PIL import PngImagePlugin
+
+    def no_decoding(self: object) -> None:
+        raise AssertionError("the PNG was decoded")
+
+    monkeypatch.setattr(PngImagePlugin.PngImageFile, "load", no_decoding)
+    out = io.BytesIO()
+    Image.new("RGB", (1000, 1000)).save(out, "PNG")
+    with pytest.raises(ImageError) as caught:
+        load_photo(out.getvalue(), max_decode_bytes=1_000_000)
+    assert caught.value.code == "too_many_pixels"
+
+
 def test_the_decode_cost_counts_pillows_storage_and_the_copies() -> None:
     assert decode_cost("RGB", (10, 10)) == 100 * (4 + 3)
     assert decode_cost("L", (10, 10)) == 100 * (1 + 4 + 3)

@@ -72,6 +72,23 @@ def as_rgb(image: Image.Image) -> Image.Image:
     return image if image.mode == "RGB" else image.convert("RGB")
 
 
+def _check_budget(
+    name: str, image: Image.Image, max_decode_bytes: int | None, full: tuple[int, int], *, turned: bool
+) -> None:
+    """Raises ``too_many_pixels`` when decoding ``image`` (as drafted) would pass ``max_decode_bytes``."""
+    if max_decode_bytes is None:
+        return
+    cost = decode_cost(image.mode, image.size, turned=turned)
+    if cost > max_decode_bytes:
+        width, height = full
+        raise ImageError(
+            "too_many_pixels",
+            f"{name}: decoding this {width}x{height} {image.format or 'image'} takes about "
+            f"{cost / 1e6:,.0f} MB, more than the {max_decode_bytes / 1e6:,.0f} MB allowed "
+            "(a JPEG is decoded reduced; send a JPEG or a smaller image)",
+        )
+
+
 def load_photo(
     source: bytes | str | Path,
     *,
@@ -103,20 +120,15 @@ def load_photo(
                     "too_many_pixels",
                     f"{name}: {width}x{height} is more than the {max_pixels:,} pixels allowed",
                 )
-            orientation = image.getexif().get(0x0112, 1)
             if reduce_to and image.format == "JPEG" and max(width, height) > 2 * reduce_to:
                 # the decoder picks the largest reduction that keeps both sides at least this size
                 fraction = reduce_to / max(width, height)
                 image.draft("RGB", (round(width * fraction), round(height * fraction)))
-            if max_decode_bytes is not None:
-                cost = decode_cost(image.mode, image.size, turned=orientation not in (1, None))
-                if cost > max_decode_bytes:
-                    raise ImageError(
-                        "too_many_pixels",
-                        f"{name}: decoding this {width}x{height} {image.format or 'image'} takes about "
-                        f"{cost / 1e6:,.0f} MB, more than the {max_decode_bytes / 1e6:,.0f} MB allowed "
-                        "(a JPEG is decoded reduced; send a JPEG or a smaller image)",
-                    )
+            # before getexif(), which decodes a whole PNG to find an eXIf chunk after its pixels
+            _check_budget(name, image, max_decode_bytes, (width, height), turned=False)
+            orientation = image.getexif().get(0x0112, 1)
+            if orientation not in (1, None):
+                _check_budget(name, image, max_decode_bytes, (width, height), turned=True)
             image.load()
             upright = ImageOps.exif_transpose(image) if orientation != 1 else image
             rgb = as_rgb(upright)
