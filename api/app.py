@@ -4,12 +4,14 @@
 
 The detector is loaded once, in the lifespan, from ``SMJ_WEIGHTS``; when that fails the service still
 starts, ``/healthz`` says ``model_loaded: false`` and photo endpoints answer 503. Everything else
-(settings, error shape, upload limit) is in ``api.settings``, ``api.errors`` and ``api.deps``.
+(settings, error shape, upload and time limits, the bounded worker pools) is in ``api.settings``,
+``api.errors``, ``api.deps`` and ``api.work``.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -17,11 +19,13 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 
-from api.errors import MULTIPART_ALLOWANCE, BodySizeLimit, install_error_handlers
+from api import memory
+from api.errors import MULTIPART_ALLOWANCE, BodySizeLimit, RequestTimeLimit, install_error_handlers
 from api.routes import examples, hands, health, page, photos, settle
 from api.routes.page import STATIC_DIR
 from api.service import TileDetector
 from api.settings import Settings, get_settings
+from api.work import Workers
 
 log = logging.getLogger("api")
 
@@ -35,6 +39,18 @@ def load_detector(settings: Settings) -> TileDetector:
     return Detector(settings.weights, classifier=settings.classifier)
 
 
+_FOLDERS = re.compile(r"(?<![\w.~])(?:[A-Za-z]:)?(?:[\\/][^\s\\/:'\"]+)*[\\/]([^\s\\/:'\"]+)")
+
+
+def without_folders(text: str) -> str:
+    """``text`` with every absolute path cut to its file name (``/srv/m/tiles.onnx`` -> ``tiles.onnx``)."""
+    return _FOLDERS.sub(r"\1", text)
+
+
+def new_workers(settings: Settings) -> Workers:
+    return Workers(settings.decode_workers, settings.model_workers, settings.hand_workers)
+
+
 def create_app(settings: Settings | None = None, *, load_detector: DetectorLoader = load_detector) -> FastAPI:
     """The app. ``settings`` default to the environment's; ``load_detector`` runs in the lifespan."""
     explicit = settings is not None
@@ -44,17 +60,24 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         from vision.detector import ModelError
 
-        app.state.weights = str(settings.weights)
+        memory.tune_malloc()
+        app.state.workers = new_workers(settings)  # fresh pools each time the app starts
+        app.state.weights = settings.weights.name
         try:
             app.state.detector = load_detector(settings)
             app.state.model_error = None
         except Exception as error:
-            if not isinstance(error, ModelError | OSError):
+            known = isinstance(error, ModelError | OSError)
+            if not known:
                 log.exception("the detector failed to load")
             log.warning("starting without the detector: %s", error)
             app.state.detector = None
-            app.state.model_error = str(error)
+            # clients see file names, never the server's folders, and no text of an unexpected error
+            app.state.model_error = (
+                without_folders(str(error)) if known else "the detector failed to load (see the server's log)"
+            )
         yield
+        app.state.workers.shutdown()
         app.state.detector = None
 
     app = FastAPI(
@@ -71,6 +94,7 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
     )
     app.state.detector = None
     app.state.model_error = "the service is starting"
+    app.state.workers = new_workers(settings)
     if explicit:
         app.dependency_overrides[get_settings] = lambda: settings
     install_error_handlers(app)
@@ -89,4 +113,5 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
         max_bytes=settings.max_upload_bytes + MULTIPART_ALLOWANCE,
         allowed_upload=settings.max_upload_bytes,
     )
+    app.add_middleware(RequestTimeLimit, seconds=settings.request_timeout_s)  # outermost: the whole request
     return app

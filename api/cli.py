@@ -16,7 +16,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="serve the web API and the phone page",
         description="Serve the API (/api/v1, schema at /openapi.json) and the page (/). Settings come from "
         "SMJ_* environment variables: SMJ_WEIGHTS, SMJ_CONF, SMJ_MAX_UPLOAD_BYTES, SMJ_MAX_PIXELS, "
-        "SMJ_DATASET_DIR, SMJ_ALLOWED_ORIGINS.",
+        "SMJ_MAX_DECODE_BYTES, SMJ_DECODE_WORKERS, SMJ_MODEL_WORKERS, SMJ_HAND_WORKERS, "
+        "SMJ_REQUEST_TIMEOUT_S, SMJ_DATASET_DIR, SMJ_SAVE_EXAMPLES, SMJ_EXAMPLES_TOKEN, SMJ_MAX_EXAMPLES, "
+        "SMJ_MAX_EXAMPLES_BYTES, SMJ_ALLOWED_ORIGINS (api/settings.py).",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
@@ -32,5 +34,16 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.workers < 1:
         print("smj serve: --workers must be at least 1", file=sys.stderr)
         return 2
-    uvicorn.run("api.app:create_app", factory=True, host=args.host, port=args.port, workers=args.workers)
+    from api.settings import get_settings
+
+    # on SIGTERM, requests in flight get their time limit to finish, then the server stops regardless
+    grace = int(get_settings().request_timeout_s) + 1
+    uvicorn.run(
+        "api.app:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        timeout_graceful_shutdown=grace,
+    )
     return 0

@@ -1,5 +1,5 @@
 """The dependencies routes declare, each named once: ``SettingsDep``, ``DetectorDep``, ``PhotoUploadDep``,
-``ContextFormDep``, ``PresetFormDep``.
+``ContextFormDep``, ``PresetFormDep``, ``WorkersDep``.
 
 Tests swap the detector with ``app.dependency_overrides[get_detector] = lambda: FakeDetector()`` and the
 settings with ``app.dependency_overrides[get_settings]`` (or ``create_app(settings)``).
@@ -10,10 +10,12 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import Depends, File, Form, Request, UploadFile
+from starlette.datastructures import UploadFile as StarletteUploadFile
 
 from api.errors import ApiError, upload_too_large_message
 from api.service import TileDetector
 from api.settings import Settings, get_settings
+from api.work import Workers
 from scoring import Rules, WinContext, get_preset
 from scoring.presets import DEFAULT_PRESET
 
@@ -32,15 +34,35 @@ def get_detector(request: Request) -> TileDetector:
 DetectorDep = Annotated[TileDetector, Depends(get_detector)]
 
 
+def get_workers(request: Request) -> Workers:
+    """The thread pools ``create_app`` made (``api.work``)."""
+    workers: Workers = request.app.state.workers
+    return workers
+
+
+WorkersDep = Annotated[Workers, Depends(get_workers)]
+
+
 async def read_photo_upload(
+    request: Request,
     settings: SettingsDep,
     image: Annotated[UploadFile, File(description="the photo: JPEG, PNG, WebP, HEIF is not supported")],
 ) -> bytes:
-    """The uploaded photo's bytes, at most ``SMJ_MAX_UPLOAD_BYTES`` (413 beyond).
+    """The uploaded photo's bytes, at most ``SMJ_MAX_UPLOAD_BYTES`` (413 beyond); a request carrying
+    more than one file is a 422 ``too_many_files`` (which one to read would be a guess).
 
     The body itself is cut off while it arrives by ``errors.BodySizeLimit``; this is the exact check on
     the file part.
     """
+    form = await request.form()  # parsed once: FastAPI read the same form
+    files = [name for name, value in form.multi_items() if isinstance(value, StarletteUploadFile)]
+    if len(files) > 1:
+        names = ", ".join(sorted({repr(name[:40]) for name in files}))
+        raise ApiError(
+            422,
+            "too_many_files",
+            f"the request carries {len(files)} files ({names}): send one photo, as 'image'",
+        )
     data = await image.read(settings.max_upload_bytes + 1)
     if len(data) > settings.max_upload_bytes:
         raise ApiError(413, "upload_too_large", upload_too_large_message(settings.max_upload_bytes))

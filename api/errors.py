@@ -20,13 +20,21 @@ code                        status  raised by
                                     (malformed, unknown_player, out_of_order, bad_kong, bad_win, ...)
 ``box_outside_image``       422     ``/examples``: a corrected box does not lie in the photo
 ``consent_required``        422     ``/examples`` without ``consent=true``
+``saving_disabled``         403     ``/examples`` where saving is off (``SMJ_SAVE_EXAMPLES``: api.examples)
+``cross_site_request``      403     ``/examples`` sent by another site's page (its ``Origin``)
+``token_required``          401     ``/examples`` without ``SMJ_EXAMPLES_TOKEN``, where one is set
+``quota_full``              507     ``/examples`` past ``SMJ_MAX_EXAMPLES`` or ``SMJ_MAX_EXAMPLES_BYTES``
 ``not_an_image``            415     ``vision.images.ImageError``: the upload is not an image
 ``corrupt_image``           422     ``vision.images.ImageError``: a truncated or corrupt image
 ``too_many_pixels``         413     ``vision.images.ImageError``: more pixels than ``SMJ_MAX_PIXELS``
 ``upload_too_large``        413     a body larger than ``SMJ_MAX_UPLOAD_BYTES`` (checked while it arrives)
 ``not_found``               404     an unknown path
 ``method_not_allowed``      405     a known path with another method
+``too_many_files``          422     a photo request with more than one file
+``fan_too_large``           422     ``/settle``: a given fan above ``scoring.settlement.MAX_FAN`` (36)
+``amount_too_large``        422     ``/settle``: a payment or total above 2**53-1 (lower the base)
 ``model_not_loaded``        503     a photo endpoint while the detector weights could not be loaded
+``request_timeout``         503     a request not answered within ``SMJ_REQUEST_TIMEOUT_S``
 ``internal_error``          500     a bug; the message says no more than that
 ==========================  ======  ==============================================================
 
@@ -40,6 +48,7 @@ import json
 import logging
 from typing import Any
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -143,8 +152,11 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, error: StarletteHTTPException) -> JSONResponse:
         if error.status_code == 400:  # FastAPI could not parse the body (not UTF-8, a broken multipart)
+            log.info("unreadable request body: %s", error.detail)
             return error_response(
-                422, "invalid_request", f"the request body could not be read: {error.detail}"
+                422,
+                "invalid_request",
+                "the request body could not be read (not UTF-8 JSON, or a broken form)",
             )
         codes = {404: "not_found", 405: "method_not_allowed", 413: "upload_too_large"}
         code = codes.get(error.status_code, "bad_request" if error.status_code < 500 else "internal_error")
@@ -226,6 +238,57 @@ class BodySizeLimit:
                     (b"content-type", b"application/json"),
                     (b"content-length", str(len(body)).encode()),
                     (b"connection", b"close"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+class RequestTimeLimit:
+    """Answer 503 ``request_timeout`` to a request not answered within ``seconds``, reading its body
+    included (a slow upload is cut off too). The request's work is cancelled where it waits: a job
+    queued for a worker is dropped, one running in a worker (``api.work``) finishes alone.
+    """
+
+    def __init__(self, app: ASGIApp, seconds: float) -> None:
+        self.app = app
+        self.seconds = seconds
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+        timed_out = False
+
+        async def guarded_send(message: Message) -> None:
+            nonlocal started
+            if timed_out:
+                return
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        with anyio.move_on_after(self.seconds) as limit:
+            await self.app(scope, receive, guarded_send)
+        if not limit.cancelled_caught:
+            return
+        timed_out = True
+        log.warning("%s %s: no answer within %g s", scope.get("method"), scope.get("path"), self.seconds)
+        if started:
+            return  # half an answer went out: the server closes the connection
+        body = json.dumps(
+            error_body("request_timeout", f"the request took longer than the {self.seconds:g} s allowed"),
+            separators=(",", ":"),
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 503,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"retry-after", b"1"),
                 ],
             }
         )

@@ -1,115 +1,77 @@
-"""Saving a corrected photo as a labelled example (``POST /api/v1/examples``, only when the user opts in).
+"""Who may save a corrected photo (``POST /api/v1/examples``); the writing is ``datasets.corrections``.
 
-Layout of the dataset folder (``SMJ_DATASET_DIR``), readable by ``smj dataset check`` and training::
+Checked in this order, each refusal a 4xx naming the setting to change:
 
-    images/<id>.jpg        the photo, upright (re-encoded only when its EXIF orientation turns it)
-    labels/<id>.txt        YOLO lines: class id (``DETECTOR_CLASSES``), x/y centre, width, height in 0..1
-    hands.jsonl            one line per example: {id, image, labels, hand, width, height, saved_at}
-    data.yaml              written once: the 29 class names
-
-Ids are a UTC timestamp plus random hex; files are created exclusively, so nothing is ever overwritten.
+1. ``SMJ_SAVE_EXAMPLES=off``: 403 ``saving_disabled``.
+2. A request another site's page made the browser send: an ``Origin`` other than the server's own (or one
+   of ``SMJ_ALLOWED_ORIGINS``), or ``Sec-Fetch-Site: cross-site`` without one: 403 ``cross_site_request``.
+   A plain HTML form on any site can post multipart to the server without it (no preflight), so this is
+   what keeps a visitor's browser from saving for that site.
+3. ``SMJ_EXAMPLES_TOKEN`` set: the form field ``token`` or the header ``X-SMJ-Token`` must match:
+   401 ``token_required``.
+4. Else, under ``auto`` (the default): the request must have reached a loopback address by a loopback
+   name (``localhost``, ``127.0.0.1``, ``[::1]``; a page on another name that resolves here, DNS
+   rebinding, does not pass): 403 ``saving_disabled``. A local ``smj serve`` saves; one bound to
+   another address does not, unless ``SMJ_SAVE_EXAMPLES=on`` or a token is set.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
+import ipaddress
 import secrets
-import threading
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
+from urllib.parse import urlsplit
 
-import yaml
-from PIL import Image
+from fastapi import Request
 
-from datasets.labels import Box
-from datasets.yolo import format_label_lines
-from scoring import Hand
-from vision.detections import DETECTOR_CLASSES, Detections
-from vision.images import Photo
+from api.errors import ApiError
+from api.settings import Settings
 
-_KEEP_FORMATS = {"JPEG": ".jpg", "PNG": ".png", "WEBP": ".webp"}
-_hands_lock = threading.Lock()
+TOKEN_HEADER = "x-smj-token"
+_LOOPBACK_NAMES = {"localhost", "localhost."}
 
 
-@dataclass(frozen=True)
-class SavedExample:
-    id: str
-    root: Path
-    image: str
-    labels: str
-    hands: str
-    boxes: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "saved": True,
-            "id": self.id,
-            "dataset_dir": str(self.root),
-            "image": self.image,
-            "labels": self.labels,
-            "hands": self.hands,
-            "boxes": self.boxes,
-        }
+def is_loopback(host: str) -> bool:
+    host = host.strip("[]")
+    if host.lower() in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
-def _stored_upright(data: bytes) -> str | None:
-    """The suffix to keep the upload as it is (upright pixels in a format YOLO reads), else None."""
-    with Image.open(io.BytesIO(data)) as image:
-        turned = image.getexif().get(0x0112, 1) not in (1, None)
-        return None if turned else _KEEP_FORMATS.get(image.format or "")
+def _host_name(host_header: str) -> str:
+    """The name of a ``Host`` header (``[::1]:8000`` -> ``::1``)."""
+    return urlsplit(f"//{host_header}").hostname or ""
 
 
-def _create(path: Path, data: bytes) -> None:
-    with path.open("xb") as handle:  # exclusive: never overwrite
-        handle.write(data)
-
-
-def save_example(root: Path, data: bytes, photo: Photo, detections: Detections, hand: Hand) -> SavedExample:
-    """Write the photo, its YOLO labels and the hand; ``photo`` is ``data`` decoded at full resolution."""
-    width, height = photo.original_size
-    (root / "images").mkdir(parents=True, exist_ok=True)
-    (root / "labels").mkdir(parents=True, exist_ok=True)
-    suffix = _stored_upright(data)
-    if suffix is None:
-        buffer = io.BytesIO()
-        Image.fromarray(photo.pixels).save(buffer, format="JPEG", quality=95)
-        data, suffix = buffer.getvalue(), ".jpg"
-    while True:
-        example_id = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(4)}"
-        image_path = root / "images" / f"{example_id}{suffix}"
-        label_path = root / "labels" / f"{example_id}.txt"
-        try:
-            _create(image_path, data)
-        except FileExistsError:
-            continue
-        break
-    boxes = [Box.from_xyxy(d.class_id, d.box, width, height) for d in detections]
-    _create(label_path, format_label_lines(boxes).encode())
-    record = {
-        "id": example_id,
-        "image": f"images/{image_path.name}",
-        "labels": f"labels/{label_path.name}",
-        "hand": hand.to_json(),
-        "width": width,
-        "height": height,
-        "saved_at": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
-    with _hands_lock, (root / "hands.jsonl").open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    data_yaml = root / "data.yaml"
-    if not data_yaml.exists():
-        names = {
-            "path": str(root.resolve()),
-            "train": "images",
-            "val": "images",
-            "names": dict(enumerate(DETECTOR_CLASSES)),
-        }
-        with contextlib.suppress(FileExistsError):  # another request wrote it first
-            _create(data_yaml, yaml.safe_dump(names, allow_unicode=True, sort_keys=False).encode())
-    return SavedExample(
-        example_id, root, f"images/{image_path.name}", f"labels/{label_path.name}", "hands.jsonl", len(boxes)
-    )
+def check_may_save(request: Request, settings: Settings, token: str | None) -> None:
+    """Raises ``ApiError`` (403 / 401) unless this request may save an example (see the module doc)."""
+    if settings.save_examples == "off":
+        raise ApiError(
+            403, "saving_disabled", "saving examples is off on this server (SMJ_SAVE_EXAMPLES=off)"
+        )
+    host_header = request.headers.get("host", "")
+    origin = request.headers.get("origin")
+    if origin is not None:
+        own = f"{request.url.scheme}://{host_header}"
+        if origin != own and origin not in settings.allowed_origins:
+            raise ApiError(403, "cross_site_request", "examples are saved only from this server's own page")
+    elif request.headers.get("sec-fetch-site") == "cross-site":
+        raise ApiError(403, "cross_site_request", "examples are saved only from this server's own page")
+    expected = settings.examples_token
+    if expected is not None:
+        given = token or request.headers.get(TOKEN_HEADER) or ""
+        if not secrets.compare_digest(given.encode(), expected.get_secret_value().encode()):
+            raise ApiError(401, "token_required", "saving examples needs this server's token (field 'token')")
+        return
+    if settings.save_examples == "on":
+        return
+    server = request.scope.get("server") or ("", 0)
+    if not (is_loopback(str(server[0])) and is_loopback(_host_name(host_header))):
+        raise ApiError(
+            403,
+            "saving_disabled",
+            "this server saves examples only for requests from its own machine: set SMJ_SAVE_EXAMPLES=on "
+            "or SMJ_EXAMPLES_TOKEN to save from elsewhere",
+        )

@@ -431,8 +431,7 @@ class HealthOut(BaseModel):
 class ExampleOut(BaseModel):
     saved: bool
     id: str
-    dataset_dir: str
-    image: str = Field(description="relative to dataset_dir")
+    image: str = Field(description="relative to the examples folder (SMJ_DATASET_DIR)")
     labels: str
     hands: str
     boxes: int

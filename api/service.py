@@ -56,17 +56,34 @@ class TileDetector(Protocol):
     def second_looks(self, long_side: int) -> tuple[SecondLook, ...]: ...
 
 
-def decode(data: bytes, max_pixels: int, *, reduce: bool = True) -> Photo:
-    """Raises ``ImageError`` (not_an_image, corrupt_image, too_many_pixels)."""
-    if reduce:
-        return pipeline.decode_photo(data, max_pixels=max_pixels)
-    return load_photo(data, max_pixels=max_pixels)
+def decode(data: bytes, max_pixels: int, max_decode_bytes: int | None = None) -> Photo:
+    """Decoded for the detector (a large JPEG reduced); raises ``ImageError`` (not_an_image,
+    corrupt_image, too_many_pixels: over ``max_pixels`` or taking more than ``max_decode_bytes``)."""
+    return pipeline.decode_photo(data, max_pixels=max_pixels, max_decode_bytes=max_decode_bytes)
+
+
+SAVE_LONG_SIDE = 2048
+"""A photo saved as an example is decoded reduced (a JPEG) to a long side of 2048 to 4095 pixels: more
+than training uses, and within the decode budget for a 48 MP phone photo."""
+
+
+def decode_to_save(data: bytes, max_pixels: int, max_decode_bytes: int | None = None) -> Photo:
+    """As ``decode``, at the size an example is saved at (``SAVE_LONG_SIDE``)."""
+    return load_photo(
+        data, max_pixels=max_pixels, reduce_to=SAVE_LONG_SIDE, max_decode_bytes=max_decode_bytes
+    )
 
 
 def recognise(photo: Photo, detector: TileDetector, conf: float) -> tuple[Detections, Grouping]:
     """Detections in the full-resolution upright photo's pixels, and their grouping (``vision.pipeline``)."""
     _, detections, grouping = pipeline.recognise(photo, cast("Detector", detector), conf=conf)
     return detections, grouping
+
+
+def recognition_json(photo: Photo, detector: TileDetector, conf: float) -> dict[str, Any]:
+    """What ``/recognize`` answers (``vision.pipeline.recognition_json``)."""
+    detections, grouping = recognise(photo, detector, conf)
+    return pipeline.recognition_json(photo, detections, grouping)
 
 
 def score_photo_json(
@@ -79,6 +96,12 @@ def score_photo_json(
 
 def group(detections: Detections) -> tuple[Detections, Grouping]:
     return pipeline.read_hand(detections)
+
+
+def group_json(detections: Detections) -> dict[str, Any]:
+    """What ``/group`` answers: the detections as grouped (re-read, some left out) and the grouping."""
+    grouped, grouping = group(detections)
+    return {"detections": grouped.as_json(), **grouping.to_json()}
 
 
 DetectionItem = tuple[str, Sequence[float], float, Sequence[tuple[str, float]]]
@@ -127,6 +150,11 @@ def score_hand(hand: Hand, context: WinContext, rules: Rules) -> Score:
     if result.error is not None and result.error.code in IMPOSSIBLE:
         raise ApiError(422, result.error.code.value, result.error.message)
     return result
+
+
+def score_json(hand: Hand, context: WinContext, rules: Rules) -> dict[str, Any]:
+    """``score_hand(...).to_json()``: what ``/score`` answers."""
+    return score_hand(hand, context, rules).to_json()
 
 
 def waits_json(

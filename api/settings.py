@@ -1,31 +1,57 @@
 """The service's settings, read from the environment (prefix ``SMJ_``) once, by ``get_settings()``.
 
-=========================  =========================================  ======================================
-variable                   meaning                                    default
-=========================  =========================================  ======================================
-``SMJ_WEIGHTS``            detector weights (.onnx or .pt)            ``models/tiles.onnx`` of this project
-``SMJ_CLASSIFIER``         tile classifier weights (.onnx or .pt)     ``models/tile_faces.onnx``
-``SMJ_CONF``               detection confidence threshold             0.55
-``SMJ_MAX_UPLOAD_BYTES``   largest photo accepted (413 above)         15 MB (15,000,000 bytes)
-``SMJ_MAX_PIXELS``         largest photo in pixels (413 above)        50,000,000
-``SMJ_DATASET_DIR``        where ``/api/v1/examples`` saves photos    ``data/corrections`` of this project
-``SMJ_ALLOWED_ORIGINS``    CORS origins, comma-separated or JSON      none (the page is served same-origin)
-=========================  =========================================  ======================================
+===========================  =========================================  ======================================
+variable                     meaning                                    default
+===========================  =========================================  ======================================
+``SMJ_WEIGHTS``              detector weights (.onnx or .pt)            ``models/tiles.onnx`` of this project
+``SMJ_CLASSIFIER``           tile classifier weights (.onnx or .pt)     ``models/tile_faces.onnx``
+``SMJ_CONF``                 detection confidence threshold             0.55
+``SMJ_MAX_UPLOAD_BYTES``     largest photo accepted (413 above)         15 MB (15,000,000 bytes)
+``SMJ_MAX_PIXELS``           largest photo in pixels (413 above)        50,000,000
+``SMJ_MAX_DECODE_BYTES``     memory one decode may take (413 above;     100 MB (100,000,000 bytes)
+                             a JPEG is decoded reduced, a PNG is not)
+``SMJ_DECODE_WORKERS``       photos decoded at once                     2
+``SMJ_MODEL_WORKERS``        detector / classifier runs at once         2
+``SMJ_HAND_WORKERS``         hands scored, grouped or settled at once   4
+``SMJ_REQUEST_TIMEOUT_S``    time limit of a request (503 after)        30 seconds
+``SMJ_DATASET_DIR``          where ``/api/v1/examples`` saves photos    ``smj/corrections`` in the user's data
+                                                                        folder (``$XDG_DATA_HOME``, else
+                                                                        ``~/.local/share``)
+``SMJ_SAVE_EXAMPLES``        ``auto``: saving only for requests that    ``auto``
+                             reach a loopback address (a local ``smj
+                             serve``); ``on``; ``off``
+``SMJ_EXAMPLES_TOKEN``       when set, every save must send it (form    none
+                             field ``token`` or ``X-SMJ-Token``), from
+                             any address (unless ``off``)
+``SMJ_MAX_EXAMPLES``         examples the folder takes (507 after)      2,000
+``SMJ_MAX_EXAMPLES_BYTES``   bytes its images and labels may hold       2 GB (2,000,000,000 bytes)
+``SMJ_ALLOWED_ORIGINS``      CORS origins, comma-separated or JSON      none (the page is served same-origin)
+===========================  =========================================  ======================================
 
 A relative path is taken from the working directory.
 """
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 MB = 1_000_000
+
+
+def user_data_dir() -> Path:
+    """This user's data folder for smj: ``$XDG_DATA_HOME/smj``, else ``~/.local/share/smj``
+    (``%LOCALAPPDATA%\\smj`` on Windows); never inside the source tree."""
+    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "smj"
+    base = os.environ.get("XDG_DATA_HOME") or ""
+    return (Path(base) if Path(base).is_absolute() else Path.home() / ".local" / "share") / "smj"
 
 
 class Settings(BaseSettings):
@@ -38,9 +64,22 @@ class Settings(BaseSettings):
     conf: float = Field(default=0.55, gt=0, le=1, description="detection confidence threshold")
     max_upload_bytes: int = Field(default=15 * MB, gt=0, description="largest photo upload, in bytes")
     max_pixels: int = Field(default=50_000_000, gt=0, description="largest photo, in pixels (width x height)")
-    dataset_dir: Path = Field(
-        default=PROJECT_ROOT / "data" / "corrections", description="saved corrected examples"
+    max_decode_bytes: int = Field(
+        default=100 * MB, gt=0, description="memory one photo's decoding may take, in bytes"
     )
+    decode_workers: int = Field(default=2, ge=1, le=64, description="photos decoded at once")
+    model_workers: int = Field(default=2, ge=1, le=64, description="detector runs at once")
+    hand_workers: int = Field(default=4, ge=1, le=64, description="JSON hands handled at once")
+    request_timeout_s: float = Field(default=30.0, gt=0, le=3600, description="time limit of a request")
+    dataset_dir: Path = Field(
+        default_factory=lambda: user_data_dir() / "corrections", description="saved examples"
+    )
+    save_examples: Literal["auto", "on", "off"] = Field(
+        default="auto", description="auto: saving only for requests reaching a loopback address"
+    )
+    examples_token: SecretStr | None = Field(default=None, description="a save must send this token")
+    max_examples: int = Field(default=2_000, ge=0, description="examples the folder takes")
+    max_examples_bytes: int = Field(default=2_000 * MB, ge=0, description="bytes the saved examples may hold")
     allowed_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="origins allowed by CORS; empty: same-origin only"
     )

@@ -3,8 +3,9 @@
 ``check_dataset`` reads every label line itself (it does not stop at the first bad one, as the readers
 do) and returns a ``CheckReport``: boxes per class and split, boxes per image, a histogram of box sizes
 in pixels, and every problem found as an ``Issue`` with its file and line. Errors (``ERROR_KINDS``) make
-the dataset unfit to train on; warnings (a source photo in two splits, class names that are not the
-detector's) are worth a look but not fatal.
+the dataset unfit to train on; warnings (a source photo in two splits, copies of one photo found by
+content, ``datasets.duplicates``, a class with no box in train, a split too small to measure, class
+names that are not the detector's) are worth a look but not fatal.
 
 ``contact_sheet`` draws random labelled crops, one row per class, so a person sees at a glance whether
 the boxes are tight and the classes right.
@@ -25,6 +26,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
+from datasets.duplicates import find_duplicates
 from datasets.labels import Box, DatasetError
 from datasets.yolo import IMAGE_SUFFIXES, image_size, read_class_names, read_sources, source_of, split_dirs
 from vision.detections import DETECTOR_CLASSES
@@ -184,6 +186,7 @@ def check_dataset(root: Path | str) -> CheckReport:
     boxes: list[LabelledBox] = []
     splits_of_source: dict[str, set[str]] = defaultdict(set)
     listed = read_sources(root / "sources.csv")
+    image_splits: dict[Path, str] = {}
     for split_name, image_dir, label_dir in split_dirs(root):
         split = split_name or "all"
         image_files = sorted(
@@ -194,6 +197,7 @@ def check_dataset(root: Path | str) -> CheckReport:
         stems: set[str] = set()
         for image in image_files:
             images[split] += 1
+            image_splits[image] = split
             stems.add(image.stem)
             source = listed.get(image.relative_to(root).as_posix(), {}).get("source") or source_of(image.stem)
             splits_of_source[source].add(split)
@@ -225,6 +229,15 @@ def check_dataset(root: Path | str) -> CheckReport:
             warnings.append(
                 Issue(root, 0, "split_leak", f"source photo {source!r} is in {' and '.join(sorted(splits))}")
             )
+    split_of_image = {item.image: item.split for item in boxes} | image_splits
+    for group in find_duplicates(split_of_image):
+        parts = sorted({split_of_image[path] for path in group.paths})
+        if len(parts) > 1:
+            message = f"{group.describe(root)}, in {' and '.join(parts)}"
+            warnings.append(Issue(group.paths[0], 0, "split_leak", message))
+        else:
+            warnings.append(Issue(group.paths[0], 0, "duplicate_image", group.describe(root)))
+    warnings += _coverage_warnings(root, names, dict(images), boxes)
     return CheckReport(
         root=root,
         class_names=names,
@@ -235,6 +248,35 @@ def check_dataset(root: Path | str) -> CheckReport:
         errors=tuple(errors),
         warnings=tuple(warnings),
     )
+
+
+MIN_SPLIT_IMAGES = 20  # fewer images than this in a split measure nothing (one image is 5 %)
+
+
+def _coverage_warnings(
+    root: Path, names: Sequence[str], images: dict[str, int], boxes: Sequence[LabelledBox]
+) -> list[Issue]:
+    """A detector class with no box to train on, and a split too small to measure anything."""
+    warnings: list[Issue] = []
+    trained = {labelled.box.class_id for labelled in boxes if labelled.split in ("train", "all")}
+    if "train" in images or "all" in images:
+        for class_id, name in enumerate(DETECTOR_CLASSES):
+            if class_id not in trained:
+                warnings.append(
+                    Issue(root, 0, "class_not_trained", f"class {name} has no box in the train split")
+                )
+    for split, count in sorted(images.items()):
+        if split in ("val", "test") and count < MIN_SPLIT_IMAGES:
+            warnings.append(
+                Issue(
+                    root,
+                    0,
+                    "small_split",
+                    f"the {split} split has {_plural(count, 'image')}: under {MIN_SPLIT_IMAGES}, it measures "
+                    "nothing (one image moves a score by 5 % or more)",
+                )
+            )
+    return warnings
 
 
 def _verify(image: Path) -> None:

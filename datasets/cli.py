@@ -50,10 +50,22 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="map a class name of SRC to one of ours (m1..s9, back, honour), or to 'drop' to leave it out",
     )
     imp.add_argument(
+        "--map-file",
+        metavar="FILE",
+        help="class map: YAML / JSON {NAME: CLASS} or lines NAME=CLASS; --map entries win over it",
+    )
+    imp.add_argument(
         "--split-ratios",
         metavar="R",
         help=f"re-split by source photo, e.g. {DEFAULT_RATIOS} (default: keep SRC's splits; "
         f"{DEFAULT_RATIOS} when it has none)",
+    )
+    imp.add_argument(
+        "--lenient",
+        action="store_true",
+        help="import despite problems, fixing them: clip boxes to the image, polygons and turned boxes to "
+        "upright boxes, skip labels without images, unreadable images and bad lines (counted); by default "
+        "every problem is listed and nothing is written",
     )
     imp.add_argument("--images", metavar="DIR", help="labelstudio: the folder to find the tasks' images in")
     imp.add_argument("--copy", action="store_true", help="copy the images instead of hard-linking them")
@@ -185,6 +197,9 @@ def _register_synth(sub: argparse._SubParsersAction) -> None:
             return
         raise
     module.register_synth(sub)
+    synth = sub.choices.get("synth")
+    if synth is not None:  # a folder that holds scenes is refused as one line, not a traceback
+        synth.set_defaults(func=_guarded(synth.get_default("func")))
 
 
 def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -209,22 +224,31 @@ def _fail(args: argparse.Namespace, message: str) -> int:
     return 2
 
 
-def parse_mapping(pairs: list[str]) -> dict[str, str]:
-    """``["East=honour", ...]`` -> ``{"East": "honour"}``; every target must be one of our classes or drop."""
-    from datasets.labels import DROP_CLASSES, DatasetError, class_id_for_name
+def parse_mapping(pairs: list[str], map_file: str | None = None) -> dict[str, str]:
+    """``["East=honour", ...]`` -> ``{"East": "honour"}``, after the entries of ``map_file`` if given;
+    every target must be one of our classes or drop (all bad ones named at once)."""
+    from datasets.labels import DROP_CLASSES, DatasetError, class_id_for_name, read_map_file
 
     mapping: dict[str, str] = {}
+    origin: dict[str, str] = {}
+    if map_file:
+        for name, target in read_map_file(map_file).items():
+            mapping[name], origin[name] = target, f"{map_file}: {name}={target}"
     for pair in pairs:
         name, sep, target = pair.partition("=")
         if not sep or not name.strip() or not target.strip():
             raise DatasetError(f"--map {pair!r}: expected NAME=CLASS")
-        if target.strip().lower() not in DROP_CLASSES:
-            try:
-                class_id_for_name(target)
-            except DatasetError:
-                message = f"{target.strip()!r} is not one of our classes (m1..s9, back, honour) nor 'drop'"
-                raise DatasetError(f"--map {pair!r}: {message}") from None
-        mapping[name.strip()] = target.strip()
+        mapping[name.strip()], origin[name.strip()] = target.strip(), f"--map {pair}"
+    bad = []
+    for name, target in mapping.items():
+        if target.lower() in DROP_CLASSES:
+            continue
+        try:
+            class_id_for_name(target)
+        except DatasetError:
+            bad.append(f"{origin[name]!r}")
+    if bad:
+        raise DatasetError(f"{', '.join(bad)}: not one of our classes (m1..s9, back, honour) nor 'drop'")
     return mapping
 
 
@@ -240,39 +264,68 @@ def _fresh_folder(path: str, *, not_inside: Path | None = None) -> Path:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    from datasets.duplicates import find_duplicates
     from datasets.labels import DatasetError
-    from datasets.split import assign_splits, parse_ratios, split_counts
+    from datasets.problems import ImportProblems, ImportRefused
+    from datasets.split import (
+        assign_splits,
+        keep_sources_together,
+        merge_duplicate_sources,
+        parse_ratios,
+        split_counts,
+    )
     from datasets.yolo import write_yolo
 
-    mapping = parse_mapping(args.map)
+    mapping = parse_mapping(args.map, args.map_file)
     ratios = parse_ratios(args.split_ratios) if args.split_ratios else None
     src = Path(args.src).resolve()
     if not src.exists():
         raise DatasetError(f"{src}: no such file or folder")
     out = _fresh_folder(args.out, not_inside=src if src.is_dir() else None)
+    problems = ImportProblems()
     if args.format == "yolo":
         from datasets.yolo import read_yolo
 
-        images = read_yolo(src, mapping)
+        images = read_yolo(src, mapping, problems)
     elif args.format == "coco":
         from datasets.coco import read_coco
 
-        images = read_coco(src, mapping)
+        images = read_coco(src, mapping, problems)
     else:
         from datasets.labelstudio import read_labelstudio
 
-        images = read_labelstudio(src, mapping, args.images)
+        images = read_labelstudio(src, mapping, args.images, problems)
+    if problems and not args.lenient:
+        for problem in problems.problems:
+            print(problem, file=sys.stderr)
+        raise ImportRefused(problems)
+    if problems:
+        print(f"fixed {len(problems.problems)} problems: {problems.summary()}")
         unlabelled = [i for i in images if i.meta.get("labelstudio") == "unlabelled"]
         if unlabelled:
             print(f"left out {len(unlabelled)} tasks with neither annotations nor predictions")
             images = [i for i in images if i.meta.get("labelstudio") != "unlabelled"]
             if not images:
                 raise DatasetError(f"{src}: no task has annotations or predictions")
+    groups = find_duplicates(item.image for item in images)
+    if groups:
+        images = merge_duplicate_sources(images, groups)
+        copies = sum(len(group.paths) for group in groups)
+        print(
+            f"{copies} images are copies of one another in {len(groups)} groups: each group kept in one split"
+        )
     if ratios is None and any(not item.split for item in images):
         ratios = parse_ratios(DEFAULT_RATIOS)
         print(f"SRC has no split for some images: splitting all by source photo at {DEFAULT_RATIOS}")
+    elif ratios is None and not any(item.split == "val" for item in images):
+        ratios = parse_ratios(DEFAULT_RATIOS)
+        print(f"SRC has no validation split: splitting all by source photo at {DEFAULT_RATIOS}")
     if ratios is not None:
         images = assign_splits(images, ratios)
+    else:
+        images, moved = keep_sources_together(images)
+        if moved:
+            print(f"moved {moved} images so that copies of one photo share a split")
     data_yaml = write_yolo(images, out, link=not args.copy)
     _print_counts(split_counts(images))
     print(f"wrote {data_yaml}")

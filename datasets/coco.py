@@ -18,11 +18,14 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from datasets.labels import Box, DatasetError, LabelledImage, mapped_class_id
+from datasets.labels import Box, DatasetError, LabelledImage, map_class_names, mapped_class_id
 from datasets.yolo import SPLIT_ALIASES, image_size, place_file, source_of
 from vision.detections import DETECTOR_CLASSES
+
+if TYPE_CHECKING:
+    from datasets.problems import ImportProblems
 
 ROBOFLOW_JSON = "_annotations.coco.json"
 _SPLIT_WORD = re.compile(r"(train|validation|valid|val|test)", re.IGNORECASE)
@@ -55,12 +58,15 @@ def _split_of(path: Path) -> str:
     return SPLIT_ALIASES[match.group(1).lower()] if match else ""
 
 
-def read_coco(src: Path | str, mapping: dict[str, str] | None = None) -> list[LabelledImage]:
-    """Every image of a COCO dataset (file or folder) with its boxes in this project's classes."""
+def read_coco(
+    src: Path | str, mapping: dict[str, str] | None = None, problems: ImportProblems | None = None
+) -> list[LabelledImage]:
+    """Every image of a COCO dataset (file or folder) with its boxes in this project's classes; with
+    ``problems`` (an import), a box reaching outside its image is reported there and clipped."""
     src = Path(src).resolve()
     images: list[LabelledImage] = []
     for split, path in coco_files(src):
-        images += read_coco_file(path, split, mapping)
+        images += read_coco_file(path, split, mapping, problems)
     if not images:
         raise DatasetError(f"{src}: no images in the COCO annotations")
     return images
@@ -82,7 +88,9 @@ def _list_of_dicts(data: dict[str, Any], key: str, path: Path) -> list[dict[str,
     return value
 
 
-def read_coco_file(path: Path, split: str = "", mapping: dict[str, str] | None = None) -> list[LabelledImage]:
+def read_coco_file(
+    path: Path, split: str = "", mapping: dict[str, str] | None = None, problems: ImportProblems | None = None
+) -> list[LabelledImage]:
     data = _load_json(path)
     if not isinstance(data, dict):
         raise DatasetError(f"{path}: not a COCO file: expected an object with 'images' and 'annotations'")
@@ -102,6 +110,11 @@ def read_coco_file(path: Path, split: str = "", mapping: dict[str, str] | None =
             raise DatasetError(f"{path}: image id {image_id!r} appears twice in 'images'")
         files[image_id] = _find_image(path, str(entry["file_name"]), split)
         sizes[image_id] = _entry_size(entry) or image_size(files[image_id])
+    used = {categories[a.get("category_id")] for a in annotations if a.get("category_id") in categories}
+    try:
+        map_class_names(sorted(used), mapping)  # every unknown name at once, before the first box
+    except DatasetError as error:
+        raise DatasetError(f"{path}: {error}") from None
     for number, ann in enumerate(annotations):
         where = f"{path}: annotation {ann.get('id', number)}"
         image_id, category_id = ann.get("image_id"), ann.get("category_id")
@@ -125,7 +138,11 @@ def read_coco_file(path: Path, split: str = "", mapping: dict[str, str] | None =
             continue
         x, y, w, h = _bbox(ann.get("bbox"), where)
         width, height = sizes[image_id]
-        boxes[image_id].append(Box.from_xyxy(class_id, (x, y, x + w, y + h), width, height))
+        box: Box | None = Box.from_xyxy(class_id, (x, y, x + w, y + h), width, height)
+        if problems is not None and box is not None:
+            box = problems.clipped(box, path, 0, f"annotation {ann.get('id', number)}: ")
+        if box is not None:
+            boxes[image_id].append(box)
 
     images: list[LabelledImage] = []
     for entry in entries:

@@ -11,6 +11,7 @@ learned as background.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,17 +68,27 @@ class LabelledImage:
         return self.image.stem
 
 
+_HONOUR_WORDS = (
+    r"\d|east|south|west|north|red|green|white|plum|orchid|chrysanthemum|bamboo|spring|summer|autumn|winter"
+)
 _HONOUR_PATTERNS = [
     r"h[a-z]{2}",  # hwe, hdr... (winds/dragons in the Roboflow set)
     r"b[fs]\d",  # bonus flowers / seasons
     r"f\d",
-    r"(east|south|west|north)(\s*wind)?",
-    r"(red|green|white)(\s*dragon)?",
-    r"(wind|dragon|flower|season|honou?r|joker|blank)s?.*",
+    r"[1-7]z",  # Riichi notation (tenhou, mjai): 1z-4z winds, 5z-7z dragons
+    r"bonus[\s_\-].+",  # bonus-flower-plum, bonus-season-1: every bonus tile is a flower or a season
+    r"(east|south|west|north)([\s_\-]*wind)?",
+    r"(red|green|white)([\s_\-]*dragon)?",
+    rf"(wind|dragon|flower|season|honou?r)s?([\s_\-]*({_HONOUR_WORDS}))?",  # not joker_x: map it
     r"[东南西北中发發白]",
     r"(dong|nan|xi|bei|zhong|fa|bai)",
     r"(plum|orchid|chrysanthemum|bamboo flower|spring|summer|autumn|winter)",
 ]
+# Public tile datasets' own spellings of suited tiles: Riichi's red fives 0m/0p/0s (a 5 in red), and the
+# Roboflow mahjong sets' s<suit><rank> (sb bamboo, sc characters, sd dots).
+_RED_FIVE = re.compile(r"0([mps])")
+_ROBOFLOW_SUITED = re.compile(r"s([bcd])([1-9])")
+_ROBOFLOW_SUITS = {"b": "s", "c": "m", "d": "p"}
 _HONOUR_RE = re.compile("|".join(f"(?:{p})" for p in _HONOUR_PATTERNS))
 _BACK_NAMES = {"back", "backs", "facedown", "face_down", "face-down", "hidden", "tile_back", "背"}
 _NUMBER_WORDS = {
@@ -126,6 +137,12 @@ def class_id_for_name(name: str, mapping: dict[str, str] | None = None) -> int:
         return parse_tile(raw)
     except TileParseError:
         pass
+    red_five = _RED_FIVE.fullmatch(lowered)
+    if red_five:
+        return parse_tile(f"5{red_five.group(1)}")
+    roboflow = _ROBOFLOW_SUITED.fullmatch(lowered)
+    if roboflow:
+        return parse_tile(f"{roboflow.group(2)}{_ROBOFLOW_SUITS[roboflow.group(1)]}")
     words = re.split(r"[\s_\-.]+", lowered)
     if len(words) == 2:
         first, second = words
@@ -143,6 +160,68 @@ def class_id_for_name(name: str, mapping: dict[str, str] | None = None) -> int:
 
 
 DROP_CLASSES = frozenset({"drop", "skip"})
+_UNKNOWN_HINT = (
+    "not suited tiles (m1..s9, 1m, 1万), backs or honours; map them with --map NAME=CLASS (or =drop to "
+    "leave their boxes out), or list them in a --map-file"
+)
+
+
+def map_class_names(
+    names: Iterable[str], mapping: dict[str, str] | None = None, where: dict[str, str] | None = None
+) -> dict[str, int | None]:
+    """Every name's class id (``None``: dropped), or one ``DatasetError`` naming every unknown name
+    (with ``where`` it is first used, when given)."""
+    mapped: dict[str, int | None] = {}
+    unknown: list[str] = []
+    for name in dict.fromkeys(names):
+        try:
+            mapped[name] = mapped_class_id(name, mapping)
+        except DatasetError:
+            unknown.append(name)
+    if unknown:
+        places = where or {}
+        listed = ", ".join(
+            f"{name!r} ({places[name]})" if name in places else repr(name) for name in sorted(unknown)
+        )
+        plural = f"{len(unknown)} unknown class names" if len(unknown) > 1 else "unknown class name"
+        raise DatasetError(f"{plural} {listed}: {_UNKNOWN_HINT}")
+    return mapped
+
+
+def read_map_file(path: Path | str) -> dict[str, str]:
+    """A class map: YAML or JSON ``{name: class}`` (``.yaml``, ``.yml``, ``.json``), or text lines
+    ``NAME=CLASS`` / ``NAME,CLASS`` / ``NAME<tab>CLASS`` (``#`` starts a comment). Targets are checked
+    by the caller (``smj dataset import --map-file``)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise DatasetError(f"{path}: cannot read the class map ({error.__class__.__name__})") from None
+    if path.suffix.lower() in (".yaml", ".yml", ".json"):
+        import yaml
+
+        try:
+            data = yaml.safe_load(text) or {}
+        except yaml.YAMLError as error:
+            raise DatasetError(f"{path}: not valid YAML or JSON: {error}") from None
+        if not isinstance(data, dict):
+            raise DatasetError(f"{path}: expected a mapping of class name to class")
+        return {str(name).strip(): str(target).strip() for name, target in data.items()}
+    mapping: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        name = target = ""
+        for separator in ("=", "\t", ","):
+            before, found, after = line.partition(separator)
+            if found:
+                name, target = before.strip(), after.strip()
+                break
+        if not name or not target:
+            raise DatasetError(f"{path}:{number}: expected NAME=CLASS, got {line!r}")
+        mapping[name] = target
+    return mapping
 
 
 def mapped_class_id(name: str, mapping: dict[str, str] | None = None) -> int | None:

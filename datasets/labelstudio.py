@@ -20,11 +20,14 @@ import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote, unquote, urlparse
 from xml.sax.saxutils import quoteattr
 
-from datasets.labels import Box, DatasetError, LabelledImage, mapped_class_id
+from datasets.labels import Box, DatasetError, LabelledImage, map_class_names, mapped_class_id
+
+if TYPE_CHECKING:
+    from datasets.problems import ImportProblems
 from datasets.yolo import IMAGE_SUFFIXES, image_size, source_of
 from vision.detections import BACK, DETECTOR_CLASSES, HONOUR
 
@@ -147,9 +150,17 @@ def write_labelstudio(
 
 
 def read_labelstudio(
-    path: Path | str, mapping: dict[str, str] | None = None, images_dir: Path | str | None = None
+    path: Path | str,
+    mapping: dict[str, str] | None = None,
+    images_dir: Path | str | None = None,
+    problems: ImportProblems | None = None,
 ) -> list[LabelledImage]:
-    """The tasks of a Label Studio JSON (or JSON-MIN) export; ``images_dir`` helps find the image files."""
+    """The tasks of a Label Studio JSON (or JSON-MIN) export; ``images_dir`` helps find the image files.
+
+    With ``problems`` (an import), polygons become their bounding boxes and turned rectangles the
+    upright box around them, and boxes reaching outside the image are clipped, each reported there;
+    without it polygons are left out, as before.
+    """
     path = Path(path).resolve()
     if path.is_dir():
         path = path / TASKS_JSON
@@ -165,15 +176,46 @@ def read_labelstudio(
         tasks = [tasks]
     if not isinstance(tasks, list) or not all(isinstance(t, dict) for t in tasks):
         raise DatasetError(f"{path}: not Label Studio tasks: expected a list of task objects")
+    first_use: dict[str, str] = {}
+    for number, task in enumerate(tasks, 1):
+        for label in sorted(_labels_in(task)):
+            first_use.setdefault(label, f"task {task.get('id', number)}")
+    try:
+        map_class_names(sorted(first_use), mapping, first_use)  # every unknown name at once
+    except DatasetError as error:
+        raise DatasetError(f"{path}: {error}") from None
     finder = _ImageFinder(path.parent, Path(images_dir).resolve() if images_dir else None)
-    images = [_read_task(task, number, path, finder, mapping) for number, task in enumerate(tasks, 1)]
+    images = [
+        _read_task(task, number, path, finder, mapping, problems) for number, task in enumerate(tasks, 1)
+    ]
     if not images:
         raise DatasetError(f"{path}: no tasks")
     return images
 
 
+def _labels_in(value: Any) -> set[str]:
+    """Every label a ``rectanglelabels`` or ``polygonlabels`` list names anywhere in the tasks."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for key in ("rectanglelabels", "polygonlabels"):
+            labels = value.get(key)
+            if isinstance(labels, list):
+                found.update(str(label) for label in labels)
+        for item in value.values():
+            found |= _labels_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            found |= _labels_in(item)
+    return found
+
+
 def _read_task(
-    task: dict[str, Any], number: int, path: Path, finder: _ImageFinder, mapping: dict[str, str] | None
+    task: dict[str, Any],
+    number: int,
+    path: Path,
+    finder: _ImageFinder,
+    mapping: dict[str, str] | None,
+    problems: ImportProblems | None = None,
 ) -> LabelledImage:
     where = f"{path}: task {task.get('id', number)}"
     data: dict[str, Any] = task["data"] if isinstance(task.get("data"), dict) else task  # JSON-MIN: no "data"
@@ -186,13 +228,29 @@ def _read_task(
     results, origin = _chosen_results(task, where)
     width, height = image_size(image)
     boxes: list[Box] = []
+    task_name = where.removeprefix(f"{path}: ")
     for result in results:
-        if not isinstance(result, dict) or result.get("type", "rectanglelabels") != "rectanglelabels":
+        kind = result.get("type", "rectanglelabels") if isinstance(result, dict) else None
+        if problems is not None and kind == "polygonlabels":
+            polygon = _polygon_box(result, where, mapping)
+            if polygon is not None:
+                problems.add(
+                    path, 0, "polygon", f"{task_name}: a polygon, imported as its bounding box", "convert"
+                )
+                boxes.append(polygon)
+            continue
+        if not isinstance(result, dict) or kind != "rectanglelabels":
             continue
         value = result.get("value", result)  # JSON-MIN puts the value's keys on the region itself
         labels = value.get("rectanglelabels") if isinstance(value, dict) else None
         if not labels:
             continue
+        if problems is not None and _number(value, "rotation", where) % 360:
+            angle = f"{_number(value, 'rotation', where):g}"
+            message = (
+                f"{task_name}: a rectangle turned {angle} degrees, imported as the upright box around it"
+            )
+            problems.add(path, 0, "rotated", message, "convert")
         if len(labels) != 1:
             raise DatasetError(f"{where}: a region has {len(labels)} labels {labels}; give each box one")
         try:
@@ -201,7 +259,11 @@ def _read_task(
             raise DatasetError(f"{where}: {error}") from None
         if class_id is not None:
             original = (result.get("original_width", width), result.get("original_height", height))
-            boxes.append(_box(class_id, value, original, where))
+            box: Box | None = _box(class_id, value, original, where)
+            if problems is not None and box is not None:
+                box = problems.clipped(box, path, 0, f"{task_name}: ")
+            if box is not None:
+                boxes.append(box)
     return LabelledImage(
         image=image,
         boxes=tuple(boxes),
@@ -247,6 +309,30 @@ def _number(value: dict[str, Any], key: str, where: str) -> float:
     if not isinstance(number, int | float) or isinstance(number, bool) or not math.isfinite(number):
         raise DatasetError(f"{where}: a region's {key!r} must be a number, got {number!r}")
     return float(number)
+
+
+def _polygon_box(result: dict[str, Any], where: str, mapping: dict[str, str] | None) -> Box | None:
+    """A ``polygonlabels`` region's bounding box (points in percent of the image), or ``None`` when
+    its class is dropped."""
+    value = result.get("value", result)
+    labels = value.get("polygonlabels") if isinstance(value, dict) else None
+    points = value.get("points") if isinstance(value, dict) else None
+    if not labels or len(labels) != 1:
+        raise DatasetError(f"{where}: a polygon needs exactly one label, got {labels!r}")
+    try:
+        xs, ys = zip(*((float(x) / 100, float(y) / 100) for x, y in points or ()), strict=True)
+    except (TypeError, ValueError):
+        raise DatasetError(f"{where}: a polygon's points must be [x, y] pairs of numbers") from None
+    if len(xs) < 3:
+        raise DatasetError(f"{where}: a polygon needs at least 3 points, got {len(xs)}")
+    try:
+        class_id = mapped_class_id(str(labels[0]), mapping)
+    except DatasetError as error:
+        raise DatasetError(f"{where}: {error}") from None
+    if class_id is None:
+        return None
+    x1, y1, x2, y2 = min(xs), min(ys), max(xs), max(ys)
+    return Box(class_id, (x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1)
 
 
 def _box(class_id: int, value: dict[str, Any], original: tuple[Any, Any], where: str) -> Box:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from datasets.duplicates import DuplicateGroup
 from datasets.labels import DatasetError, LabelledImage
 
 SPLIT_NAMES = ("train", "val", "test")
@@ -50,6 +51,44 @@ def assign_splits(images: Sequence[LabelledImage], ratios: Sequence[float]) -> l
                 part_of[source] = name
             start = end
     return [replace(item, split=part_of[item.source]) for item in images]
+
+
+def merge_duplicate_sources(
+    images: Sequence[LabelledImage], groups: Sequence[DuplicateGroup]
+) -> list[LabelledImage]:
+    """``images`` with one ``source`` for every photo of a duplicate group and every image sharing a
+    source with one of them (the sources are joined), so that splitting keeps them together."""
+    parent: dict[str, str] = {item.source: item.source for item in images}
+
+    def find(source: str) -> str:
+        while parent[source] != source:
+            parent[source] = parent[parent[source]]
+            source = parent[source]
+        return source
+
+    source_of_path = {item.image: item.source for item in images}
+    for group in groups:
+        sources = sorted({source_of_path[path] for path in group.paths if path in source_of_path})
+        for other in sources[1:]:
+            parent[find(other)] = find(sources[0])
+    return [replace(item, source=find(item.source)) for item in images]
+
+
+def keep_sources_together(images: Sequence[LabelledImage]) -> tuple[list[LabelledImage], int]:
+    """``images`` with each source wholly in one split (the first of train, val, test it is in), and how
+    many images moved: a source's copies never straddle the splits a dataset came with."""
+    order = {name: rank for rank, name in enumerate(SPLIT_NAMES)}
+    home: dict[str, str] = {}
+    for item in images:
+        split = item.split or "train"
+        current = home.get(item.source)
+        if current is None or order.get(split, len(order)) < order.get(current, len(order)):
+            home[item.source] = split
+    kept = [replace(item, split=home[item.source]) for item in images]
+    moved = sum(
+        1 for before, after in zip(images, kept, strict=True) if (before.split or "train") != after.split
+    )
+    return kept, moved
 
 
 @dataclass(frozen=True)

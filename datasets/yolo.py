@@ -14,17 +14,22 @@ detector classes, and ``sources.csv`` (image, source, split).
 from __future__ import annotations
 
 import csv
+import math
 import os
 import re
 import shutil
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 from PIL import Image
 
-from datasets.labels import Box, DatasetError, LabelledImage, mapped_class_id
+from datasets.labels import Box, DatasetError, LabelledImage, map_class_names, mapped_class_id
 from vision.detections import DETECTOR_CLASSES
+
+if TYPE_CHECKING:
+    from datasets.problems import ImportProblems
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".webp"}
 SPLIT_ALIASES = {"train": "train", "valid": "val", "val": "val", "validation": "val", "test": "test"}
@@ -77,20 +82,47 @@ def split_dirs(src: Path) -> list[tuple[str, Path, Path]]:
     return [("", images, src / "labels")]
 
 
-def read_yolo(src: Path | str, mapping: dict[str, str] | None = None) -> list[LabelledImage]:
-    """Every image of a YOLO dataset with its boxes mapped to this project's classes."""
+def read_yolo(
+    src: Path | str, mapping: dict[str, str] | None = None, problems: ImportProblems | None = None
+) -> list[LabelledImage]:
+    """Every image of a YOLO dataset with its boxes mapped to this project's classes.
+
+    With ``problems`` (an import), nothing is passed over unsaid: a label without its image, an image
+    that does not decode, a line that is not a box, a box reaching outside its image are reported there
+    and fixed (skipped or clipped); without it a malformed line raises ``DatasetError``.
+    """
     src = Path(src).resolve()
     if not src.is_dir():
         raise DatasetError(f"{src}: no such folder")
     names = read_class_names(src)
-    class_map = [mapped_class_id(name, mapping) for name in names]
+    try:
+        mapped = map_class_names(names, mapping)  # every unknown name at once
+    except DatasetError as error:
+        raise DatasetError(f"{src}: {error}") from None
+    class_map = [mapped[name] for name in names]
     meta = _read_meta(src / "meta.csv")
     sources = read_sources(src / "sources.csv")
     images: list[LabelledImage] = []
     for split, image_dir, label_dir in split_dirs(src):
-        for image_path in sorted(p for p in image_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
+        image_paths = sorted(p for p in image_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if problems is not None and label_dir.is_dir():
+            stems = {p.stem for p in image_paths}
+            for label in sorted(label_dir.glob("*.txt")):
+                if label.stem not in stems and label.stem != "classes":
+                    problems.add(
+                        label, 0, "orphan_label", f"no image named {label.stem}.* in {image_dir}", "skip"
+                    )
+        for image_path in image_paths:
+            if problems is not None:
+                try:
+                    verify_image(image_path)
+                except DatasetError as error:
+                    problems.add(
+                        image_path, 0, "bad_image", str(error).removeprefix(f"{image_path}: "), "skip"
+                    )
+                    continue
             width, height = image_size(image_path)
-            boxes = _read_label_file(label_dir / f"{image_path.stem}.txt", class_map, names)
+            boxes = _read_label_file(label_dir / f"{image_path.stem}.txt", class_map, names, problems)
             boxes += _read_ignore_file(src / "ignore" / f"{image_path.stem}.txt", mapping)
             row = meta.get(image_path.name, {})
             listed = sources.get(image_path.relative_to(src).as_posix(), {})
@@ -142,6 +174,15 @@ def image_size(path: Path) -> tuple[int, int]:
         raise DatasetError(f"{path}: not a readable image ({error})") from None
 
 
+def verify_image(path: Path) -> None:
+    """Decode the image fully: a truncated file passes ``Image.open`` but fails in training."""
+    try:
+        with Image.open(path) as opened:
+            opened.load()
+    except (OSError, SyntaxError, ValueError, ImportError, Image.DecompressionBombError) as error:
+        raise DatasetError(f"{path}: not a readable image ({error})") from None
+
+
 def _parse_numbers(path: Path, number: int, fields: Sequence[str]) -> tuple[float, float, float, float]:
     try:
         xc, yc, w, h = (float(v) for v in fields)
@@ -152,27 +193,47 @@ def _parse_numbers(path: Path, number: int, fields: Sequence[str]) -> tuple[floa
     return xc, yc, w, h
 
 
-def _read_label_file(path: Path, class_map: list[int | None], names: list[str]) -> list[Box]:
+def _read_label_file(
+    path: Path, class_map: list[int | None], names: list[str], problems: ImportProblems | None = None
+) -> list[Box]:
     if not path.is_file():
         return []
     boxes: list[Box] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        fields = line.split()
-        if not fields:
-            continue
-        if len(fields) != 5:
-            raise DatasetError(f"{path}:{number}: expected 'class xc yc w h', got {line!r}")
         try:
-            index = int(fields[0])
-        except ValueError:
-            raise DatasetError(f"{path}:{number}: class {fields[0]!r} is not an integer") from None
-        if not 0 <= index < len(class_map):
-            raise DatasetError(f"{path}:{number}: class {index} is outside 0..{len(names) - 1}")
-        numbers = _parse_numbers(path, number, fields[1:])
-        class_id = class_map[index]
-        if class_id is not None:
-            boxes.append(Box(class_id, *numbers))
+            box = _label_line(path, number, line, class_map, names)
+        except DatasetError as error:
+            if problems is None:
+                raise
+            problems.add(path, number, "malformed", str(error).removeprefix(f"{path}:{number}: "), "skip")
+            continue
+        if box is not None and problems is not None:
+            box = problems.clipped(box, path, number)
+        if box is not None:
+            boxes.append(box)
     return boxes
+
+
+def _label_line(
+    path: Path, number: int, line: str, class_map: list[int | None], names: list[str]
+) -> Box | None:
+    """The box of one label line; ``None`` for a blank line or a dropped class."""
+    fields = line.split()
+    if not fields:
+        return None
+    if len(fields) != 5:
+        raise DatasetError(f"{path}:{number}: expected 'class xc yc w h', got {line!r}")
+    try:
+        index = int(fields[0])
+    except ValueError:
+        raise DatasetError(f"{path}:{number}: class {fields[0]!r} is not an integer") from None
+    if not 0 <= index < len(class_map):
+        raise DatasetError(f"{path}:{number}: class {index} is outside 0..{len(names) - 1}")
+    numbers = _parse_numbers(path, number, fields[1:])
+    if not all(math.isfinite(value) for value in numbers):
+        raise DatasetError(f"{path}:{number}: coordinates must be finite numbers, got {line!r}")
+    class_id = class_map[index]
+    return None if class_id is None else Box(class_id, *numbers)
 
 
 def _read_ignore_file(path: Path, mapping: dict[str, str] | None) -> list[Box]:
@@ -236,12 +297,12 @@ def format_label_lines(boxes: Iterable[Box]) -> str:
 
 
 def write_data_yaml(root: Path, splits: Sequence[str]) -> Path:
+    """``data.yaml`` naming the splits there are: without a val split it names none (never train's
+    images as val, which would validate a model on what it trained on)."""
     data: dict[str, object] = {"path": str(root)}
     for split in ("train", "val", "test"):
         if split in splits:
             data[split] = f"images/{split}"
-    if "val" not in data and "train" in data:
-        data["val"] = data["train"]
     data["names"] = dict(enumerate(DETECTOR_CLASSES))
     path = root / "data.yaml"
     path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")

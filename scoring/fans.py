@@ -116,6 +116,15 @@ def jin_gou_diao(view: HandView) -> int:
     return int(len(view.melds) == 4 and dui_dui_hu(view) == 1)
 
 
+@register("jin_gou_diao_any", "金钩钓", "Golden hook (all pongs, won on the pair)", FanKind.PATTERN)
+def jin_gou_diao_any(view: HandView) -> int:
+    """金钩钓 as the English "Sichuan Bloody Rules" reads it: any 对对胡, its pongs concealed or melded,
+    won on the pair (a single wait). Only that rulebook's preset scores it, in place of jin_gou_diao."""
+    if view.win_tile is None or dui_dui_hu(view) != 1:
+        return 0
+    return int(any(pair.tile == view.win_tile for pair in view.decomposition.pairs))
+
+
 @register("tian_hu", "天胡", "Heavenly hand", FanKind.PATTERN)
 def tian_hu(view: HandView) -> int:
     """天胡: the dealer wins on the initial 14 tiles."""

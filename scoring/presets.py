@@ -1,7 +1,19 @@
 """The named rule presets of RULES.md. ``chengdu`` is the default.
 
 Each preset is a frozen ``Rules`` value; settlement knobs a preset does not mention keep chengdu's
-defaults (see ``scoring.rules.Settlement``).
+defaults (see ``scoring.rules.Settlement``). Kong payments (刮风下雨, in base units from the discarder
+of a 直杠 / each player still in for 面下杠 / each for 暗杠) follow the seed of each preset:
+
+==================  =======  ======  =====  ==================================================
+preset              直杠     面下杠  暗杠   from
+==================  =======  ======  =====  ==================================================
+chengdu             2        1       2      seed 001 (RULES.md, Settlement)
+xuezhan_3cap        2        1       2      as chengdu (seed 003 part B says no other amounts)
+qq_xuezhan          1        1       2      seed 000, the QQ game's 刮风下雨: 直杠 "1倍"
+qq_xuezhan_7cap     2        1       2      seed 004: 直杠 "收取引杠者2倍点数"
+points_linear       2        1       2      as chengdu
+sichuan_bloody      2        1       2      as chengdu
+==================  =======  ======  =====  ==================================================
 """
 
 from __future__ import annotations
@@ -18,6 +30,7 @@ __all__ = [
     "PRESETS",
     "QQ_XUEZHAN",
     "QQ_XUEZHAN_7CAP",
+    "SICHUAN_BLOODY",
     "XUEZHAN_3CAP",
     "Rules",
     "get_preset",
@@ -73,7 +86,7 @@ QQ_XUEZHAN = Rules(
     name="qq_xuezhan",
     description=(
         "QQ 血战: 平胡 is 1 fan, multiplier 2^(fan-1), no cap; only the largest pattern counts, "
-        "then +1 per root (龙七对 / 清龙七对 include one) and per 杠上花 / 杠上炮 / 抢杠胡."
+        "then +1 per root (龙七对 / 清龙七对 include one) and per 杠上花 / 杠上炮 / 抢杠胡; 直杠 pays 1 base."
     ),
     numbering=Numbering.ONE_BASED,
     stacking=Stacking.LARGEST_PATTERN,
@@ -93,15 +106,19 @@ QQ_XUEZHAN = Rules(
     },
     absorbed_roots={"long_qi_dui": 1, "qing_long_qi_dui": 1},
     rootless=frozenset({"tian_hu", "di_hu"}),
-    settlement=Settlement(cha_jiao_cap=None),
+    # seed 000: 直杠 1 base from the discarder, 面下杠 1 and 暗杠 2 from each player still in
+    settlement=Settlement(direct_kong_base=1, added_kong_base=1, concealed_kong_base=2, cha_jiao_cap=None),
 )
 
 QQ_XUEZHAN_7CAP = replace(
     QQ_XUEZHAN,
     name="qq_xuezhan_7cap",
-    description="QQ 血战 capped at 7 fan (极品): as qq_xuezhan, a hand of 7 fan or more scores 7.",
+    description=(
+        "QQ 血战 capped at 7 fan (极品): as qq_xuezhan, a hand of 7 fan or more scores 7; 直杠 pays 2 base."
+    ),
     cap=7,
-    settlement=Settlement(cha_jiao_cap=7),
+    # seed 004: 直杠 2 base from the discarder, 面下杠 1 and 暗杠 2 from each player still in
+    settlement=Settlement(direct_kong_base=2, added_kong_base=1, concealed_kong_base=2, cha_jiao_cap=7),
 )
 
 POINTS_LINEAR = Rules(
@@ -124,8 +141,36 @@ POINTS_LINEAR = Rules(
     settlement=Settlement(cha_jiao_cap=None),
 )
 
+# The English "Sichuan Bloody Rules" rulebook as the open engines read it: chengdu's fans, capped at 3, with
+# 金钩钓 for any all-pong hand won on the pair and 海底 +1; a 花猪 pays the cap to every other seat, 查叫
+# counts no kong's 根, and 退税 repays players who have won since as well.
+SICHUAN_BLOODY = replace(
+    CHENGDU,
+    name="sichuan_bloody",
+    description=(
+        'The English "Sichuan Bloody Rules": as chengdu, capped at 3 fan; 金钩钓 (+1) for any 对对胡 won '
+        "on the pair, 海底 +1; 自摸加底; a 花猪 pays the cap to every other seat; 查叫 counts no kong "
+        "fan; 退税 repays players who have won since."
+    ),
+    cap=3,
+    values={
+        **{key: value for key, value in CHENGDU.values.items() if key != "jin_gou_diao"},
+        "jin_gou_diao_any": 1,
+        "hai_di": 1,
+    },
+    settlement=Settlement(
+        self_draw_bonus=SelfDrawBonus.ADD_BASE,
+        cha_jiao_cap=3,
+        cha_jiao_kong_roots=False,
+        hua_zhu_pays_cap=True,
+        hua_zhu_pays_everyone=True,
+        refund_to_won_players=True,
+    ),
+)
+
 PRESETS: dict[str, Rules] = {
-    rules.name: rules for rules in (CHENGDU, XUEZHAN_3CAP, QQ_XUEZHAN, QQ_XUEZHAN_7CAP, POINTS_LINEAR)
+    rules.name: rules
+    for rules in (CHENGDU, XUEZHAN_3CAP, QQ_XUEZHAN, QQ_XUEZHAN_7CAP, POINTS_LINEAR, SICHUAN_BLOODY)
 }
 DEFAULT_PRESET = CHENGDU.name
 

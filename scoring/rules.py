@@ -75,8 +75,12 @@ class Settlement:
     dian_gang_hua_feeder_pays: bool = False  # 点杠花: 杠上花 after a 直杠 is paid by the feeder alone
     hua_zhu_base: int = 8  # 查花猪: a 花猪 pays this to each other player still in who is not a 花猪
     hua_zhu_pays_cap: bool = False  # variant: a 花猪 pays the capped maximum (极品) instead
+    hua_zhu_pays_everyone: bool = False  # variant: a 花猪 pays every other seat, won or not, 花猪 or not
     cha_jiao: ChaJiao = ChaJiao.LARGEST  # 查大叫 / 查小叫
     cha_jiao_cap: int | None = 4  # the cap on the fan used by 查叫 (None: uncapped)
+    cha_jiao_kong_roots: bool = (
+        True  # 查叫 counts the 根 of declared kongs (off: a ready hand's kongs add no fan)
+    )
     refund_kongs_when_not_ready: bool = True  # 流局: not-ready players and 花猪 return all kong income
     refund_to_won_players: bool = False  # 退税 also repays payers who have won since (off: untouched)
     max_winners: int = 3  # 血战到底: the round ends when this many players have won

@@ -14,7 +14,7 @@ from typing import Any
 
 from scoring.decompose import winning_tiles
 from scoring.errors import ErrorCode, InvalidHandError, ScoreError
-from scoring.hand import Hand, Meld, WinContext
+from scoring.hand import Hand, Meld, MeldKind, WinContext
 from scoring.presets import CHENGDU
 from scoring.result import Score
 from scoring.rules import ChaJiao, Rules
@@ -142,12 +142,17 @@ def cha_jiao_fan(
     """The fan a ready hand is paid at when the wall runs out (查叫), ``None`` if it is not ready.
 
     The largest (查大叫) or smallest (查小叫) wait per ``rules.settlement.cha_jiao``, capped at
-    ``rules.settlement.cha_jiao_cap``.
+    ``rules.settlement.cha_jiao_cap``; without the 根 of the declared kongs when
+    ``rules.settlement.cha_jiao_kong_roots`` is off.
     """
     found = waits(concealed, melds, context, rules)
     pick = largest_wait if rules.settlement.cha_jiao is ChaJiao.LARGEST else smallest_wait
     wait = pick(found)
     if wait is None or wait.score.total_fan is None:
         return None
+    fan = wait.score.total_fan
+    if not rules.settlement.cha_jiao_kong_roots and wait.score.raw_fan is not None:
+        kongs = sum(1 for meld in melds if meld.kind is not MeldKind.PONG)
+        fan = rules.capped(max(wait.score.raw_fan - kongs * (rules.fan_value("gen") or 0), 0))
     cap = rules.settlement.cha_jiao_cap
-    return wait.score.total_fan if cap is None else min(wait.score.total_fan, cap)
+    return fan if cap is None else min(fan, cap)

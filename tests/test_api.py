@@ -15,6 +15,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, get_args
 
+import numpy as np
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -42,7 +43,10 @@ JPEG = "image/jpeg"
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings(
-        weights=tmp_path / "missing.onnx", dataset_dir=tmp_path / "dataset", max_upload_bytes=2_000_000
+        weights=tmp_path / "missing.onnx",
+        dataset_dir=tmp_path / "dataset",
+        max_upload_bytes=2_000_000,
+        save_examples="on",  # TestClient's requests reach "testserver", not a loopback address
     )
 
 
@@ -108,6 +112,8 @@ def test_missing_weights_start_the_service_and_photo_endpoints_answer_503(
         health = client.get("/healthz")
         assert health.status_code == 200
         assert health.json()["model_loaded"] is False and "missing.onnx" in health.json()["model_error"]
+        assert str(settings.weights.parent) not in health.text  # file names, never the server's folders
+        assert health.json()["weights"] == "missing.onnx"
         for path in ("/api/v1/recognize", "/api/v1/score-photo"):
             assert_error(client.post(path, files=upload(photo)), 503, "model_not_loaded")
         assert client.post("/api/v1/score", json={"hand": HAND}).status_code == 200  # the rest still works
@@ -119,7 +125,8 @@ def test_a_detector_that_fails_to_load_in_any_way_leaves_the_service_up(settings
 
     with TestClient(create_app(settings, load_detector=broken)) as client:
         health = client.get("/healthz").json()
-        assert health["model_loaded"] is False and "NoneType" in health["model_error"]
+        assert health["model_loaded"] is False and "failed to load" in health["model_error"]
+        assert "NoneType" not in health["model_error"]  # an unexpected error's text stays in the log
         assert client.post("/api/v1/score", json={"hand": HAND}).status_code == 200
 
 
@@ -700,7 +707,10 @@ def test_examples_need_consent_and_then_write_photo_labels_and_hand(
     first, second = (response.json() for response in saved)
     assert first["image"] != second["image"] and first["labels"] != second["labels"]
     root = settings.dataset_dir
-    assert (root / first["image"]).read_bytes() == photo  # an upright JPEG is kept as it came
+    with Image.open(root / first["image"]) as stored, Image.open(io.BytesIO(photo)) as sent:
+        assert stored.format == "JPEG" and stored.size == sent.size == (1200, 900)
+        difference = np.abs(np.asarray(stored, np.int16) - np.asarray(sent.convert("RGB"), np.int16))
+        assert difference.mean() < 3  # the pixels, re-encoded
     lines = (root / first["labels"]).read_text().splitlines()
     assert len(lines) == first["boxes"] == 15
     class_id, xc, _, _, h = lines[0].split()
@@ -729,15 +739,28 @@ def test_a_rotated_example_is_saved_upright(client: TestClient, settings: Settin
         (_example_form([{"tile": "q1", "box": [0, 0, 20, 10]}]), "invalid_request"),
         ({**_example_form([]), "detections": "not json"}, "invalid_request"),
         (_example_form([], {"concealed": "12x"}), "invalid_tile"),
+        (_example_form([], {"concealed": "11111m2345p678p99p"}), "too_many_copies"),
+        (_example_form([], {"concealed": "123m456p"}), "wrong_tile_count"),
+        (_example_form([], {**HAND, "win_tile": "7s"}), "win_tile_not_in_hand"),
         ({"hand": json.dumps(HAND), "consent": "true"}, "invalid_request"),
     ],
-    ids=["box-outside", "unknown-class", "not-json", "bad-hand", "no-detections"],
+    ids=[
+        "box-outside",
+        "unknown-class",
+        "not-json",
+        "bad-hand",
+        "fifth-copy",
+        "wrong-count",
+        "win-not-held",
+        "no-detections",
+    ],
 )
 def test_bad_examples_are_refused(
     client: TestClient, photo: bytes, settings: Settings, form: dict[str, str], code: str
 ) -> None:
     assert_error(client.post("/api/v1/examples", files=upload(photo), data=form), 422, code)
     assert not (settings.dataset_dir / "hands.jsonl").exists()
+    assert not list(settings.dataset_dir.glob("*/*"))  # no image or label either
 
 
 @pytest.mark.parametrize("field", ["detections", "hand"])

@@ -314,7 +314,7 @@ def test_labelstudio_unknown_label_names_the_task(tmp_path: Path):
     (tmp_path / "t.json").write_text(
         json.dumps([{"id": 3, "data": {"image": "a.png"}, "annotations": [{"result": [result]}]}])
     )
-    with pytest.raises(DatasetError, match=r"task 3: unknown class name 'mystery'"):
+    with pytest.raises(DatasetError, match=r"unknown class name 'mystery' \(task 3\)"):
         read_labelstudio(tmp_path / "t.json")
 
 

@@ -431,6 +431,7 @@ def test_every_fan_has_a_detector_whose_docstring_starts_with_its_chinese_name()
         "qi_dui",
         "jiang_dui",
         "jin_gou_diao",
+        "jin_gou_diao_any",
         "gen",
         "gang_shang_hua",
         "gang_shang_pao",
@@ -446,10 +447,10 @@ def test_every_fan_has_a_detector_whose_docstring_starts_with_its_chinese_name()
 @pytest.mark.parametrize(
     ("the_hand", "context", "expected"),
     [
-        (DUI_DUI, PLAIN, {"ping_hu": 1, "dui_dui_hu": 1}),
+        (DUI_DUI, PLAIN, {"ping_hu": 1, "dui_dui_hu": 1, "jin_gou_diao_any": 1}),  # won on 66p
         (QI_DUI, PLAIN, {"ping_hu": 1, "qi_dui": 1}),
         (QING_LONG_3, PLAIN, {"ping_hu": 1, "qing_yi_se": 1, "qi_dui": 1, "gen": 3}),
-        (JIN_GOU, SELF, {"ping_hu": 1, "dui_dui_hu": 1, "jin_gou_diao": 1, "gen": 1}),
+        (JIN_GOU, SELF, {"ping_hu": 1, "dui_dui_hu": 1, "jin_gou_diao": 1, "jin_gou_diao_any": 1, "gen": 1}),
         (GSH_HAND, GSH, {"ping_hu": 1, "gen": 1, "gang_shang_hua": 1}),
     ],
     ids=["dui_dui_hu", "qi_dui", "qing_long_qi_dui", "jin_gou_diao", "gang_shang_hua"],

@@ -4,17 +4,25 @@ from __future__ import annotations
 
 import json
 from dataclasses import FrozenInstanceError, replace
+from typing import Any
 
 import pytest
 from scoring_builders import hand
 
-from scoring import CHENGDU, PRESETS, UnknownPresetError, get_preset, score
+from scoring import CHENGDU, PRESETS, UnknownPresetError, WinContext, get_preset, score
 from scoring.presets import DEFAULT_PRESET
 from scoring.rules import ChaJiao, Numbering, Rules, SelfDrawBonus, Settlement, Stacking
 
 
 def test_preset_names() -> None:
-    assert list(PRESETS) == ["chengdu", "xuezhan_3cap", "qq_xuezhan", "qq_xuezhan_7cap", "points_linear"]
+    assert list(PRESETS) == [
+        "chengdu",
+        "xuezhan_3cap",
+        "qq_xuezhan",
+        "qq_xuezhan_7cap",
+        "points_linear",
+        "sichuan_bloody",
+    ]
     assert DEFAULT_PRESET == "chengdu"
     for name, rules in PRESETS.items():
         assert get_preset(name) is rules and rules.name == name and rules.description
@@ -37,6 +45,7 @@ def test_unknown_preset_lists_the_valid_ones() -> None:
         ("qq_xuezhan", Numbering.ONE_BASED, Stacking.LARGEST_PATTERN, None),
         ("qq_xuezhan_7cap", Numbering.ONE_BASED, Stacking.LARGEST_PATTERN, 7),
         ("points_linear", Numbering.POINTS, Stacking.LARGEST_PATTERN, None),
+        ("sichuan_bloody", Numbering.ZERO_BASED, Stacking.ADDITIVE, 3),
     ],
 )
 def test_preset_shape(name: str, numbering: Numbering, stacking: Stacking, cap: int | None) -> None:
@@ -116,3 +125,40 @@ def test_rules_are_hashable_and_comparable() -> None:
     assert replace(CHENGDU) == CHENGDU
     assert get_preset("qq_xuezhan") != get_preset("qq_xuezhan_7cap")
     assert isinstance(CHENGDU, Rules)
+
+
+# ---- sichuan_bloody: the English "Sichuan Bloody Rules", where its numbers differ from chengdu's
+
+BLOODY_CASES = [
+    # (id, hand, context, chengdu total fan, sichuan_bloody total fan)
+    ("concealed-pongs-won-on-the-pair", hand("111m444m222p999p66p"), WinContext(), 1, 2),
+    ("melded-pongs-won-on-the-pair", hand("77p", pong=("1m", "5m", "3p", "9p")), WinContext(), 2, 2),
+    ("pongs-won-on-a-pong", hand("111m444m222p66p999p", win="9p"), WinContext(), 1, 1),
+    ("hai_di", hand("123m456m789m123p55p"), WinContext(hai_di=True), 0, 1),
+    ("qing_qi_dui-capped-at-3", hand("11223344556677m"), WinContext(), 4, 3),
+]
+
+
+@pytest.mark.parametrize(
+    ("the_hand", "context", "chengdu", "bloody"),
+    [case[1:] for case in BLOODY_CASES],
+    ids=[case[0] for case in BLOODY_CASES],
+)
+def test_sichuan_bloody_scores(the_hand: Any, context: WinContext, chengdu: int, bloody: int) -> None:
+    assert score(the_hand, context, CHENGDU).total_fan == chengdu
+    result = score(the_hand, context, get_preset("sichuan_bloody"))
+    assert result.total_fan == bloody
+
+
+def test_sichuan_bloody_names_its_golden_hook() -> None:
+    result = score(hand("111m444m222p999p66p"), WinContext(), get_preset("sichuan_bloody"))
+    assert {item.key: item.fan for item in result.fans} == {
+        "dui_dui_hu": 1,
+        "jin_gou_diao_any": 1,
+    }
+    assert result.multiplier == 4 and result.payment == 4
+
+
+def test_sichuan_bloody_self_drawn_pays_one_base_more() -> None:
+    result = score(hand("123m456m789m123p55p"), WinContext(self_drawn=True), get_preset("sichuan_bloody"))
+    assert result.payment == 2  # 2**0 + 1

@@ -525,3 +525,55 @@ def test_ledger_json() -> None:
     }
     assert payload["totals"] == [2, 2, -4, 0] and sum(payload["totals"]) == 0
     assert ledger.total(2) == -4 and ledger.between(2, 1) == 2
+
+
+# ---- the QQ presets' kong payments follow their seeds; sichuan_bloody's settlement -------------------
+
+ALL_KONGS = [kong("B", "direct", "5p", "C"), kong("D", "added", "6p"), kong("A", "concealed", "7p")]
+
+
+@pytest.mark.parametrize(
+    ("preset", "direct", "totals"),
+    [
+        ("qq_xuezhan", 1, (5, -2, -4, 1)),  # seed 000: 直杠 1倍 from the discarder
+        ("qq_xuezhan_7cap", 2, (5, -1, -5, 1)),  # seed 004: 直杠 收取引杠者2倍点数
+        ("chengdu", 2, (5, -1, -5, 1)),
+    ],
+)
+def test_qq_kong_payments_follow_their_seeds(preset: str, direct: int, totals: tuple[int, ...]) -> None:
+    ledger = settle(ALL_KONGS, preset)
+    assert ledger.totals == totals
+    assert [(p.payer, p.payee, p.amount) for p in ledger.payments][:1] == [(2, 1, direct)]
+    knobs = get_preset(preset).settlement
+    assert (knobs.added_kong_base, knobs.concealed_kong_base) == (1, 2)
+
+
+def test_sichuan_bloody_hua_zhu_pays_the_cap_to_every_other_seat() -> None:
+    events = [win("A", 0, "B"), exhausted(B=PIG, C=NOT_READY, D=READY)]
+    assert settle(events).totals == (1, -17, 7, 9)  # chengdu: 8 base to C and D, still in
+    ledger = settle(events, "sichuan_bloody")
+    assert ledger.totals == (9, -25, 7, 9)  # the cap, 2**3, to A who has won as well
+    assert [p.amount for p in ledger.payments if p.kind is PaymentKind.HUA_ZHU] == [8, 8, 8]
+
+
+def test_sichuan_bloody_refunds_kongs_to_players_who_have_won_since() -> None:
+    events = [
+        kong("B", "concealed", "5p"),
+        win("A", 0, "C"),
+        exhausted(B=NOT_READY, C=READY, D=READY),
+    ]
+    assert settle(events).totals == (-1, 0, 0, 1)  # chengdu: A's 2 stays with B
+    assert settle(events, "sichuan_bloody").totals == (1, -2, 0, 1)
+
+
+def test_sichuan_bloody_cha_jiao_counts_no_kong_fan() -> None:
+    ready_with_a_kong = {"concealed": "123m456m789m5p", "melds": [{"type": "kong_concealed", "tile": "2p"}]}
+    events = [
+        kong("D", "concealed", "2p"),
+        exhausted(A=NOT_READY, B=NOT_READY, C=NOT_READY, D=ready_with_a_kong),
+    ]
+    chengdu = settle(events)
+    assert [p.reason for p in chengdu.payments if p.kind is PaymentKind.CHA_JIAO] == ["查大叫 1 fan"] * 3
+    bloody = settle(events, "sichuan_bloody")
+    assert [p.reason for p in bloody.payments if p.kind is PaymentKind.CHA_JIAO] == ["查大叫 0 fan"] * 3
+    assert (chengdu.totals, bloody.totals) == ((-4, -4, -4, 12), (-3, -3, -3, 9))

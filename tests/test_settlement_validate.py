@@ -7,8 +7,10 @@ from typing import Any
 import pytest
 
 from scoring.hand import Hand, Meld, MeldKind
-from scoring.presets import CHENGDU
+from scoring.presets import CHENGDU, QQ_XUEZHAN
 from scoring.settlement import (
+    MAX_AMOUNT,
+    MAX_FAN,
     End,
     EndReason,
     Kong,
@@ -195,6 +197,57 @@ def test_too_many_winners_by_knob() -> None:
     with pytest.raises(RoundError) as caught:
         settle_round(parse_round({"events": events}), rules)
     assert caught.value.code is C.TOO_MANY_WINNERS
+
+
+# ---- bounds: a fan no hand can have, an amount no JSON reader keeps ---------------------------------
+
+
+@pytest.mark.parametrize("fan", [MAX_FAN + 1, 3_000_000, 1_000_000_000])
+@pytest.mark.parametrize("preset", [CHENGDU, QQ_XUEZHAN], ids=["capped", "uncapped"])
+def test_a_fan_no_hand_can_have_is_refused(fan: int, preset: Any) -> None:
+    """Under an uncapped doubling preset such a fan once meant an amount of millions of digits."""
+    events = [{"type": "win", "player": "A", "self_drawn": True, "fan": fan}]
+    with pytest.raises(RoundError) as caught:
+        settle_round(parse_round({"events": events}), preset)
+    assert caught.value.code is C.FAN_TOO_LARGE and caught.value.event == 0
+    assert f"{fan:,}" in caught.value.message and str(MAX_FAN) in caught.value.message
+
+
+def test_a_ready_fan_no_hand_can_have_is_refused() -> None:
+    events = [
+        {
+            "type": "end",
+            "reason": "wall_exhausted",
+            "hands": {
+                "A": {"ready": True, "fan": MAX_FAN + 1},
+                "B": {"ready": False},
+                "C": {"ready": False},
+                "D": {"ready": False},
+            },
+        }
+    ]
+    with pytest.raises(RoundError) as caught:
+        settle_round(parse_round({"events": events}), QQ_XUEZHAN)
+    assert caught.value.code is C.FAN_TOO_LARGE
+
+
+def test_the_largest_fan_settles_and_a_base_too_large_for_it_is_refused() -> None:
+    events = [{"type": "win", "player": "A", "self_drawn": True, "fan": MAX_FAN}]
+    ledger = settle_round(parse_round({"events": events}), QQ_XUEZHAN)
+    assert ledger.totals[0] == 3 * 2 ** (MAX_FAN - 1) + 3  # 自摸加底 from each of three payers
+    with pytest.raises(RoundError) as caught:
+        settle_round(parse_round({"events": events}), QQ_XUEZHAN, base=2**20)
+    assert caught.value.code is C.AMOUNT_TOO_LARGE and caught.value.event == 0
+    assert f"{MAX_AMOUNT:,}" in caught.value.message
+
+
+def test_totals_are_bounded_as_well_as_payments() -> None:
+    """Each payment fits, but three of them to one winner do not."""
+    base = MAX_AMOUNT // (2 ** (MAX_FAN - 1) + 1)
+    events = [{"type": "win", "player": "A", "self_drawn": True, "fan": MAX_FAN}]
+    with pytest.raises(RoundError) as caught:
+        settle_round(parse_round({"events": events}), QQ_XUEZHAN, base=base)
+    assert caught.value.code is C.AMOUNT_TOO_LARGE and caught.value.event is None
 
 
 # ---- hands: impossible, kongs not held, too many copies ---------------------------------------------

@@ -35,7 +35,7 @@ def test_cli_writes_images_labels_data_yaml_and_scenes(tmp_path: Path) -> None:
     assert len(images) == 3 and [p.stem for p in labels] == [p.stem for p in images]
     data = yaml.safe_load((out / "data.yaml").read_text())
     assert [data["names"][i] for i in range(len(DETECTOR_CLASSES))] == list(DETECTOR_CLASSES)
-    assert (out / data["train"]).is_dir() and (out / data["val"]).is_dir()
+    assert (out / data["train"]).is_dir() and "val" not in data  # never val: images, the training images
     scenes = [json.loads(line) for line in (out / "scenes.jsonl").read_text().splitlines()]
     assert [s["image"] for s in scenes] == [f"images/{p.name}" for p in images]
     for scene, label in zip(scenes, labels, strict=True):
@@ -101,3 +101,30 @@ def test_cli_with_an_art_folder(tmp_path: Path) -> None:
 def test_a_folder_without_art_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ArtError):
         discover([str(tmp_path)])
+
+
+def test_a_folder_that_holds_scenes_is_refused_or_appended_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """scenes.jsonl holds the true hands of the earlier scenes: a second run never overwrites it."""
+    import smj
+    from datasets.labels import DatasetError
+    from datasets.synth.writer import write_dataset
+
+    out = tmp_path / "synth"
+    common = ["--n", "2", "--size", "160x120", "--quiet"]
+    assert run(["--out", str(out), "--seed", "1", *common]) == 0
+    first = (out / "scenes.jsonl").read_text()
+    assert smj.main(["dataset", "synth", "--out", str(out), "--seed", "2", *common]) == 2
+    assert "already holds 2 scenes" in capsys.readouterr().err
+    assert (out / "scenes.jsonl").read_text() == first
+    with pytest.raises(DatasetError, match="seed 1 would overwrite 2 earlier scenes"):
+        write_dataset(out, 2, 1, options=SceneOptions(size=(160, 120)), progress=False, append=True)
+    write_dataset(out, 2, 2, options=SceneOptions(size=(160, 120)), progress=False, append=True)
+    lines = (out / "scenes.jsonl").read_text().splitlines()
+    assert "\n".join(lines[:2]) + "\n" == first and len(lines) == 4
+    assert [json.loads(line)["image"] for line in lines[2:]] == [
+        "images/synth_2_000000.jpg",
+        "images/synth_2_000001.jpg",
+    ]
+    assert len(list((out / "images").glob("*.jpg"))) == 4

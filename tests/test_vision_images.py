@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import io
+import struct
+import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
 
 from vision.detector import letterbox, unletterbox
-from vision.images import ImageError, load_photo
+from vision.images import ImageError, decode_cost, load_photo
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "hand.jpg"
 
 
 def _jpeg(width: int, height: int, orientation: int | None = None) -> bytes:
@@ -78,6 +83,88 @@ def test_too_many_pixels_is_refused_before_decoding() -> None:
         load_photo(_jpeg(400, 300), max_pixels=100_000)
     assert caught.value.code == "too_many_pixels"
     assert "400x300" in caught.value.message
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def _png(width: int, height: int, colour_type: int, rows: bytes, depth: int = 16) -> bytes:
+    """A PNG written by hand (Pillow writes no 16-bit RGB): ``rows`` already filtered."""
+    header = struct.pack(">IIBBBBB", width, height, depth, colour_type, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _png_chunk(b"IHDR", header)
+        + _png_chunk(b"IDAT", zlib.compress(rows))
+        + _png_chunk(b"IEND", b"")
+    )
+
+
+def test_a_16_bit_grey_photo_keeps_its_tones() -> None:
+    """Pillow opens it as I;16, whose convert("RGB") would clip every pixel to white."""
+    grey = np.asarray(Image.open(EXAMPLE).convert("L"))
+    out = io.BytesIO()
+    Image.fromarray(grey.astype(np.uint16) * 257).save(out, "PNG")
+    assert Image.open(io.BytesIO(out.getvalue())).mode == "I;16"
+    photo = load_photo(out.getvalue())
+    assert photo.size == (grey.shape[1], grey.shape[0])
+    assert np.abs(photo.pixels[..., 0].astype(int) - grey).max() <= 1
+    assert (photo.pixels[..., 0] == photo.pixels[..., 2]).all()
+
+
+def test_a_16_bit_colour_photo_keeps_its_colours() -> None:
+    rgb = np.asarray(Image.open(EXAMPLE).convert("RGB"))
+    height, width = rgb.shape[:2]
+    wide = (rgb.astype(">u2") * 257).reshape(height, width * 3)
+    rows = b"".join(b"\x00" + row.tobytes() for row in wide)  # filter type 0 on every row
+    photo = load_photo(_png(width, height, 2, rows))
+    assert np.abs(photo.pixels.astype(int) - rgb).max() <= 1
+
+
+def test_a_decompression_bomb_is_too_many_pixels() -> None:
+    """A header of 40000x40000 (1.6 GP): Pillow refuses it on open, before any pixel is read."""
+    bomb = _png(40_000, 40_000, 0, b"\x00" * 10, depth=1)
+    with pytest.raises(ImageError) as caught:
+        load_photo(bomb, max_pixels=10**10)
+    assert caught.value.code == "too_many_pixels"
+
+
+def test_decoding_stays_within_a_memory_budget() -> None:
+    """A PNG cannot be decoded reduced: it meets the budget at fewer pixels than a JPEG, which is."""
+    pixels = np.zeros((1500, 2000, 3), np.uint8)
+    png = io.BytesIO()
+    Image.fromarray(pixels).save(png, "PNG")
+    budget = decode_cost("RGB", (2000, 1500)) - 1
+    with pytest.raises(ImageError) as caught:
+        load_photo(png.getvalue(), max_decode_bytes=budget, reduce_to=400)
+    assert caught.value.code == "too_many_pixels" and "2000x1500 PNG" in caught.value.message
+    photo = load_photo(_jpeg(2000, 1500), max_decode_bytes=budget, reduce_to=400)
+    assert photo.original_size == (2000, 1500) and max(photo.size) < 2000
+    assert load_photo(png.getvalue(), max_decode_bytes=budget + 1).size == (2000, 1500)
+
+
+def test_a_png_over_the_budget_is_refused_before_any_pixel_is_decoded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Pillow's getexif() decodes a whole PNG (its eXIf chunk may follow the pixels): the budget comes
+    first, so a 143 KB PNG of 7000x7000 costs nothing."""
+    from PIL import PngImagePlugin
+
+    def no_decoding(self: object) -> None:
+        raise AssertionError("the PNG was decoded")
+
+    monkeypatch.setattr(PngImagePlugin.PngImageFile, "load", no_decoding)
+    out = io.BytesIO()
+    Image.new("RGB", (1000, 1000)).save(out, "PNG")
+    with pytest.raises(ImageError) as caught:
+        load_photo(out.getvalue(), max_decode_bytes=1_000_000)
+    assert caught.value.code == "too_many_pixels"
+
+
+def test_the_decode_cost_counts_pillows_storage_and_the_copies() -> None:
+    assert decode_cost("RGB", (10, 10)) == 100 * (4 + 3)
+    assert decode_cost("L", (10, 10)) == 100 * (1 + 4 + 3)
+    assert decode_cost("I;16", (10, 10), turned=True) == 100 * (2 + 4 + 4 + 3)
 
 
 def test_missing_file_is_a_clear_error(tmp_path) -> None:

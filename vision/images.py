@@ -19,10 +19,11 @@ DEFAULT_MAX_PIXELS = 50_000_000  # a 48 MP phone photo still loads; a decompress
 class ImageError(ValueError):
     """The input is not a usable image. ``code`` is one of: not_an_image, corrupt_image, too_many_pixels."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, code: str, message: str, detail: str | None = None) -> None:
+        super().__init__(f"{message} ({detail})" if detail else message)
         self.code = code
-        self.message = message
+        self.message = message  # what a client is told: no text of the decoding library
+        self.detail = detail  # the decoder's own words, for a log
 
 
 @dataclass(frozen=True)
@@ -42,13 +43,67 @@ class Photo:
         return self.original_size[0] / self.size[0]
 
 
+def decode_cost(mode: str, size: tuple[int, int], *, turned: bool = False) -> int:
+    """Bytes decoding an image of this mode and (decoded) size takes at its peak.
+
+    Pillow stores a pixel in 1 byte (modes 1, L, P), 2 (I;16) or 4 (everything else, RGB included);
+    the peak holds the decoded image, its RGB copy unless already RGB, the turned copy when EXIF
+    orientation applies, and the 3-byte pixels handed on as an array.
+    """
+    pixels = size[0] * size[1]
+    storage = 1 if mode in ("1", "L", "P") else 2 if mode.startswith("I;16") else 4
+    copies = (0 if mode == "RGB" else 4) + (4 if turned else 0)
+    return pixels * (storage + copies + 3)
+
+
+def as_rgb(image: Image.Image) -> Image.Image:
+    """RGB, keeping the tones of a 16-bit or 32-bit image (Pillow's own ``convert("RGB")`` clips every
+    value above 255 to white). 16-bit values (0..65535) are scaled to 0..255; float images in 0..1 too."""
+    if image.mode.startswith("I;16") or image.mode == "I":
+        values = np.asarray(image).astype(np.int64)
+        if image.mode.startswith("I;16") or values.max(initial=0) > 255:
+            values = np.clip(values, 0, 65535) // 257
+        return Image.fromarray(values.astype(np.uint8), "L").convert("RGB")
+    if image.mode == "F":
+        floats = np.asarray(image, dtype=np.float32)
+        top = float(np.nanmax(floats, initial=0.0))
+        scaled = floats * 255 if top <= 1.0 else floats
+        return Image.fromarray(np.nan_to_num(np.clip(scaled, 0, 255)).astype(np.uint8), "L").convert("RGB")
+    return image if image.mode == "RGB" else image.convert("RGB")
+
+
+def _check_budget(
+    name: str, image: Image.Image, max_decode_bytes: int | None, full: tuple[int, int], *, turned: bool
+) -> None:
+    """Raises ``too_many_pixels`` when decoding ``image`` (as drafted) would pass ``max_decode_bytes``."""
+    if max_decode_bytes is None:
+        return
+    cost = decode_cost(image.mode, image.size, turned=turned)
+    if cost > max_decode_bytes:
+        width, height = full
+        raise ImageError(
+            "too_many_pixels",
+            f"{name}: decoding this {width}x{height} {image.format or 'image'} takes about "
+            f"{cost / 1e6:,.0f} MB, more than the {max_decode_bytes / 1e6:,.0f} MB allowed "
+            "(a JPEG is decoded reduced; send a JPEG or a smaller image)",
+        )
+
+
 def load_photo(
-    source: bytes | str | Path, *, max_pixels: int = DEFAULT_MAX_PIXELS, reduce_to: int | None = None
+    source: bytes | str | Path,
+    *,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+    reduce_to: int | None = None,
+    max_decode_bytes: int | None = None,
 ) -> Photo:
     """Decode a photo and apply its EXIF orientation.
 
     ``reduce_to``: decode a large JPEG at a reduced size (Pillow's draft mode, a power-of-two
     reduction done by the JPEG decoder itself) whose long side is still at least this many pixels.
+    ``max_decode_bytes``: refuse (``too_many_pixels``) an image whose decoding would take more memory
+    than this (``decode_cost``, after any reduction): formats that cannot be decoded reduced (PNG, WebP,
+    ...) get a lower pixel limit than JPEG this way. A decompression bomb Pillow itself refuses is
+    ``too_many_pixels`` too.
     """
     name = "upload" if isinstance(source, bytes) else str(source)
     if isinstance(source, bytes):
@@ -65,19 +120,27 @@ def load_photo(
                     "too_many_pixels",
                     f"{name}: {width}x{height} is more than the {max_pixels:,} pixels allowed",
                 )
-            orientation = image.getexif().get(0x0112, 1)
             if reduce_to and image.format == "JPEG" and max(width, height) > 2 * reduce_to:
                 # the decoder picks the largest reduction that keeps both sides at least this size
                 fraction = reduce_to / max(width, height)
                 image.draft("RGB", (round(width * fraction), round(height * fraction)))
+            # before getexif(), which decodes a whole PNG to find an eXIf chunk after its pixels
+            _check_budget(name, image, max_decode_bytes, (width, height), turned=False)
+            orientation = image.getexif().get(0x0112, 1)
+            if orientation not in (1, None):
+                _check_budget(name, image, max_decode_bytes, (width, height), turned=True)
             image.load()
             upright = ImageOps.exif_transpose(image) if orientation != 1 else image
-            rgb = upright.convert("RGB")
+            rgb = as_rgb(upright)
     except ImageError:
         raise
+    except Image.DecompressionBombError:
+        raise ImageError(
+            "too_many_pixels", f"{name}: too many pixels to decode safely (a decompression bomb)"
+        ) from None
     except (UnidentifiedImageError, ImportError):  # ImportError: a missing plugin (e.g. HEIF)
         raise ImageError("not_an_image", f"{name}: not an image (JPEG, PNG, WebP... expected)") from None
-    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as error:
-        raise ImageError("corrupt_image", f"{name}: the image is truncated or corrupt ({error})") from None
+    except (OSError, SyntaxError, ValueError) as error:
+        raise ImageError("corrupt_image", f"{name}: the image is truncated or corrupt", str(error)) from None
     full_size = (height, width) if orientation in (5, 6, 7, 8) else (width, height)
     return Photo(np.asarray(rgb), full_size)

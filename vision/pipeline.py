@@ -27,9 +27,13 @@ from vision.sharpness import BLURRED, photo_sharpness
 DECODE_LONG_SIDE = 1600
 
 
-def decode_photo(source: bytes | str | Path, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> Photo:
+def decode_photo(
+    source: bytes | str | Path, *, max_pixels: int = DEFAULT_MAX_PIXELS, max_decode_bytes: int | None = None
+) -> Photo:
     """Raises ``ImageError`` (not_an_image, corrupt_image, too_many_pixels)."""
-    return load_photo(source, max_pixels=max_pixels, reduce_to=DECODE_LONG_SIDE)
+    return load_photo(
+        source, max_pixels=max_pixels, reduce_to=DECODE_LONG_SIDE, max_decode_bytes=max_decode_bytes
+    )
 
 
 def detect_tiles(

@@ -14,10 +14,13 @@ from api.schemas import ErrorResponse
 API_PREFIX = "/api/v1"
 
 _DESCRIPTIONS = {
+    401: "the server's token is required (SMJ_EXAMPLES_TOKEN)",
+    403: "not allowed here: saving is off, or the request came from another site's page",
     413: "the upload is too large (bytes or pixels)",
     415: "the upload is not an image",
     422: "the request is malformed: invalid fields, tiles, preset, or an impossible hand",
     503: "the detector weights are not loaded",
+    507: "the examples folder is full (SMJ_MAX_EXAMPLES, SMJ_MAX_EXAMPLES_BYTES)",
 }
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from api import service
+from api.deps import WorkersDep
 from api.routes import API_PREFIX, error_responses
 from api.schemas import (
     GroupedOut,
@@ -27,7 +28,7 @@ router = APIRouter(prefix=API_PREFIX, tags=["hands"])
 
 
 @router.post("/score", response_model=ScoreOut, responses=error_responses(422), summary="score a hand")
-def score_hand(request: ScoreRequest) -> dict[str, Any]:
+async def score_hand(request: ScoreRequest, workers: WorkersDep) -> dict[str, Any]:
     """The score, the same fields as ``smj score --json``.
 
     A hand that is not a win (three suits, a tile of the void suit, no 4 sets + a pair) answers 200 with
@@ -35,26 +36,26 @@ def score_hand(request: ScoreRequest) -> dict[str, Any]:
     a winning tile not in the hand, a contradictory context) or an unknown tile or preset is a 422.
     """
     rules = get_preset(request.preset)
-    result = service.score_hand(request.hand.to_hand(), request.context.to_context(), rules)
-    return result.to_json()
+    hand = request.hand.to_hand()
+    return await workers.hands(service.score_json, hand, request.context.to_context(), rules)
 
 
 @router.post(
     "/waits", response_model=WaitsOut, responses=error_responses(422), summary="the waits of a ready hand"
 )
-def hand_waits(request: WaitsRequest) -> dict[str, Any]:
+async def hand_waits(request: WaitsRequest, workers: WorkersDep) -> dict[str, Any]:
     """Every tile that completes a hand one tile short (13 tiles + 1 per kong), each with its best score
     (as a win on a discard unless the context says otherwise). ``ready: false`` when none does; a hand
     of the wrong size or with a fifth copy is a 422."""
     rules = get_preset(request.preset)
     concealed, melds = request.hand.tiles()
-    return service.waits_json(concealed, melds, request.context.to_context(), rules)
+    return await workers.hands(service.waits_json, concealed, melds, request.context.to_context(), rules)
 
 
 @router.post(
     "/group", response_model=GroupedOut, responses=error_responses(422), summary="group corrected detections"
 )
-def group(request: GroupRequest) -> dict[str, Any]:
+async def group(request: GroupRequest, workers: WorkersDep) -> dict[str, Any]:
     """Group detections (as ``recognize`` answered them, possibly corrected: tiles renamed, boxes added or
     removed) into a hand, with the grouper's warnings. As in ``recognize``, a reading that is no winning
     hand is re-read with the tiles' ``alternatives`` (a ``reread_tile`` warning names each tile read
@@ -66,8 +67,7 @@ def group(request: GroupRequest) -> dict[str, Any]:
         for d in request.detections
     ]
     detections = service.detections_from(items, (request.width, request.height))
-    detections, grouping = service.group(detections)
-    return {"detections": detections.as_json(), **grouping.to_json()}
+    return await workers.hands(service.group_json, detections)
 
 
 @router.get(
@@ -76,12 +76,12 @@ def group(request: GroupRequest) -> dict[str, Any]:
     response_model_exclude_unset=True,
     summary="the rules presets and their knobs",
 )
-def presets() -> dict[str, Any]:
+async def presets() -> dict[str, Any]:
     return {"default": DEFAULT_PRESET, "presets": [rules.to_json() for rules in PRESETS.values()]}
 
 
 @router.get("/tiles", response_model=TilesOut, summary="the detector's classes, for the page's palette")
-def tiles() -> dict[str, Any]:
+async def tiles() -> dict[str, Any]:
     """The 27 suited tiles (from ``scoring.tiles``), then ``back`` (face down) and ``honour``."""
     rows = []
     for class_id, name in enumerate(DETECTOR_CLASSES):

@@ -6,21 +6,23 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from api.deps import WorkersDep
 from api.errors import ApiError
 from api.routes import API_PREFIX, error_responses
 from api.schemas import LedgerOut, SettleRequest
-from scoring import get_preset
-from scoring.settlement import RoundError, RoundErrorCode, parse_round, settle_round
+from scoring import Rules, get_preset
+from scoring.settlement import Round, RoundError, RoundErrorCode, parse_round, settle_round
 
 router = APIRouter(prefix=API_PREFIX, tags=["settlement"])
 
 
 @router.post("/settle", response_model=LedgerOut, responses=error_responses(422), summary="settle a round")
-def settle(request: SettleRequest) -> dict[str, Any]:
+async def settle(request: SettleRequest, workers: WorkersDep) -> dict[str, Any]:
     """Every payment of the round (刮风下雨, wins, 查花猪, 查叫, 退税) and each player's total, in base
     units times ``base``, as ``smj settle --json`` prints it. The round format is documented in
     ``scoring/settlement/__init__.py`` (see ``examples/round.json``); a malformed or impossible round is
-    a 422 whose code is the ``RoundErrorCode`` (malformed, unknown_player, bad_win, ...)."""
+    a 422 whose code is the ``RoundErrorCode`` (malformed, unknown_player, bad_win, ...; a given fan above
+    ``MAX_FAN`` is ``fan_too_large``, an amount above 2**53-1 ``amount_too_large``)."""
     rules = get_preset(request.preset)
     try:
         round_ = parse_round(request.round)
@@ -28,4 +30,8 @@ def settle(request: SettleRequest) -> dict[str, Any]:
         raise
     except ValueError as error:  # scoring.tiles' bare ValueError for '²' (see schemas.reading_user_text)
         raise ApiError(422, RoundErrorCode.MALFORMED.value, f"text that is not tiles: {error}") from None
-    return settle_round(round_, rules, request.base).to_json()
+    return await workers.hands(_settle_json, round_, rules, request.base)
+
+
+def _settle_json(round_: Round, rules: Rules, base: int) -> dict[str, Any]:
+    return settle_round(round_, rules, base).to_json()

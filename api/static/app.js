@@ -531,6 +531,8 @@
     form.append("detections", JSON.stringify(state.detections.map(sent)));
     form.append("hand", JSON.stringify(hand));
     form.append("consent", "true");
+    const token = $("example-token").value.trim();
+    if (token) form.append("token", token); // SMJ_EXAMPLES_TOKEN, where the server sets one
     $("save-status").textContent = "保存中… Saving…";
     try {
       const saved = await call("/examples", { method: "POST", body: form });

@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from datasets.labels import DatasetError
 from datasets.synth.art import ArtSource
 from datasets.synth.scene import Scene, SceneOptions, render_scene
 from vision.detections import DETECTOR_CLASSES
@@ -60,11 +61,29 @@ def write_dataset(
     workers: int = 1,
     progress: bool = True,
     with_boxes: bool = True,
+    append: bool = False,
 ) -> Summary:
-    """Render ``n`` scenes into ``out``; returns how long it took."""
+    """Render ``n`` scenes into ``out``; returns how long it took.
+
+    A folder that already holds scenes (``scenes.jsonl``, the true hands of its images) is refused with
+    ``DatasetError``, unless ``append``: then the new scenes' lines are added after the earlier ones,
+    and scenes that would overwrite an earlier image (the same seed and index) are refused.
+    """
     out = Path(out).resolve()
-    others = _other_images(out, seed, n)
-    if others:
+    earlier = _earlier_scenes(out)
+    if earlier and not append:
+        raise DatasetError(
+            f"{out}: already holds {len(earlier)} scenes (scenes.jsonl, their true hands); give a new "
+            "folder, or append to it with another seed"
+        )
+    clashes = sorted(earlier & {f"images/{image_name(seed, i)}.jpg" for i in range(n)})
+    if clashes:
+        raise DatasetError(
+            f"{out}: seed {seed} would overwrite {len(clashes)} earlier scenes ({clashes[0]}, ...); "
+            "append with another seed"
+        )
+    others = _other_images(out, seed, n) - len(earlier)
+    if others > 0:
         print(
             f"warning: {out / 'images'} already holds {others} other image(s); data.yaml will include them",
             file=sys.stderr,
@@ -74,11 +93,27 @@ def write_dataset(
     job = Job(str(out), seed, art, options or SceneOptions(), with_boxes)
     workers = max(1, min(workers, n)) if n else 1
     start = time.perf_counter()
-    with (out / "scenes.jsonl").open("w", encoding="utf-8", newline="\n") as lines:
+    with (out / "scenes.jsonl").open("a" if append else "w", encoding="utf-8", newline="\n") as lines:
         for line in _progress(_lines(job, n, workers), n, progress):
             lines.write(line + "\n")
     write_data_yaml(out)
     return Summary(out, n, time.perf_counter() - start, workers)
+
+
+def _earlier_scenes(out: Path) -> set[str]:
+    """The images ``scenes.jsonl`` lists already (a line that is not JSON counts as a scene too)."""
+    path = out / "scenes.jsonl"
+    if not path.is_file():
+        return set()
+    images: set[str] = set()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        if not line.strip():
+            continue
+        try:
+            images.add(str(json.loads(line)["image"]))
+        except (ValueError, KeyError, TypeError):
+            images.add(f"line {number + 1}")
+    return images
 
 
 def _other_images(out: Path, seed: int, n: int) -> int:
@@ -158,9 +193,10 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 def write_data_yaml(out: Path) -> Path:
-    """Ultralytics ``data.yaml``: train and val both point at ``images`` (split it later if you need to)."""
+    """Ultralytics ``data.yaml``: ``train: images`` and no val. Validating on the training images would
+    measure nothing; validate on real photos (``smj train --val``), or split with ``smj dataset split``."""
     names = "".join(f"  {i}: {name}\n" for i, name in enumerate(DETECTOR_CLASSES))
-    header = f"path: {json.dumps(str(out))}\ntrain: images\nval: images\nnc: {len(DETECTOR_CLASSES)}\n"
+    header = f"path: {json.dumps(str(out))}\ntrain: images\nnc: {len(DETECTOR_CLASSES)}\n"
     text = f"{header}names:\n{names}"
     path = out / "data.yaml"
     path.write_text(text, encoding="utf-8")

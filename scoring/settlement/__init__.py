@@ -81,9 +81,18 @@ from scoring.settlement.events import (
 from scoring.settlement.ledger import Ledger, Payment, PaymentKind
 from scoring.settlement.parse import parse_round, round_to_json
 from scoring.settlement.settle import settle_round
-from scoring.settlement.validate import CheckedRound, RoundError, RoundErrorCode, validate_round
+from scoring.settlement.validate import (
+    MAX_AMOUNT,
+    MAX_FAN,
+    CheckedRound,
+    RoundError,
+    RoundErrorCode,
+    validate_round,
+)
 
 __all__ = [
+    "MAX_AMOUNT",
+    "MAX_FAN",
     "CheckedRound",
     "End",
     "EndReason",

@@ -11,9 +11,10 @@ so a player who has won is untouched by later events (unless ``refund_to_won_pla
   transferred to the winner (the first in turn after the discarder when several won).
 * Self-drawn (自摸, 杠上花): every other player still in pays, plus 自摸加底 (one base) or 加番 (one more
   fan, within the cap). 点杠花 variant: 杠上花 after a 直杠 is paid by the kong's discarder alone, as 点炮.
-* Wall exhausted (流局), among the players still in: 查花猪 (each 花猪 pays every non-花猪), 查大叫 / 查小叫
-  (each not-ready non-花猪 pays every ready player at that player's wait), then 退税 (not-ready players and
-  花猪 return the kong income they still hold).
+* Wall exhausted (流局), among the players still in: 查花猪 (each 花猪 pays every non-花猪 still in, or
+  every other seat under ``hua_zhu_pays_everyone``), 查大叫 / 查小叫 (each not-ready non-花猪 pays every
+  ready player at that player's wait), then 退税 (not-ready players and 花猪 return the kong income they
+  still hold).
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from scoring.rules import ChaJiao, KongAfterPao, Rules, SelfDrawBonus
 from scoring.settlement.events import SEATS, End, EndReason, Kong, KongKind, Round, Seat, Win
 from scoring.settlement.hands import WinFan, fan_text
 from scoring.settlement.ledger import Ledger, Payment, PaymentKind
-from scoring.settlement.validate import CheckedRound, validate_round
+from scoring.settlement.validate import (
+    MAX_AMOUNT,
+    CheckedRound,
+    RoundError,
+    RoundErrorCode,
+    validate_round,
+)
 from scoring.tiles import tile_name
 
 __all__ = ["settle_round"]
@@ -32,8 +39,9 @@ __all__ = ["settle_round"]
 def settle_round(round: Round, rules: Rules = CHENGDU, base: int = 1) -> Ledger:
     """Every payment of ``round`` under ``rules``, in base units times ``base``.
 
-    Raises ``RoundError`` for a round that is malformed or impossible, ``ValueError`` for a ``base`` that
-    is not a whole number >= 1.
+    Raises ``RoundError`` for a round that is malformed or impossible (a given fan above ``MAX_FAN``
+    is ``fan_too_large``; a payment or total above ``MAX_AMOUNT``, ``amount_too_large``), ``ValueError``
+    for a ``base`` that is not a whole number >= 1.
     """
     if not isinstance(round, Round):
         raise TypeError(f"settle_round takes a Round (see scoring.settlement.parse_round), got {type(round)}")
@@ -69,6 +77,12 @@ class _Table:
         return [seat for seat in SEATS if seat not in self.out and seat not in besides]
 
     def pay(self, payer: Seat, payee: Seat, amount: int, reason: str, kind: PaymentKind, event: int) -> None:
+        if amount > MAX_AMOUNT:
+            raise RoundError(
+                RoundErrorCode.AMOUNT_TOO_LARGE,
+                f"{reason}: {self.name(payer)} would pay more than {MAX_AMOUNT:,} (lower the base)",
+                event,
+            )
         if amount > 0:
             self.payments.append(Payment(payer, payee, amount, reason, kind, event))
 
@@ -164,9 +178,12 @@ class _Table:
         pigs = [seat for seat in remaining if standings[seat].hua_zhu]
         pig_amount, pig_text = self.hua_zhu_amount()
         for pig in pigs:
-            for seat in remaining:
-                if seat != pig and not standings[seat].hua_zhu:
-                    self.pay(pig, seat, pig_amount, f"查花猪 {pig_text}", PaymentKind.HUA_ZHU, index)
+            if self.knobs.hua_zhu_pays_everyone:
+                payees = [seat for seat in SEATS if seat != pig]
+            else:
+                payees = [seat for seat in remaining if seat != pig and not standings[seat].hua_zhu]
+            for seat in payees:
+                self.pay(pig, seat, pig_amount, f"查花猪 {pig_text}", PaymentKind.HUA_ZHU, index)
         word = "查大叫" if self.knobs.cha_jiao is ChaJiao.LARGEST else "查小叫"
         ready = [seat for seat in remaining if standings[seat].ready]
         for payer in (seat for seat in remaining if not standings[seat].ready and seat not in pigs):
@@ -213,7 +230,7 @@ class _Table:
         next_dealer = self.next_dealer
         if next_dealer is None and finished:
             next_dealer = self.round.dealer  # nobody won: 连庄
-        return Ledger(
+        ledger = Ledger(
             players=self.round.players,
             payments=tuple(self.payments),
             preset=self.rules.name,
@@ -222,3 +239,9 @@ class _Table:
             next_dealer=next_dealer,
             notes=tuple(self.notes),
         )
+        worst = max((abs(total) for total in ledger.totals), default=0)
+        if worst > MAX_AMOUNT:
+            raise RoundError(
+                RoundErrorCode.AMOUNT_TOO_LARGE, f"a total of {worst:,} is more than {MAX_AMOUNT:,}"
+            )
+        return ledger

@@ -40,7 +40,14 @@ from scoring.settlement.events import (
 from scoring.settlement.hands import Standing, WinFan, final_standing, winner_fan
 from scoring.tiles import SUITS, Tile, tile_name
 
-__all__ = ["CheckedRound", "RoundError", "RoundErrorCode", "validate_round"]
+__all__ = ["MAX_AMOUNT", "MAX_FAN", "CheckedRound", "RoundError", "RoundErrorCode", "validate_round"]
+
+MAX_FAN = 36
+"""The most fan a given ``fan`` may claim. No hand of any preset reaches half of it (QQ's uncapped
+清龙七对 with every root and bonus is about a dozen); beyond it a doubling preset's amounts have thousands
+of digits and take seconds to compute."""
+MAX_AMOUNT = 2**53 - 1
+"""The largest payment or total settled: the largest integer every JSON reader keeps exact."""
 
 
 class RoundErrorCode(StrEnum):
@@ -57,6 +64,12 @@ class RoundErrorCode(StrEnum):
     KONG_NOT_HELD = "kong_not_held"  # a hand's kongs differ from the kongs its player declared
     TOO_MANY_COPIES = "too_many_copies"  # a fifth copy of a tile across hands and kongs
     BAD_END = "bad_end"  # the end contradicts the wins, or a final hand is missing
+    FAN_TOO_LARGE = "fan_too_large"  # a given fan above MAX_FAN
+    AMOUNT_TOO_LARGE = "amount_too_large"  # a payment or total above MAX_AMOUNT (a huge base)
+
+
+def _too_many_fan(who: str, fan: int, what: str = "") -> str:
+    return f"{who}'s {what}fan {fan:,} is more than the {MAX_FAN} fan any hand can have"
 
 
 class RoundError(ValueError):
@@ -276,6 +289,8 @@ class _Replay:
             )
         if winner.fan is not None and (type(winner.fan) is not int or winner.fan < 0):
             raise RoundError(RoundErrorCode.BAD_WIN, f"{who}'s fan must be a whole number >= 0", index)
+        if winner.fan is not None and winner.fan > MAX_FAN:
+            raise RoundError(RoundErrorCode.FAN_TOO_LARGE, _too_many_fan(who, winner.fan), index)
         result = winner_fan(self.round, win, winner, self.rules)
         if isinstance(result, Score):
             assert result.error is not None
@@ -359,6 +374,8 @@ class _Replay:
                 raise RoundError(
                     RoundErrorCode.BAD_END, f"{who}'s ready fan must be a whole number >= 0", index
                 )
+            if fan is not None and fan > MAX_FAN:
+                raise RoundError(RoundErrorCode.FAN_TOO_LARGE, _too_many_fan(who, fan, "ready "), index)
             if final.hua_zhu and fan is not None:
                 raise RoundError(
                     RoundErrorCode.BAD_END, f"{who} is a 花猪 (three suits) and cannot be ready", index

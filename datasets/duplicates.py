@@ -1,0 +1,100 @@
+"""The same photo under different names: exact copies (the same bytes) and near copies (re-encoded,
+resized, recompressed), found by content, so that no copy lands in another split than its original.
+
+Exact copies share a SHA-256 of their bytes; near copies have perceptual hashes (``imagehash.phash``: a
+64-bit DCT hash of the photo's luminance, which re-encoding and resizing hardly change) at most
+``NEAR_DISTANCE`` bits apart. ``find_duplicates`` returns every group of two or more such files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageOps
+
+NEAR_DISTANCE = 6  # bits of 64: re-encoded or resized copies differ by 0-4, different photos by ~32
+_HASH_SIDE = 256  # a JPEG is decoded reduced to about this size before hashing
+
+
+@dataclass(frozen=True)
+class DuplicateGroup:
+    paths: tuple[Path, ...]  # sorted
+    exact: bool  # every file has the same bytes
+
+    def describe(self, root: Path | None = None) -> str:
+        names = [str(p.relative_to(root)) if root and p.is_relative_to(root) else str(p) for p in self.paths]
+        kind = "the same file" if self.exact else "the same photo (near copies)"
+        return f"{', '.join(names)} are {kind}"
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def perceptual_hash(path: Path) -> int | None:
+    """The photo's 64-bit pHash as an int (upright, as a person sees it); ``None`` if it cannot be read."""
+    import imagehash
+
+    try:
+        with Image.open(path) as image:
+            image.draft("L", (_HASH_SIDE, _HASH_SIDE))
+            upright = ImageOps.exif_transpose(image)
+            bits = imagehash.phash(upright).hash.flatten()
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError):
+        return None
+    return int("".join("1" if bit else "0" for bit in bits), 2)
+
+
+def find_duplicates(paths: Iterable[Path], near: int = NEAR_DISTANCE) -> list[DuplicateGroup]:
+    """Groups of files that are the same photo, exactly or nearly (``near`` bits of pHash or fewer)."""
+    files = sorted({Path(p) for p in paths})
+    parent = list(range(len(files)))
+
+    def find(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    def union(a: int, b: int) -> None:
+        parent[find(a)] = find(b)
+
+    by_digest: dict[str, int] = {}
+    digests = []
+    for index, path in enumerate(files):
+        digest = file_digest(path)
+        digests.append(digest)
+        if digest in by_digest:
+            union(index, by_digest[digest])
+        else:
+            by_digest[digest] = index
+    firsts = sorted(by_digest.values())  # one file per distinct content
+    hashes = [(index, perceptual_hash(files[index])) for index in firsts]
+    known = [(index, value) for index, value in hashes if value is not None]
+    if len(known) > 1:
+        values = np.array([value for _, value in known], np.uint64)
+        for row, (index, value) in enumerate(known[:-1]):
+            distances = np.bitwise_count(values[row + 1 :] ^ np.uint64(value))
+            for offset in np.flatnonzero(distances <= near):
+                union(index, known[row + 1 + int(offset)][0])
+    members: dict[int, list[int]] = {}
+    for index in range(len(files)):
+        members.setdefault(find(index), []).append(index)
+    groups = [
+        DuplicateGroup(tuple(files[i] for i in group), len({digests[i] for i in group}) == 1)
+        for group in members.values()
+        if len(group) > 1
+    ]
+    return sorted(groups, key=lambda group: group.paths)
+
+
+def groups_by_path(groups: Sequence[DuplicateGroup]) -> dict[Path, DuplicateGroup]:
+    return {path: group for group in groups for path in group.paths}

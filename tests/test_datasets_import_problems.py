@@ -1,0 +1,130 @@
+"""``smj dataset import`` loses nothing silently: every problem of a source in one pass, refused by
+default, fixed and counted with ``--lenient`` (``datasets.problems``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from dataset_builders import make_image
+from PIL import Image
+
+import smj
+from datasets.labels import Box
+from datasets.labelstudio import region
+from datasets.yolo import read_yolo
+from vision.detections import DETECTOR_CLASSES
+
+
+def _bad_yolo(tmp_path: Path) -> Path:
+    """A Roboflow-style YOLO set (train and valid) with one problem of each kind."""
+    root = tmp_path / "src"
+    (root).mkdir()
+    (root / "data.yaml").write_text(yaml.safe_dump({"names": list(DETECTOR_CLASSES)}))
+    for split in ("train", "valid"):
+        (root / split / "labels").mkdir(parents=True)
+        for index in range(3):
+            make_image(root / split / "images" / f"{split}{index}.png", (100, 80), seed=index)
+            (root / split / "labels" / f"{split}{index}.txt").write_text("0 0.5 0.5 0.2 0.2\n")
+    labels = root / "train" / "labels"
+    (labels / "lost.txt").write_text("1 0.5 0.5 0.2 0.2\n")  # its image is missing
+    (labels / "train1.txt").write_text("0 0.5 0.5 0.2 0.2\n2 0.95 0.5 0.2 0.2\n")  # reaches x 1.05
+    (labels / "train2.txt").write_text("0 0.5 0.5 0.2\n3 0.3 0.3 0.1 0.1\n")  # line 1 is not a box
+    jpeg = root / "valid" / "images" / "valid9.jpg"
+    Image.new("RGB", (100, 80), (200, 10, 10)).save(jpeg, quality=90)
+    jpeg.write_bytes(jpeg.read_bytes()[:300])  # truncated: its header still reads
+    (root / "valid" / "labels" / "valid9.txt").write_text("0 0.5 0.5 0.2 0.2\n")
+    return root
+
+
+def test_every_problem_is_listed_and_nothing_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _bad_yolo(tmp_path)
+    out = tmp_path / "out"
+    assert smj.main(["dataset", "import", "--format", "yolo", str(root), "--out", str(out)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    found = sorted(line.split(": ")[1] for line in lines[:-1])
+    assert found == ["bad_image", "malformed", "orphan_label", "out_of_range"]
+    assert any(
+        line.startswith(f"{root / 'train' / 'labels' / 'train1.txt'}:2: out_of_range") for line in lines
+    )
+    assert any(line.startswith(f"{root / 'train' / 'labels' / 'train2.txt'}:1: malformed") for line in lines)
+    assert "4 problems" in lines[-1] and "clipped 1, skipped 3" in lines[-1]
+    assert not out.exists()
+
+
+def test_lenient_clips_skips_and_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _bad_yolo(tmp_path)
+    out = tmp_path / "out"
+    argv = ["dataset", "import", "--format", "yolo", str(root), "--out", str(out), "--lenient"]
+    assert smj.main(argv) == 0
+    assert "fixed 4 problems: clipped 1, skipped 3" in capsys.readouterr().out
+    images = {item.stem: item for item in read_yolo(out)}
+    assert "valid9" not in images and "lost" not in images and len(images) == 6
+    clipped = images["train1"].boxes[1]
+    assert clipped.xc + clipped.w / 2 == pytest.approx(1.0) and clipped.w == pytest.approx(0.15)
+    assert [b.class_id for b in images["train2"].boxes] == [3]  # the bad line left out, the next kept
+
+
+def _labelstudio(tmp_path: Path) -> Path:
+    make_image(tmp_path / "a.png", (200, 100))
+    polygon = {
+        "type": "polygonlabels",
+        "original_width": 200,
+        "original_height": 100,
+        "value": {"points": [[10, 20], [30, 10], [40, 50], [15, 60]], "polygonlabels": ["p3"]},
+    }
+    turned = region(Box(0, 0.5, 0.5, 0.2, 0.2), 200, 100, 1)
+    turned["value"]["rotation"] = 30
+    plain = region(Box(5, 0.8, 0.5, 0.1, 0.2), 200, 100, 2)
+    task = {"id": 7, "data": {"image": "a.png"}, "annotations": [{"result": [polygon, turned, plain]}]}
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps([task]))
+    return path
+
+
+def test_label_studio_polygons_and_turned_boxes_are_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tasks = _labelstudio(tmp_path)
+    argv = ["dataset", "import", "--format", "labelstudio", str(tasks), "--out", str(tmp_path / "out")]
+    assert smj.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "polygon: task 7: a polygon" in err and "rotated: task 7: a rectangle turned 30 degrees" in err
+    assert smj.main([*argv, "--lenient"]) == 0
+    assert "converted 2" in capsys.readouterr().out
+    (item,) = read_yolo(tmp_path / "out")
+    by_class = {DETECTOR_CLASSES[b.class_id]: b for b in item.boxes}
+    assert set(by_class) == {"p3", "m1", "m6"}
+    polygon = by_class["p3"]  # the bounding box of the points (percent): x 10..40, y 10..60
+    assert (polygon.xc, polygon.yc, polygon.w, polygon.h) == pytest.approx((0.25, 0.35, 0.3, 0.5))
+    assert by_class["m1"].w > 0.2  # the upright box around the turned one is wider than it
+
+
+def test_coco_boxes_outside_the_image_are_clipped_when_lenient(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_image(tmp_path / "a.png", (100, 50))
+    coco = {
+        "images": [{"id": 1, "file_name": "a.png", "width": 100, "height": 50}],
+        "categories": [{"id": 1, "name": "5m"}],
+        "annotations": [{"id": 9, "image_id": 1, "category_id": 1, "bbox": [-10, 10, 30, 20]}],
+    }
+    (tmp_path / "coco.json").write_text(json.dumps(coco))
+    argv = [
+        "dataset",
+        "import",
+        "--format",
+        "coco",
+        str(tmp_path / "coco.json"),
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    assert smj.main(argv) == 2
+    assert "annotation 9: box reaches outside the image" in capsys.readouterr().err
+    assert smj.main([*argv, "--lenient"]) == 0
+    ((box,),) = [item.boxes for item in read_yolo(tmp_path / "o")]
+    assert (box.xc - box.w / 2, box.w) == pytest.approx((0.0, 0.2))
