@@ -128,3 +128,15 @@ def test_a_folder_that_holds_scenes_is_refused_or_appended_to(
         "images/synth_2_000001.jpg",
     ]
     assert len(list((out / "images").glob("*.jpg"))) == 4
+
+
+def test_smj_dataset_synth_appends_with_another_seed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import smj
+
+    out = tmp_path / "synth"
+    common = ["dataset", "synth", "--out", str(out), "--n", "2", "--size", "160x120", "--quiet"]
+    assert smj.main([*common, "--seed", "1"]) == 0
+    assert smj.main([*common, "--seed", "1", "--append"]) == 2  # the same scenes again: refused
+    assert "would overwrite 2 earlier scenes" in capsys.readouterr().err
+    assert smj.main([*common, "--seed", "2", "--append"]) == 0
+    assert len((out / "scenes.jsonl").read_text().splitlines()) == 4

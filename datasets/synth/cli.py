@@ -51,6 +51,12 @@ def add_synth_arguments(parser: argparse.ArgumentParser) -> None:
         help="share of scenes drawn with --art faces instead of procedural ones (default 0.5)",
     )
     parser.add_argument(
+        "--append",
+        action="store_true",
+        help="add the scenes to a folder that already holds some (with another seed); without it such "
+        "a folder is refused: its scenes.jsonl holds the earlier scenes' true hands",
+    )
+    parser.add_argument(
         "--held-out-art",
         action="store_true",
         help="draw --art faces from the held-out sets alone (datasets.synth.art.HELD_OUT), for measuring "
@@ -136,6 +142,7 @@ def _probability(text: str) -> float:
 
 
 def run_synth(args: argparse.Namespace) -> int:
+    from datasets.labels import DatasetError
     from datasets.synth.art import ArtError, discover
     from datasets.synth.scene import SceneOptions
     from datasets.synth.writer import write_dataset
@@ -155,16 +162,21 @@ def run_synth(args: argparse.Namespace) -> int:
         packed=args.packed,
         hand_pose="stand" if args.packed else None,
     )
-    summary = write_dataset(
-        args.out,
-        args.n,
-        args.seed,
-        sources,
-        options,
-        workers,
-        progress=not args.quiet,
-        with_boxes=not args.no_boxes,
-    )
+    try:
+        summary = write_dataset(
+            args.out,
+            args.n,
+            args.seed,
+            sources,
+            options,
+            workers,
+            progress=not args.quiet,
+            with_boxes=not args.no_boxes,
+            append=args.append,
+        )
+    except DatasetError as error:
+        print(f"smj dataset synth: {error}", file=sys.stderr)
+        return 2
     if not args.quiet:
         print(
             f"wrote {summary.scenes} scenes to {summary.out} in {summary.seconds:.1f} s "
