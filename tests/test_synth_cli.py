@@ -130,7 +130,9 @@ def test_a_folder_that_holds_scenes_is_refused_or_appended_to(
     assert len(list((out / "images").glob("*.jpg"))) == 4
 
 
-def test_smj_dataset_synth_appends_with_another_seed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_smj_dataset_synth_appends_with_another_seed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import smj
 
     out = tmp_path / "synth"
