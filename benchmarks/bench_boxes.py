@@ -130,6 +130,12 @@ def player_classes(
     return Counter(int(c) for c in np.asarray(classes)[on_player])
 
 
+def _names(counts: Counter[int]) -> str:
+    from scoring.tiles import CLASS_NAMES
+
+    return " ".join(CLASS_NAMES[c] for c in sorted(counts.elements())) or "none"
+
+
 def _style(row: dict) -> str:
     from datasets.synth.art import HELD_OUT
 
@@ -147,15 +153,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--classifier", type=Path, help="tile classifier weights (default: the shipped one)")
     parser.add_argument("--limit", type=int, default=0, help="at most this many scenes per folder")
     parser.add_argument("--per-scene", action="store_true", help="a line per scene as well")
+    parser.add_argument(
+        "--worst", type=int, default=0, help="with --per-scene: this many of the player's worst-fitted tiles"
+    )
     args = parser.parse_args(argv)
     detector = Detector(args.weights, classifier=args.classifier)
     for folder in args.data:
-        measure(folder, detector, args.limit, args.per_scene)
+        measure(folder, detector, args.limit, args.per_scene, args.worst)
     return 0
 
 
 def measure(
-    folder: Path, detector: object, limit: int = 0, per_scene: bool = False
+    folder: Path, detector: object, limit: int = 0, per_scene: bool = False, worst: int = 0
 ) -> dict[str, dict[str, Tally]]:
     """Print (and return) the tallies of ``folder``'s scenes: by style, then "hand" and "all"."""
     from vision.detections import BACK
@@ -179,9 +188,9 @@ def measure(
         player = np.array([b["role"] in ("hand", "meld") for b in labelled], bool)
         suited = np.array([b["cls"] < BACK for b in labelled], bool)
         found_suited = found.class_ids < BACK
-        player_exact = Counter(b["cls"] for b, p in zip(labelled, player & suited, strict=True) if p) == (
-            player_classes(truth, player, found.boxes[found_suited], found.class_ids[found_suited])
-        )
+        player_truth = Counter(b["cls"] for b, p in zip(labelled, player & suited, strict=True) if p)
+        player_found = player_classes(truth, player, found.boxes[found_suited], found.class_ids[found_suited])
+        player_exact = player_truth == player_found
         tally = tallies[_style(row)]
         tally["all"].fits.append(fit)
         tally["hand"].fits.append(BoxFit(fit.iou[hand], fit.shift[hand], fit.width_ratio[hand]))
@@ -189,7 +198,19 @@ def measure(
             part.exact.append(exact)
             part.player_exact.append(player_exact)
         if per_scene:
-            print(f"  {row['image']}: hand {Tally([tally['hand'].fits[-1]], []).line()}  exact {exact}")
+            print(
+                f"  {row['image']}: hand {Tally([tally['hand'].fits[-1]], []).line()}  exact {exact} "
+                f"player {player_exact}  boxes {len(found.boxes)}/{len(labelled)}"
+            )
+            if not player_exact:
+                missing, extra = player_truth - player_found, player_found - player_truth
+                print(f"    player's tiles missed {_names(missing)}, extra {_names(extra)}")
+            for i in np.argsort(np.where(player, fit.iou, np.inf), kind="stable")[: min(worst, player.sum())]:
+                b = labelled[i]
+                print(
+                    f"    {b['role']:4s} {b['tile']}{' win' if b['win'] else ''}  IoU {fit.iou[i]:.2f}  "
+                    f"shift {fit.shift[i]:+.2f} W  width x{fit.width_ratio[i]:.2f}  true {b['box']}"
+                )
     for style, parts in sorted(tallies.items()):
         scenes = len(parts["all"].exact)
         print(
