@@ -1,6 +1,7 @@
 """How well the detector's boxes fit the tiles, measured on synthetic scenes (``smj dataset synth`` output).
 
-    python benchmarks/bench_boxes.py DIR [DIR ...] [--weights W] [--classifier C] [--limit N] [--per-scene]
+    python benchmarks/bench_boxes.py DIR [DIR ...] [--weights W] [--classifier C] [--limit N]
+        [--per-scene [--worst N]]
 
 Made for photos of packed standing rows as a phone takes them, e.g.
 
@@ -18,7 +19,8 @@ box at all, the mean signed shift of the best box's centre along the hand row in
 toward the row's first tile), the mean ratio of the best box's extent along the row to the tile's, and the
 share of scenes whose multiset of suited tiles found equals the truth: in the whole scene (as ``smj eval``
 counts it), and on the player's tiles (hand row and melds; a found box counts there when the true tile
-it overlaps most, at IoU 0.3 or more, is one of them).
+it overlaps most, at IoU 0.3 or more, is one of them). Also the median and p90 time from a photo's bytes
+to its boxes.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -174,13 +177,16 @@ def measure(
     rows = [json.loads(line) for line in lines]
     if limit:
         rows = rows[:limit]
+    seconds: dict[str, list[float]] = defaultdict(list)
     tallies: dict[str, dict[str, Tally]] = defaultdict(lambda: {"hand": Tally([], []), "all": Tally([], [])})
     for row in rows:
         labelled = row["boxes"]
         truth = np.array([b["box"] for b in labelled], np.float64).reshape(-1, 4)
         hand = np.array([b["role"] == "hand" for b in labelled], bool)
         direction = row_direction(truth[hand & ~np.array([b["win"] for b in labelled], bool)])
+        started = time.perf_counter()
         _, found = detect_tiles((folder / row["image"]).read_bytes(), detector)  # type: ignore[arg-type]
+        seconds[_style(row)].append(time.perf_counter() - started)
         fit = best_boxes(truth, found.boxes, direction)
         exact = Counter(b["cls"] for b in labelled if b["cls"] < BACK) == Counter(
             int(c) for c in found.class_ids if c < BACK
@@ -216,6 +222,10 @@ def measure(
         print(
             f"{folder} [{style}]: {scenes} scenes, suited multiset exact: whole scene "
             f"{np.mean(parts['all'].exact):.3f}, the player's tiles {np.mean(parts['all'].player_exact):.3f}"
+        )
+        times = np.array(seconds[style]) * 1000
+        print(
+            f"  JPEG bytes -> boxes: median {np.median(times):.0f} ms, p90 {np.percentile(times, 90):.0f} ms"
         )
         print(f"  hand row  {parts['hand'].line()}")
         print(f"  all tiles {parts['all'].line()}")
