@@ -58,6 +58,19 @@ def test_a_slanted_touching_row_is_fitted_too() -> None:
     assert _ious(fitted, truth).min() > 0.75
 
 
+def test_ink_beside_a_seam_is_not_taken_for_it() -> None:
+    # faces with dark sticks (as bamboo tiles have) a little inside each edge, broken along their length
+    image, truth = _draw([(100 + W * i, 150) for i in range(10)])
+    for i in range(10):
+        for side in (-1, 1):
+            x = round(100 + W * i + side * 0.35 * W)
+            for top in range(150 - 17, 150 + 17, 13):
+                cv2.line(image, (x, top), (x, top + 8), (30, 90, 30), 2)
+    boxes = _widened(truth, shift=0.0, grow=1.15)
+    fitted = rowfit.fit_rows(image, boxes, np.full(len(boxes), 0.9))
+    assert _ious(fitted, truth).min() > 0.85
+
+
 def test_the_winning_tile_standing_apart_keeps_its_box() -> None:
     centres = [(100 + W * i, 150) for i in range(8)] + [(100 + W * 8 + 30, 150)]  # a gap of 30 px
     image, truth = _draw(centres)

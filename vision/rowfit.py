@@ -2,10 +2,12 @@
 
 The localiser bounds tiles of a packed standing row a little wide, so a box holds a sliver of its
 neighbour. Along a run of touching standing tiles (``vision.grouping.rows``: a cluster of three or more
-tiles each taller than wide, its row within ``MAX_SLANT`` of level) the seam between two neighbours lies near
-the midpoint of their centres, which the localiser places well. There the photo shows it as a dark line
-across the row: the seam is put at the darkest column of the row's band within ``SEARCH`` pitches of that
-midpoint when it is ``MIN_DIP`` grey levels darker than the columns around it, else at the midpoint.
+tiles each taller than wide, its row within ``MAX_SLANT`` of level) the seam between two neighbours lies
+near the midpoint of their centres, which the localiser places well. There the photo shows it as a dark
+line across the row: the seam is put at the darkest column of the row's band (by its lighter pixels, as
+a face's ink is dark only in parts of a column; columns sheared to run square to the row) within
+``SEARCH`` pitches of that midpoint when it is ``MIN_DIP`` grey levels darker than the columns around
+it, else at the midpoint.
 Each tile's box then spans from the seam before it to the seam after it (an end tile keeps its outer
 edge, at most a pitch from its seam), widened by what a slanted row's tiles overhang. Flat tiles, turned
 tiles of a meld, lone tiles and tiles beside a gap keep their boxes: a gap is no seam.
@@ -34,6 +36,11 @@ MAX_SLANT = math.radians(20)  # a row slanted more than this is left alone (the 
 SEARCH = 0.2  # pitches either side of the centres' midpoint where a seam is looked for
 MIN_DIP = 6.0  # grey levels: how much darker than its surroundings a seam's column must be
 BAND = 0.3  # of a box's height either side of the row's line: the band whose columns are compared
+# a column's grey level is that of its lighter pixels (this percentile across the band): a seam runs dark
+# across the whole band, a face's ink (bamboo sticks, strokes) only in parts. Its mean took the ink next to a
+# seam for it: on the 12 MP packed scenes 0.92 of the hand rows' tiles got a box of IoU >= 0.7, against
+# 0.99 (held-out and usual styles alike)
+SEAM_PERCENTILE = 97.0
 WIDE = 1.5  # times the run's median box width: a box this wide may span two tiles ...
 DOUBLE = (1.7, 2.7)  # ... and does when it is this many pitches of its run wide
 DUPLICATE_IOU = 0.5  # a half of a split box overlapping another box this much is that box's tile: dropped
@@ -160,11 +167,16 @@ def _seam(grey: np.ndarray, left: float, right: float, y: float, slope: float, h
     columns = np.arange(max(0, x0), min(grey.shape[1], x1 + 1))
     if len(columns) < 5:
         return middle
-    centre_y = y + slope * (columns - middle)  # the row's line, column by column
-    rows = np.round(centre_y[None, :] + np.arange(-half, half + 1)[:, None]).astype(int)
-    inside = (rows >= 0) & (rows < grey.shape[0])
-    values = np.where(inside, grey[rows.clip(0, grey.shape[0] - 1), columns[None, :]], np.nan)
-    profile = np.nanmean(values, axis=0)
+    # the band along the row's line, each of its columns sheared along the seams: in a row turned by the
+    # camera its tiles' seams turn with it, square to the row
+    centre_y = y + slope * (columns - middle)
+    across = np.arange(-half, half + 1)[:, None]
+    rows = np.round(centre_y[None, :] + across).astype(int)
+    xs = np.round(columns[None, :] - slope * across).astype(int)
+    inside = (rows >= 0) & (rows < grey.shape[0]) & (xs >= 0) & (xs < grey.shape[1])
+    picked = grey[rows.clip(0, grey.shape[0] - 1), xs.clip(0, grey.shape[1] - 1)]
+    values = np.where(inside, picked, np.nan)
+    profile = np.nanpercentile(values, SEAM_PERCENTILE, axis=0)
     near = np.abs(columns - middle) <= SEARCH * pitch
     if not near.any() or np.isnan(profile[near]).all():
         return middle
