@@ -1,6 +1,7 @@
 """How well the detector's boxes fit the tiles, measured on synthetic scenes (``smj dataset synth`` output).
 
-    python benchmarks/bench_boxes.py DIR [DIR ...] [--weights W] [--classifier C] [--limit N] [--per-scene]
+    python benchmarks/bench_boxes.py DIR [DIR ...] [--weights W] [--classifier C] [--limit N]
+        [--per-scene [--worst N]]
 
 Made for photos of packed standing rows as a phone takes them, e.g.
 
@@ -18,7 +19,8 @@ box at all, the mean signed shift of the best box's centre along the hand row in
 toward the row's first tile), the mean ratio of the best box's extent along the row to the tile's, and the
 share of scenes whose multiset of suited tiles found equals the truth: in the whole scene (as ``smj eval``
 counts it), and on the player's tiles (hand row and melds; a found box counts there when the true tile
-it overlaps most, at IoU 0.3 or more, is one of them).
+it overlaps most, at IoU 0.3 or more, is one of them). Also the median and p90 time from a photo's bytes
+to its boxes.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -130,6 +133,12 @@ def player_classes(
     return Counter(int(c) for c in np.asarray(classes)[on_player])
 
 
+def _names(counts: Counter[int]) -> str:
+    from scoring.tiles import CLASS_NAMES
+
+    return " ".join(CLASS_NAMES[c] for c in sorted(counts.elements())) or "none"
+
+
 def _style(row: dict) -> str:
     from datasets.synth.art import HELD_OUT
 
@@ -147,15 +156,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--classifier", type=Path, help="tile classifier weights (default: the shipped one)")
     parser.add_argument("--limit", type=int, default=0, help="at most this many scenes per folder")
     parser.add_argument("--per-scene", action="store_true", help="a line per scene as well")
+    parser.add_argument(
+        "--worst", type=int, default=0, help="with --per-scene: this many of the player's worst-fitted tiles"
+    )
     args = parser.parse_args(argv)
     detector = Detector(args.weights, classifier=args.classifier)
     for folder in args.data:
-        measure(folder, detector, args.limit, args.per_scene)
+        measure(folder, detector, args.limit, args.per_scene, args.worst)
     return 0
 
 
 def measure(
-    folder: Path, detector: object, limit: int = 0, per_scene: bool = False
+    folder: Path, detector: object, limit: int = 0, per_scene: bool = False, worst: int = 0
 ) -> dict[str, dict[str, Tally]]:
     """Print (and return) the tallies of ``folder``'s scenes: by style, then "hand" and "all"."""
     from vision.detections import BACK
@@ -165,13 +177,16 @@ def measure(
     rows = [json.loads(line) for line in lines]
     if limit:
         rows = rows[:limit]
+    seconds: dict[str, list[float]] = defaultdict(list)
     tallies: dict[str, dict[str, Tally]] = defaultdict(lambda: {"hand": Tally([], []), "all": Tally([], [])})
     for row in rows:
         labelled = row["boxes"]
         truth = np.array([b["box"] for b in labelled], np.float64).reshape(-1, 4)
         hand = np.array([b["role"] == "hand" for b in labelled], bool)
         direction = row_direction(truth[hand & ~np.array([b["win"] for b in labelled], bool)])
+        started = time.perf_counter()
         _, found = detect_tiles((folder / row["image"]).read_bytes(), detector)  # type: ignore[arg-type]
+        seconds[_style(row)].append(time.perf_counter() - started)
         fit = best_boxes(truth, found.boxes, direction)
         exact = Counter(b["cls"] for b in labelled if b["cls"] < BACK) == Counter(
             int(c) for c in found.class_ids if c < BACK
@@ -179,9 +194,9 @@ def measure(
         player = np.array([b["role"] in ("hand", "meld") for b in labelled], bool)
         suited = np.array([b["cls"] < BACK for b in labelled], bool)
         found_suited = found.class_ids < BACK
-        player_exact = Counter(b["cls"] for b, p in zip(labelled, player & suited, strict=True) if p) == (
-            player_classes(truth, player, found.boxes[found_suited], found.class_ids[found_suited])
-        )
+        player_truth = Counter(b["cls"] for b, p in zip(labelled, player & suited, strict=True) if p)
+        player_found = player_classes(truth, player, found.boxes[found_suited], found.class_ids[found_suited])
+        player_exact = player_truth == player_found
         tally = tallies[_style(row)]
         tally["all"].fits.append(fit)
         tally["hand"].fits.append(BoxFit(fit.iou[hand], fit.shift[hand], fit.width_ratio[hand]))
@@ -189,12 +204,28 @@ def measure(
             part.exact.append(exact)
             part.player_exact.append(player_exact)
         if per_scene:
-            print(f"  {row['image']}: hand {Tally([tally['hand'].fits[-1]], []).line()}  exact {exact}")
+            print(
+                f"  {row['image']}: hand {Tally([tally['hand'].fits[-1]], []).line()}  exact {exact} "
+                f"player {player_exact}  boxes {len(found.boxes)}/{len(labelled)}"
+            )
+            if not player_exact:
+                missing, extra = player_truth - player_found, player_found - player_truth
+                print(f"    player's tiles missed {_names(missing)}, extra {_names(extra)}")
+            for i in np.argsort(np.where(player, fit.iou, np.inf), kind="stable")[: min(worst, player.sum())]:
+                b = labelled[i]
+                print(
+                    f"    {b['role']:4s} {b['tile']}{' win' if b['win'] else ''}  IoU {fit.iou[i]:.2f}  "
+                    f"shift {fit.shift[i]:+.2f} W  width x{fit.width_ratio[i]:.2f}  true {b['box']}"
+                )
     for style, parts in sorted(tallies.items()):
         scenes = len(parts["all"].exact)
         print(
             f"{folder} [{style}]: {scenes} scenes, suited multiset exact: whole scene "
             f"{np.mean(parts['all'].exact):.3f}, the player's tiles {np.mean(parts['all'].player_exact):.3f}"
+        )
+        times = np.array(seconds[style]) * 1000
+        print(
+            f"  JPEG bytes -> boxes: median {np.median(times):.0f} ms, p90 {np.percentile(times, 90):.0f} ms"
         )
         print(f"  hand row  {parts['hand'].line()}")
         print(f"  all tiles {parts['all'].line()}")

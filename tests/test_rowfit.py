@@ -58,6 +58,19 @@ def test_a_slanted_touching_row_is_fitted_too() -> None:
     assert _ious(fitted, truth).min() > 0.75
 
 
+def test_ink_beside_a_seam_is_not_taken_for_it() -> None:
+    # faces with dark sticks (as bamboo tiles have) a little inside each edge, broken along their length
+    image, truth = _draw([(100 + W * i, 150) for i in range(10)])
+    for i in range(10):
+        for side in (-1, 1):
+            x = round(100 + W * i + side * 0.35 * W)
+            for top in range(150 - 17, 150 + 17, 13):
+                cv2.line(image, (x, top), (x, top + 8), (30, 90, 30), 2)
+    boxes = _widened(truth, shift=0.0, grow=1.15)
+    fitted = rowfit.fit_rows(image, boxes, np.full(len(boxes), 0.9))
+    assert _ious(fitted, truth).min() > 0.85
+
+
 def test_the_winning_tile_standing_apart_keeps_its_box() -> None:
     centres = [(100 + W * i, 150) for i in range(8)] + [(100 + W * 8 + 30, 150)]  # a gap of 30 px
     image, truth = _draw(centres)
@@ -89,3 +102,47 @@ def test_without_a_seam_in_sight_the_midpoints_split_the_row() -> None:
     boxes = _widened(truth, shift=0.0, grow=1.3)
     fitted = rowfit.fit_rows(image, boxes, np.full(len(boxes), 0.9))
     np.testing.assert_allclose(fitted[1:-1, 2] - fitted[1:-1, 0], W, atol=0.5)
+
+
+def _merged(boxes: np.ndarray, first: int) -> np.ndarray:
+    """``boxes`` with those of tiles ``first`` and ``first + 1`` drawn as one box across both."""
+    pair = boxes[first : first + 2]
+    joined = np.array([[pair[:, 0].min(), pair[:, 1].min(), pair[:, 2].max(), pair[:, 3].max()]], np.float32)
+    return np.concatenate([boxes[:first], joined, boxes[first + 2 :]])
+
+
+@pytest.mark.parametrize("first", [0, 3, 8], ids=["row start", "middle", "row end"])
+def test_a_box_across_two_touching_tiles_is_split_at_their_seam(first: int) -> None:
+    image, truth = _draw([(100 + W * i, 150) for i in range(10)])
+    boxes = _merged(_widened(truth, shift=-0.1, grow=1.15), first)
+    split, source = rowfit.split_doubles(image, boxes, np.full(len(boxes), 0.9))
+    assert len(split) == len(truth)
+    np.testing.assert_array_equal(source[first : first + 2], [first, first])
+    halves = split[first : first + 2]
+    seam = 100 + W * (first + 0.5)  # between the two tiles' faces
+    np.testing.assert_allclose([halves[0, 2], halves[1, 0]], seam, atol=2.0)
+    fitted = rowfit.fit_rows(image, split, np.full(len(split), 0.9))
+    assert _ious(fitted, truth).min() > 0.8
+
+
+def test_a_half_on_a_tile_with_its_own_box_is_dropped() -> None:
+    image, truth = _draw([(100 + W * i, 150) for i in range(10)])
+    single = _widened(truth, shift=0.0, grow=1.1)
+    boxes = np.concatenate([_merged(single, 4), single[5:6]])  # tile 5 has a box of its own too
+    split, source = rowfit.split_doubles(image, boxes, np.full(len(boxes), 0.9))
+    assert len(split) == len(truth)
+    assert list(source).count(4) == 1  # the double's half on tile 4 only
+    assert box_iou(split[source == 4], truth[4:5]).item() > 0.8
+
+
+def test_boxes_of_single_tiles_are_not_split() -> None:
+    image, truth = _draw([(100 + W * i, 150) for i in range(10)])
+    boxes = _widened(truth)
+    split, source = rowfit.split_doubles(image, boxes, np.full(len(boxes), 0.9))
+    np.testing.assert_array_equal(split, boxes)
+    np.testing.assert_array_equal(source, np.arange(len(boxes)))
+    sizes = [(W, H), (H, W), (W, H)]  # a pong's middle tile lying turned is no double
+    xs = [100.0, 100 + (W + H) / 2, 100 + W + H]
+    image, truth = _draw([(x, 150) for x in xs], sizes=sizes)
+    boxes = _widened(truth, shift=0.0, grow=1.1)
+    np.testing.assert_array_equal(rowfit.split_doubles(image, boxes, np.full(3, 0.9))[0], boxes)

@@ -63,13 +63,27 @@ class Turn:
 
 
 def row_degrees(boxes: np.ndarray, scores: np.ndarray) -> float | None:
-    """Which way the longest row of confident boxes runs, in degrees from level in (-90, 90] (positive:
-    down to the right, as image rows go); None when no row has ``LONG_ROW`` tiles."""
+    """Which way the hand's row of confident boxes runs, in degrees from level in (-90, 90] (positive:
+    down to the right, as image rows go); None when no row has ``LONG_ROW`` tiles.
+
+    The hand's row is the one with the longest run of touching tiles, then the most tiles, then the
+    largest (the player's tiles lie nearest the camera): a chain of tiles from discards and melds that
+    zigzags across rows can hold as many tiles as the hand but not as long a run. On the 12 MP packed
+    scenes (seeds 5100, 5200) the most tiles alone turned one of 40 photos -34 degrees for a hand at 29."""
     confident = np.asarray(boxes, np.float64).reshape(-1, 4)[np.asarray(scores) >= CONFIDENT]
-    rows = find_rows(confident)
-    longest = max(rows, key=lambda row: len(row.members), default=None)
-    if longest is None or len(longest.members) < LONG_ROW:
+    rows = [row for row in find_rows(confident) if len(row.members) >= LONG_ROW]
+    if not rows:
         return None
+    sides = confident[:, 2:] - confident[:, :2]
+    scale = np.sqrt(sides[:, 0] * sides[:, 1])
+    longest = max(
+        rows,
+        key=lambda row: (
+            max(len(run) for run in row.clusters),
+            len(row.members),
+            float(np.median(scale[list(row.members)])),
+        ),
+    )
     members = confident[list(longest.members)]
     centres = (members[:, :2] + members[:, 2:]) / 2
     centres -= centres.mean(axis=0)
