@@ -175,6 +175,16 @@ class _BodyTooLarge(Exception):
     pass
 
 
+async def send_error(
+    send: Send, status: int, code: str, message: str, headers: list[tuple[bytes, bytes]]
+) -> None:
+    """Answer an error body at the ASGI level (from a middleware, before or instead of the app)."""
+    body = json.dumps(error_body(code, message), separators=(",", ":")).encode()
+    start_headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": start_headers + headers})
+    await send({"type": "http.response.body", "body": body})
+
+
 class BodySizeLimit:
     """Refuse a request body larger than ``max_bytes`` with 413, counting bytes as they arrive.
 
@@ -226,22 +236,8 @@ class BodySizeLimit:
             await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:
-        body = json.dumps(
-            error_body("upload_too_large", upload_too_large_message(self.allowed_upload)),
-            separators=(",", ":"),
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"connection", b"close"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        message = upload_too_large_message(self.allowed_upload)
+        await send_error(send, 413, "upload_too_large", message, [(b"connection", b"close")])
 
 
 class RequestTimeLimit:
@@ -277,19 +273,5 @@ class RequestTimeLimit:
         log.warning("%s %s: no answer within %g s", scope.get("method"), scope.get("path"), self.seconds)
         if started:
             return  # half an answer went out: the server closes the connection
-        body = json.dumps(
-            error_body("request_timeout", f"the request took longer than the {self.seconds:g} s allowed"),
-            separators=(",", ":"),
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 503,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"retry-after", b"1"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        message = f"the request took longer than the {self.seconds:g} s allowed"
+        await send_error(send, 503, "request_timeout", message, [(b"retry-after", b"1")])

@@ -23,7 +23,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -103,28 +103,36 @@ class Sampler(threading.Thread):
             self.done.wait(self.interval)
 
 
-def load(base: str, photo: tuple[str, bytes], count: int, concurrency: int) -> tuple[list[float], list[str]]:
-    """Latencies (s) of the successful requests and a description of each failure."""
+def load(
+    base: str, send: Callable[[httpx.Client], httpx.Response], count: int, clients: int, expect: int = 200
+) -> tuple[list[float], list[str], float]:
+    """``count`` requests made by ``send`` from ``clients`` threads (one HTTP client each): latencies (s)
+    of the answers with status ``expect``, a description of every other answer, and the wall time."""
     local = threading.local()
-    name, data = photo
 
     def one(_: int) -> tuple[float | None, str | None]:
         client = getattr(local, "client", None)
         if client is None:
-            client = local.client = httpx.Client(base_url=base, timeout=60)
+            client = local.client = httpx.Client(base_url=base, timeout=120)
         start = time.perf_counter()
         try:
-            response = client.post("/api/v1/score-photo", files={"image": (name, data, "image/jpeg")})
+            response = send(client)
         except httpx.HTTPError as error:
             return None, f"{type(error).__name__}: {error}"
-        elapsed = time.perf_counter() - start
-        if response.status_code != 200:
+        if response.status_code != expect:
             return None, f"{response.status_code}: {response.text[:200]}"
-        return elapsed, None
+        return time.perf_counter() - start, None
 
-    with ThreadPoolExecutor(concurrency) as pool:
+    start = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
         results = list(pool.map(one, range(count)))
-    return [t for t, _ in results if t is not None], [e for _, e in results if e is not None]
+    wall = time.perf_counter() - start
+    return [t for t, _ in results if t is not None], [e for _, e in results if e is not None], wall
+
+
+def photo_request(photo: tuple[str, bytes]) -> Callable[[httpx.Client], httpx.Response]:
+    name, data = photo
+    return lambda client: client.post("/api/v1/score-photo", files={"image": (name, data, "image/jpeg")})
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -167,12 +175,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
-        _, warm_errors = load(base, photo, args.warmup, args.concurrency)
+        _, warm_errors, _ = load(base, photo_request(photo), args.warmup, args.concurrency)
         before = rss_mb(server.pid)
         sampler = Sampler(server.pid)
         sampler.start()
         start = time.perf_counter()
-        latencies, errors = load(base, photo, args.requests, args.concurrency)
+        latencies, errors, _ = load(base, photo_request(photo), args.requests, args.concurrency)
         wall = time.perf_counter() - start
         sampler.done.set()
         sampler.join()

@@ -42,7 +42,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_api import Sampler, percentile, rss_mb, wait_ready  # noqa: E402
+from bench_api import Sampler, load, percentile, rss_mb, wait_ready  # noqa: E402
 from bench_api import _free_port as free_port  # noqa: E402
 
 HAND = {"concealed": "123345m66999p", "melds": [{"type": "kong_exposed", "tile": "2p"}], "win_tile": "6p"}
@@ -242,33 +242,6 @@ def _stored_scripts(data_dir: Path) -> list[Path]:
 
 
 # ---- load
-
-
-def load(
-    base: str, send: Callable[[httpx.Client], httpx.Response], count: int, clients: int, expect: int = 200
-) -> tuple[list[float], list[str], float]:
-    """Latencies (s) of the answers with status ``expect``, a description of every other answer, and
-    the wall time."""
-    local = threading.local()
-
-    def one(_: int) -> tuple[float | None, str | None]:
-        client = getattr(local, "client", None)
-        if client is None:
-            client = local.client = httpx.Client(base_url=base, timeout=120)
-        start = time.perf_counter()
-        try:
-            response = send(client)
-        except httpx.HTTPError as error:
-            return None, f"{type(error).__name__}: {error}"
-        if response.status_code != expect:
-            return None, f"{response.status_code}: {response.text[:200]}"
-        return time.perf_counter() - start, None
-
-    start = time.perf_counter()
-    with ThreadPoolExecutor(clients) as pool:
-        results = list(pool.map(one, range(count)))
-    wall = time.perf_counter() - start
-    return [t for t, _ in results if t is not None], [e for _, e in results if e is not None], wall
 
 
 def load_report(

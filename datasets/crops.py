@@ -23,6 +23,7 @@ from PIL import Image
 from datasets.labels import DatasetError, LabelledImage
 from datasets.synth.art import ArtSet
 from datasets.synth.face_crops import rendered_crops
+from datasets.synth.look import RED_FIVES_P
 from vision.boxes import box_iou, row_directions
 from vision.classifier import (
     BOX_MARGINS,
@@ -114,14 +115,23 @@ def write_crops(
 
 
 def write_rendered_crops(
-    out: Path | str, n: int, *, seed: int = 0, art_sets: Sequence[ArtSet] = (), size: int = CROP_SIZE
+    out: Path | str,
+    n: int,
+    *,
+    seed: int = 0,
+    art_sets: Sequence[ArtSet] = (),
+    size: int = CROP_SIZE,
+    red_five_p: float = RED_FIVES_P,
+    classes: Sequence[str] = (),
 ) -> Counter[str]:
     """Write ``n`` rendered training crops (``datasets.synth.face_crops``) under ``out/train/<class>/``,
-    turned as crops cut from photos are; returns the count per class."""
+    turned as crops cut from photos are; returns the count per class. ``red_five_p`` and ``classes`` as
+    ``rendered_crops`` takes them (e.g. fives alone, most of them red)."""
     rng = random.Random(seed)
     root = Path(out) / "train"
     counts: Counter[str] = Counter()
-    for number, (name, crop) in enumerate(rendered_crops(n, seed=seed, art_sets=art_sets, size=size)):
+    crops = rendered_crops(n, seed=seed, art_sets=art_sets, size=size, red_five_p=red_five_p, classes=classes)
+    for number, (name, crop) in enumerate(crops):
         if not counts[name]:
             (root / name).mkdir(parents=True, exist_ok=True)
         turned = np.ascontiguousarray(np.rot90(crop, rng.choice(TURNS)))

@@ -8,13 +8,14 @@ Exact copies share a SHA-256 of their bytes; near copies have perceptual hashes 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageOps
+
+from vision.ship import sha256
 
 NEAR_DISTANCE = 6  # bits of 64: re-encoded or resized copies differ by 0-4, different photos by ~32
 _HASH_SIDE = 256  # a JPEG is decoded reduced to about this size before hashing
@@ -29,14 +30,6 @@ class DuplicateGroup:
         names = [str(p.relative_to(root)) if root and p.is_relative_to(root) else str(p) for p in self.paths]
         kind = "the same file" if self.exact else "the same photo (near copies)"
         return f"{', '.join(names)} are {kind}"
-
-
-def file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def perceptual_hash(path: Path) -> int | None:
@@ -70,7 +63,7 @@ def find_duplicates(paths: Iterable[Path], near: int = NEAR_DISTANCE) -> list[Du
     by_digest: dict[str, int] = {}
     digests = []
     for index, path in enumerate(files):
-        digest = file_digest(path)
+        digest = sha256(path)
         digests.append(digest)
         if digest in by_digest:
             union(index, by_digest[digest])

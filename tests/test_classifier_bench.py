@@ -72,3 +72,27 @@ def test_the_shipped_classifier_reads_tile_sets_it_never_trained_on() -> None:
 def test_benchmark_wants_one_source(argv: list[str]) -> None:
     with pytest.raises(SystemExit):
         _bench().main(argv)  # type: ignore[attr-defined]
+
+
+def test_the_shipped_classifier_reads_red_fives_as_fives() -> None:
+    """A red five (赤五: a five printed in red, common in Japanese and generic sets) is its plain five."""
+    from datasets.synth.face_crops import rendered_crops
+    from vision.classifier import CLASSIFIER_CLASSES, TileClassifier
+    from vision.detector import DEFAULT_CLASSIFIER, MODELS_DIR
+
+    classifier = TileClassifier(DEFAULT_CLASSIFIER)
+    named = list(
+        rendered_crops(
+            120,
+            seed=_bench().RENDERED_SEED,  # type: ignore[attr-defined]
+            size=classifier.imgsz,
+            red_five_p=1.0,
+            classes=("m5", "p5", "s5"),
+        )
+    )
+    read = classifier.probabilities(np.stack([crop for _, crop in named])).argmax(1)
+    right = np.mean([CLASSIFIER_CLASSES[k] == name for k, (name, _) in zip(read, named, strict=True)])
+    floor = json.loads((MODELS_DIR / "manifest.json").read_text(encoding="utf-8"))["test_floors"][
+        "red_five_top1"
+    ]
+    assert right >= floor > 0.8

@@ -151,3 +151,9 @@ def test_held_out_art_sets_are_never_drawn_unless_asked_for(tmp_path: Path) -> N
         art.discover([str(tmp_path / "kept")], held_out=True)
     with pytest.raises(art.ArtError, match="not held out"):
         art.discover([str(tmp_path / art.HELD_OUT[0])])
+
+
+def test_rendered_crops_of_chosen_classes_are_written(tmp_path: Path) -> None:
+    counts = write_rendered_crops(tmp_path, 30, seed=4, size=32, red_five_p=1.0, classes=("m5", "s5"))
+    assert sum(counts.values()) == 30 and set(counts) <= {"m5", "s5"}
+    assert {p.name for p in (tmp_path / "train").iterdir()} == set(counts)

@@ -1,4 +1,4 @@
-"""``smj detect``, ``smj train``, ``smj eval``, ``smj ship`` and the photo half of ``smj score``.
+"""``smj detect``, ``train``, ``eval``, ``card``, ``ship`` and the photo half of ``smj score``.
 
 Top-level imports stay light: numpy, OpenCV and ultralytics load inside the command that needs them.
 """
@@ -83,6 +83,13 @@ def register(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--out", help="folder for confusion.png and metrics.json")
     evaluate.add_argument("--json", action="store_true")
     evaluate.set_defaults(func=run_eval)
+
+    card = commands.add_parser(
+        "card", help="write the model card's measured table (models/README.md) from models/manifest.json"
+    )
+    card.add_argument("--check", action="store_true", help="only say whether the card is up to date (exit 1)")
+    card.add_argument("--models", default=None, help="the models folder (default: the shipped models/)")
+    card.set_defaults(func=run_card)
 
     ship = commands.add_parser("ship", help="copy trained weights into models/ with ONNX export and manifest")
     ship.add_argument(
@@ -284,6 +291,23 @@ def run_eval(args: argparse.Namespace) -> int:
             print(f"  worst: {row['image']} ({row['errors']} tile errors)")
         for row in summary["slowest"][:3]:  # type: ignore[index]
             print(f"  slowest: {row['image']} ({row['ms']} ms)")
+    return 0
+
+
+def run_card(args: argparse.Namespace) -> int:
+    from vision.card import CardError, write_card
+    from vision.detector import MODELS_DIR
+
+    models = Path(args.models) if args.models else MODELS_DIR
+    card, manifest = models / "README.md", models / "manifest.json"
+    try:
+        agrees = write_card(card, manifest, check=args.check)
+    except (CardError, OSError, json.JSONDecodeError) as error:
+        return _fail(f"{card}: {error}")
+    if args.check and not agrees:
+        print(f"{card} disagrees with {manifest}: run 'smj card'", file=sys.stderr)
+        return 1
+    print(f"{card}: {'up to date' if args.check else 'written'} from {manifest}")
     return 0
 
 
