@@ -77,6 +77,18 @@ def start_server(fake: bool, port: int, env: dict[str, str]) -> subprocess.Popen
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
 
 
+def launch_server(
+    fake: bool,
+    extra_env: dict[str, str] | None = None,
+    start: Callable[[bool, int, dict[str, str]], subprocess.Popen[bytes]] = start_server,
+) -> tuple[subprocess.Popen[bytes], str]:
+    """The service (or its fake) started by ``start`` on a free loopback port with this checkout's code;
+    the process and its base URL."""
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return start(fake, port, {**env, **(extra_env or {})}), f"http://127.0.0.1:{port}"
+
+
 def wait_ready(base: str, server: subprocess.Popen[bytes], timeout: float) -> dict[str, object]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -159,10 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     sys.path.insert(0, str(ROOT))
     photo = _photo(args.photo)
-    port = _free_port()
-    base = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    server = start_server(args.fake, port, env)
+    server, base = launch_server(args.fake)
     try:
         try:
             health = wait_ready(base, server, args.startup_timeout)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import struct
 import subprocess
 import sys
@@ -42,8 +41,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_api import Sampler, load, percentile, rss_mb, wait_ready  # noqa: E402
-from bench_api import _free_port as free_port  # noqa: E402
+from bench_api import Sampler, launch_server, load, percentile, rss_mb, wait_ready  # noqa: E402
 
 HAND = {"concealed": "123345m66999p", "melds": [{"type": "kong_exposed", "tile": "2p"}], "win_tile": "6p"}
 
@@ -308,11 +306,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace, cases: Sequence[Case], data_dir: Path) -> int:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    env["SMJ_DATASET_DIR"] = str(data_dir)  # the saved example of the trailer case, removed after
-    server = start_server(args.fake, port, env)
+    # the saved example of the trailer case goes to data_dir, removed after
+    server, base = launch_server(args.fake, {"SMJ_DATASET_DIR": str(data_dir)}, start_server)
     failures = 0
     try:
         try:
