@@ -139,7 +139,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "give jittered, turned training crops; val images give validation crops; 'none' crops are "
         "patches away from every tile.",
     )
-    crops.add_argument("data", nargs="+", metavar="DATA")
+    crops.add_argument("data", nargs="*", metavar="DATA")
     crops.add_argument(
         "--out", required=True, help="a new (or empty) folder (OUT/train/<class>, OUT/val/<class>)"
     )
@@ -167,7 +167,32 @@ def register(commands: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="tile artwork folder(s) that some rendered crops' faces come from (as for smj dataset synth)",
     )
+    crops.add_argument(
+        "--red-fives",
+        type=float,
+        default=None,
+        metavar="P",
+        help="share of the rendered crops' tile sets whose fives are red (default 0.25)",
+    )
+    crops.add_argument(
+        "--rendered-classes",
+        default="",
+        metavar="NAMES",
+        help="render only these classes, comma-separated (e.g. m5,p5,s5)",
+    )
     crops.set_defaults(func=_guarded(run_crops))
+
+    mix = sub.add_parser(
+        "crops-mix",
+        help="a crop dataset of links to the training crops of others (shares, repeats) and one's val crops",
+        description="Each PART is DIR[:SHARE[:COPIES[:PREFIX]]]: a random SHARE of DIR/train's crops whose "
+        "file names start with PREFIX (!PREFIX: those that do not), each linked COPIES times.",
+    )
+    mix.add_argument("parts", nargs="+", metavar="PART")
+    mix.add_argument("--val", required=True, metavar="DIR", help="the crop folder whose val/ crops validate")
+    mix.add_argument("--out", required=True, help="a new (or empty) folder")
+    mix.add_argument("--seed", type=int, default=0)
+    mix.set_defaults(func=_guarded(run_crops_mix))
 
     windows = sub.add_parser(
         "windows",
@@ -395,11 +420,22 @@ def run_crops(args: argparse.Namespace) -> int:
     from datasets.labels import DatasetError
     from datasets.synth.art import ArtError
     from datasets.synth.face_crops import art_sets_in
+    from datasets.synth.look import RED_FIVES_P
     from datasets.yolo import read_yolo
+    from vision.classifier import CLASSIFIER_CLASSES
 
     sources = [CropSource.parse(spec, read_yolo(spec.split(":")[0])) for spec in args.data]
     if args.rendered < 0:
         raise DatasetError(f"--rendered {args.rendered}: a number of crops, 0 or more")
+    if not sources and not args.rendered:
+        raise DatasetError("nothing to cut: give labelled datasets, --rendered N, or both")
+    classes = tuple(name for name in args.rendered_classes.split(",") if name)
+    unknown = [name for name in classes if name not in CLASSIFIER_CLASSES or name == "none"]
+    if unknown:
+        raise DatasetError(f"--rendered-classes: {', '.join(unknown)} not tile classes")
+    red_fives = RED_FIVES_P if args.red_fives is None else args.red_fives
+    if not 0.0 <= red_fives <= 1.0:
+        raise DatasetError(f"--red-fives {red_fives}: a share from 0 to 1")
     try:
         art_sets = art_sets_in(args.art) if args.art and args.rendered else []
     except ArtError as error:
@@ -413,12 +449,25 @@ def run_crops(args: argparse.Namespace) -> int:
         min_side=args.min_side,
         rendered=args.rendered,
         art_sets=art_sets,
+        red_five_p=red_fives,
+        rendered_classes=classes,
     )
     for split, per_class in counts.items():
         print(
             f"{split}: {sum(per_class.values())} crops, "
             + ", ".join(f"{k} {v}" for k, v in sorted(per_class.items()))
         )
+    print(f"wrote {out}")
+    return 0
+
+
+def run_crops_mix(args: argparse.Namespace) -> int:
+    from datasets.crops import MixPart, mix_crop_folders
+
+    parts = [MixPart.parse(spec) for spec in args.parts]
+    out = _fresh_folder(args.out)
+    counts = mix_crop_folders(out, parts, args.val, seed=args.seed)
+    print(f"train: {sum(counts.values())} crops, " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     print(f"wrote {out}")
     return 0
 

@@ -194,6 +194,8 @@ def build_crop_dataset(
     min_side: float = 0.0,
     rendered: int = 0,
     art_sets: Sequence[ArtSet] = (),
+    red_five_p: float = RED_FIVES_P,
+    rendered_classes: Sequence[str] = (),
 ) -> dict[str, Counter[str]]:
     """A classification dataset in ultralytics' folder layout (``out/train/<class>``, ``out/val/<class>``).
 
@@ -220,5 +222,79 @@ def build_crop_dataset(
             val, out, split="val", augment=False, background=1, seed=seed + number, size=size
         )
     if rendered:
-        counts["train"] += write_rendered_crops(out, rendered, seed=seed, art_sets=art_sets, size=size)
+        counts["train"] += write_rendered_crops(
+            out,
+            rendered,
+            seed=seed,
+            art_sets=art_sets,
+            size=size,
+            red_five_p=red_five_p,
+            classes=rendered_classes,
+        )
+    return counts
+
+
+@dataclass(frozen=True)
+class MixPart:
+    """Training crops of one crop folder in a mix: a ``share`` of its files (those whose name starts with
+    ``prefix``, or all), each linked ``copies`` times."""
+
+    folder: Path
+    share: float = 1.0
+    copies: int = 1
+    prefix: str = ""
+    exclude_prefix: str = ""
+
+    @classmethod
+    def parse(cls, spec: str) -> MixPart:
+        """``DIR[:SHARE[:COPIES[:PREFIX]]]``; ``!PREFIX`` takes the files whose names do not start so."""
+        parts = spec.split(":")
+        if not 1 <= len(parts) <= 4 or not parts[0]:
+            raise DatasetError(f"{spec!r}: give DIR[:SHARE[:COPIES[:PREFIX]]]")
+        try:
+            share = float(parts[1]) if len(parts) > 1 and parts[1] else 1.0
+            copies = int(parts[2]) if len(parts) > 2 and parts[2] else 1
+        except ValueError:
+            raise DatasetError(f"{spec!r}: SHARE is a number from 0 to 1, COPIES a whole number") from None
+        if not 0.0 < share <= 1.0 or copies < 1:
+            raise DatasetError(f"{spec!r}: SHARE must lie in (0, 1] and COPIES be at least 1")
+        prefix = parts[3] if len(parts) > 3 else ""
+        if prefix.startswith("!"):
+            return cls(Path(parts[0]), share, copies, "", prefix[1:])
+        return cls(Path(parts[0]), share, copies, prefix)
+
+
+def mix_crop_folders(
+    out: Path | str, parts: Sequence[MixPart], val: Path | str, *, seed: int = 0
+) -> Counter[str]:
+    """A crop dataset of symbolic links: the training crops ``parts`` choose, and ``val``'s validation
+    crops; returns the training crops per class. Nothing is copied: the folders it links to must stay."""
+    rng = random.Random(seed)
+    out = Path(out)
+    counts: Counter[str] = Counter()
+    for number, part in enumerate(parts):
+        train = part.folder / "train"
+        if not train.is_dir():
+            raise DatasetError(f"{part.folder}: no train/ crops (build it with 'smj dataset crops')")
+        for class_dir in sorted(p for p in train.iterdir() if p.is_dir()):
+            target = out / "train" / class_dir.name
+            target.mkdir(parents=True, exist_ok=True)
+            for crop in sorted(class_dir.iterdir()):
+                if not crop.name.startswith(part.prefix) or (
+                    part.exclude_prefix and crop.name.startswith(part.exclude_prefix)
+                ):
+                    continue
+                if rng.random() >= part.share:
+                    continue
+                for copy in range(part.copies):
+                    (target / f"{number}_{copy}_{crop.name}").symlink_to(crop.resolve())
+                    counts[class_dir.name] += 1
+    val_crops = Path(val) / "val"
+    if not val_crops.is_dir():
+        raise DatasetError(f"{val}: no val/ crops to validate on")
+    for class_dir in sorted(p for p in val_crops.iterdir() if p.is_dir()):
+        target = out / "val" / class_dir.name
+        target.mkdir(parents=True, exist_ok=True)
+        for crop in sorted(class_dir.iterdir()):
+            (target / crop.name).symlink_to(crop.resolve())
     return counts

@@ -157,3 +157,24 @@ def test_rendered_crops_of_chosen_classes_are_written(tmp_path: Path) -> None:
     counts = write_rendered_crops(tmp_path, 30, seed=4, size=32, red_five_p=1.0, classes=("m5", "s5"))
     assert sum(counts.values()) == 30 and set(counts) <= {"m5", "s5"}
     assert {p.name for p in (tmp_path / "train").iterdir()} == set(counts)
+
+
+def test_crops_mix_links_shares_and_repeats_of_other_crop_folders(tmp_path: Path) -> None:
+    import smj
+
+    for folder, names in (("a", ("rendered_1.png", "rendered_2.png", "real_1.png")), ("b", ("x.png",))):
+        for split in ("train", "val"):
+            (tmp_path / folder / split / "m1").mkdir(parents=True)
+            for name in names:
+                Image.new("RGB", (8, 8)).save(tmp_path / folder / split / "m1" / name)
+    out = tmp_path / "mix"
+    argv = ["dataset", "crops-mix", f"{tmp_path / 'a'}:1:3:!rendered", f"{tmp_path / 'b'}", "--val"]
+    assert smj.main([*argv, str(tmp_path / "b"), "--out", str(out)]) == 0
+    linked = sorted(p.name for p in (out / "train" / "m1").iterdir())
+    assert linked == ["0_0_real_1.png", "0_1_real_1.png", "0_2_real_1.png", "1_0_x.png"]
+    assert all(p.is_symlink() for p in (out / "train" / "m1").iterdir())
+    assert [p.name for p in (out / "val" / "m1").iterdir()] == ["x.png"]
+    assert (
+        smj.main(["dataset", "crops-mix", f"{tmp_path / 'a'}:2", "--val", "x", "--out", str(tmp_path / "o")])
+        == 2
+    )

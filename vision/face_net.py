@@ -358,7 +358,7 @@ def train_face_net(
             optimizer.step()
             scheduler.step()
             step += 1
-            seen_loss.append(float(loss))
+            seen_loss.append(loss.item())
             if step % 50 == 0:
                 rate_now = scheduler.get_last_lr()[0]
                 speed = 50 * recipe.batch / (time.perf_counter() - began)

@@ -175,8 +175,10 @@ def _seam(grey: np.ndarray, left: float, right: float, y: float, slope: float, h
     xs = np.round(columns[None, :] - slope * across).astype(int)
     inside = (rows >= 0) & (rows < grey.shape[0]) & (xs >= 0) & (xs < grey.shape[1])
     picked = grey[rows.clip(0, grey.shape[0] - 1), xs.clip(0, grey.shape[1] - 1)]
-    values = np.where(inside, picked, np.nan)
-    profile = np.nanpercentile(values, SEAM_PERCENTILE, axis=0)
+    if inside.all():  # the common case, and NumPy's nan-aware percentile is many times slower
+        profile = np.percentile(picked, SEAM_PERCENTILE, axis=0)
+    else:
+        profile = np.nanpercentile(np.where(inside, picked, np.nan), SEAM_PERCENTILE, axis=0)
     near = np.abs(columns - middle) <= SEARCH * pitch
     if not near.any() or np.isnan(profile[near]).all():
         return middle
