@@ -59,7 +59,7 @@ def test_a_pt_file_that_is_no_trained_detector_is_refused(tmp_path: Path) -> Non
     config.write_text("# not a checkpoint\n", encoding="utf-8")
     with pytest.raises(ModelError, match=r"notes\.pt"):
         Detector(config)
-    with pytest.raises(ModelError, match="not a trained YOLO detection model"):
+    with pytest.raises(ModelError, match=r"a tile classifier .* where a tile localiser .* is needed"):
         Detector(MODELS_DIR / "tile_faces.pt")
 
 

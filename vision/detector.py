@@ -127,6 +127,20 @@ class Detector:
                 f"{self.weights}: a .pt model needs ultralytics and torch (pip install -e '.[train]'); "
                 "the .onnx weights need neither"
             ) from None
+        import torch
+
+        from vision import face_net
+
+        try:
+            if face_net.is_face_net(torch.load(self.weights, map_location="cpu", weights_only=False)):
+                raise ModelError(
+                    f"{self.weights}: a tile classifier (models/tile_faces.pt), where a tile localiser "
+                    "(models/tiles.pt) is needed"
+                )
+        except ModelError:
+            raise
+        except Exception:  # not a torch checkpoint at all: ultralytics says what it is below
+            pass
         try:
             self._model = YOLO(str(self.weights), task="detect")
         except Exception as error:  # ultralytics raises many kinds
