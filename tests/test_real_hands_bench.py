@@ -47,7 +47,7 @@ def test_the_players_tiles_are_compared_with_the_labelled_ones(
     copy = tmp_path / "copy"
     copy.mkdir()
     (copy / "again.jpg").write_bytes(right.image.read_bytes())  # a second name for the photo labelled wrong
-    won = _labelled("hand")  # 14 tiles (two pongs among them) that make a winning hand, read right
+    won = _labelled("hand_phone")  # 14 tiles (a pong among them) that make a winning hand, read right
     photos = [right, replace(one_more, image=copy / "again.jpg"), other, won]
     write_yolo(photos, tmp_path / "data", link=False)
     code, out = _run(tmp_path / "data", capsys)

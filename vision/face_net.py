@@ -225,17 +225,17 @@ def augment(batch: np.ndarray, rng: np.random.Generator, recipe: FaceNetRecipe) 
         if rng.random() < recipe.blur_p:
             patch = cv2.GaussianBlur(patch, (0, 0), float(rng.uniform(0.4, 1.2)))
         out[i] = patch
-    x = torch.from_numpy(out).permute(0, 3, 1, 2).float() / 255.0
-    n = len(x)
+    pixels = torch.from_numpy(out).permute(0, 3, 1, 2).float() / 255.0
+    n = len(pixels)
     low, high = 1 - recipe.colour, 1 + recipe.colour
     brightness = torch.from_numpy(rng.uniform(low, high, (n, 1, 1, 1)).astype(np.float32))
     contrast = torch.from_numpy(rng.uniform(low, high, (n, 1, 1, 1)).astype(np.float32))
     saturation = torch.from_numpy(rng.uniform(low, high, (n, 1, 1, 1)).astype(np.float32))
-    grey = (x * torch.tensor([0.299, 0.587, 0.114]).view(1, 3, 1, 1)).sum(1, keepdim=True)
-    x = grey + (x - grey) * saturation
-    mean = x.mean(dim=(1, 2, 3), keepdim=True)
-    x = (mean + (x - mean) * contrast) * brightness
-    return x.clamp(0.0, 1.0)
+    grey = (pixels * torch.tensor([0.299, 0.587, 0.114]).view(1, 3, 1, 1)).sum(1, keepdim=True)
+    pixels = grey + (pixels - grey) * saturation
+    mean = pixels.mean(dim=(1, 2, 3), keepdim=True)
+    pixels = (mean + (pixels - mean) * contrast) * brightness
+    return pixels.clamp(0.0, 1.0)
 
 
 # --- training --------------------------------------------------------------------------------------------
