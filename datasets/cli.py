@@ -180,6 +180,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         metavar="NAMES",
         help="render only these classes, comma-separated (e.g. m5,p5,s5)",
     )
+    crops.add_argument(
+        "--straddles",
+        type=int,
+        default=0,
+        metavar="N",
+        help="per training image, up to N 'none' crops of a box over the seam between two neighbouring tiles",
+    )
     crops.set_defaults(func=_guarded(run_crops))
 
     mix = sub.add_parser(
@@ -451,6 +458,7 @@ def run_crops(args: argparse.Namespace) -> int:
         art_sets=art_sets,
         red_five_p=red_fives,
         rendered_classes=classes,
+        straddles=args.straddles,
     )
     for split, per_class in counts.items():
         print(

@@ -62,6 +62,27 @@ def _background_boxes(rng: random.Random, item: LabelledImage, boxes: np.ndarray
     return np.array(found, np.float32).reshape(-1, 4)
 
 
+def straddling_boxes(boxes: np.ndarray, gap: float = 0.25) -> np.ndarray:
+    """Boxes of one tile's size centred on the seam between two neighbours side by side (each box's
+    nearest neighbour to its right, at most ``gap`` of a width apart, overlapping it by half its height):
+    half of each tile, which is no tile."""
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    found = []
+    for left in boxes:
+        width, height = left[2] - left[0], left[3] - left[1]
+        overlap = np.minimum(boxes[:, 3], left[3]) - np.maximum(boxes[:, 1], left[1])
+        distance = boxes[:, 0] - left[2]
+        beside = (overlap >= 0.5 * height) & (distance >= -0.3 * width) & (distance <= gap * width)
+        beside &= boxes[:, 0] > left[0] + 0.5 * width
+        if not beside.any():
+            continue
+        right = boxes[np.flatnonzero(beside)[np.argmin(distance[beside])]]
+        seam = (left[2] + right[0]) / 2
+        half = (width + (right[2] - right[0])) / 4
+        found.append([seam - half, min(left[1], right[1]), seam + half, max(left[3], right[3])])
+    return np.array(found, np.float32).reshape(-1, 4)
+
+
 def write_crops(
     images: Iterable[LabelledImage],
     out: Path | str,
@@ -74,12 +95,15 @@ def write_crops(
     seed: int = 0,
     size: int = CROP_SIZE,
     min_side: float = 0.0,
+    straddles: int = 0,
 ) -> Counter[str]:
     """Write crops of ``images`` under ``out/split/<class>/``; returns the count per class.
 
     ``copies``: jittered crops per box; ``per_image``: at most this many boxes drawn per image;
-    ``background``: ``none`` crops per image; ``min_side``: boxes whose shorter side is under this
-    many pixels of the image are not cut.
+    ``background``: ``none`` crops per image; ``straddles``: at most this many ``none`` crops per image
+    of a box over the seam between two neighbouring tiles (``straddling_boxes``: the localiser's
+    stray second box on a flat meld); ``min_side``: boxes whose shorter side is under this many pixels
+    of the image are not cut.
     """
     rng = random.Random(seed)
     root = Path(out) / split
@@ -98,6 +122,10 @@ def write_crops(
         classes = [item.boxes[i].class_id for i in chosen for _ in range(copies)]
         boxes = np.repeat(all_boxes[chosen], copies, axis=0)
         extra = _background_boxes(rng, item, all_boxes, background)
+        if straddles:
+            between = straddling_boxes(all_boxes)
+            picked = rng.sample(range(len(between)), min(straddles, len(between)))
+            extra = np.concatenate([extra, between[picked]])
         classes += [NONE] * len(extra)
         boxes = np.concatenate([boxes, extra])
         margins: np.ndarray | float = _jittered_margins(rng, len(boxes)) if augment else CROP_MARGIN
@@ -173,15 +201,16 @@ class CropSource:
 
     @classmethod
     def parse(cls, spec: str, images: Sequence[LabelledImage]) -> CropSource:
-        """``DIR[:COPIES[:PER_IMAGE]]`` (the folder part already read into ``images``)."""
+        """``DIR[:COPIES[:PER_IMAGE]]`` (the folder part already read into ``images``); PER_IMAGE 0 cuts
+        no tile, only the ``none`` crops."""
         parts = spec.split(":")[1:]
         try:
             copies = int(parts[0]) if parts and parts[0] else 1
             per_image = int(parts[1]) if len(parts) > 1 and parts[1] else None
         except ValueError:
             raise DatasetError(f"{spec!r}: expected DIR[:COPIES[:PER_IMAGE]] with whole numbers") from None
-        if copies < 1 or (per_image is not None and per_image < 1):
-            raise DatasetError(f"{spec!r}: COPIES and PER_IMAGE must be at least 1")
+        if copies < 1 or (per_image is not None and per_image < 0):
+            raise DatasetError(f"{spec!r}: COPIES must be at least 1, PER_IMAGE at least 0 (none crops only)")
         return cls(images, copies, per_image)
 
 
@@ -196,13 +225,15 @@ def build_crop_dataset(
     art_sets: Sequence[ArtSet] = (),
     red_five_p: float = RED_FIVES_P,
     rendered_classes: Sequence[str] = (),
+    straddles: int = 0,
 ) -> dict[str, Counter[str]]:
     """A classification dataset in ultralytics' folder layout (``out/train/<class>``, ``out/val/<class>``).
 
     The train (or unsplit) images of every source give training crops, jittered, of the tiles at
     least ``min_side`` pixels across; their val images give validation crops of every tile, cut as at
     inference. Test images are left out. ``rendered`` crops (faces procedural or from ``art_sets``)
-    join the training crops.
+    join the training crops; ``straddles``: ``none`` crops per training image of boxes over the seam
+    between two neighbouring tiles.
     """
     counts: dict[str, Counter[str]] = {"train": Counter(), "val": Counter()}
     for number, source in enumerate(sources):
@@ -217,6 +248,7 @@ def build_crop_dataset(
             seed=seed + number,
             size=size,
             min_side=min_side,
+            straddles=straddles,
         )
         counts["val"] += write_crops(
             val, out, split="val", augment=False, background=1, seed=seed + number, size=size

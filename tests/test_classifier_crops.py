@@ -93,14 +93,15 @@ def test_training_crops_skip_tiles_too_small_to_read_and_validation_keeps_them(t
 
 
 @pytest.mark.parametrize(
-    ("spec", "copies", "per_image"), [("d", 1, None), ("d:3", 3, None), ("d:1:12", 1, 12), ("d::5", 1, 5)]
+    ("spec", "copies", "per_image"),
+    [("d", 1, None), ("d:3", 3, None), ("d:1:12", 1, 12), ("d::5", 1, 5), ("d:1:0", 1, 0)],
 )
 def test_crop_source_spec(spec: str, copies: int, per_image: int | None) -> None:
     source = CropSource.parse(spec, [])
     assert (source.copies, source.per_image) == (copies, per_image)
 
 
-@pytest.mark.parametrize("spec", ["d:x", "d:0", "d:1:0"])
+@pytest.mark.parametrize("spec", ["d:x", "d:0", "d:1:-1"])
 def test_bad_crop_source_spec_is_refused(spec: str) -> None:
     with pytest.raises(DatasetError):
         CropSource.parse(spec, [])
@@ -259,3 +260,17 @@ def test_only_an_unsure_reading_is_read_again_upside_down_and_turned_along_its_r
     assert read[:2, 0] == pytest.approx([1.0, 1.0])
     assert read[2, 1] == pytest.approx((0.4 + 1.0 + 1.0) / 3) and read[3, 1] == pytest.approx((0.4 + 1.0) / 2)
     assert 0.6 < SECOND_LOOK < 1.0
+
+
+def test_straddling_boxes_sit_on_the_seams_between_neighbours_side_by_side() -> None:
+    from datasets.crops import straddling_boxes
+
+    row = np.array([[0, 0, 20, 30], [21, 1, 41, 31], [42, 0, 62, 30]], np.float32)  # touching
+    apart = np.array([[200, 0, 220, 30]], np.float32)  # far from the row: no neighbour
+    above = np.array([[0, 100, 20, 130]], np.float32)  # below the first tile: not beside it
+    found = straddling_boxes(np.concatenate([row, apart, above]))
+    assert len(found) == 2
+    centres = (found[:, 0] + found[:, 2]) / 2
+    assert np.allclose(centres, [20.5, 41.5])  # on the seams
+    assert np.allclose(found[:, 2] - found[:, 0], 20.0)  # one tile wide: half of each neighbour
+    assert len(straddling_boxes(np.zeros((0, 4), np.float32))) == 0
