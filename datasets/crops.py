@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -308,25 +308,25 @@ def mix_crop_folders(
         train = part.folder / "train"
         if not train.is_dir():
             raise DatasetError(f"{part.folder}: no train/ crops (build it with 'smj dataset crops')")
-        for class_dir in sorted(p for p in train.iterdir() if p.is_dir()):
-            target = out / "train" / class_dir.name
-            target.mkdir(parents=True, exist_ok=True)
-            for crop in sorted(class_dir.iterdir()):
-                if not crop.name.startswith(part.prefix) or (
-                    part.exclude_prefix and crop.name.startswith(part.exclude_prefix)
-                ):
-                    continue
-                if rng.random() >= part.share:
-                    continue
-                for copy in range(part.copies):
-                    (target / f"{number}_{copy}_{crop.name}").symlink_to(crop.resolve())
-                    counts[class_dir.name] += 1
+        for crop, target in _class_crops(train, out / "train"):
+            excluded = part.exclude_prefix and crop.name.startswith(part.exclude_prefix)
+            if not crop.name.startswith(part.prefix) or excluded or rng.random() >= part.share:
+                continue
+            for copy in range(part.copies):
+                (target / f"{number}_{copy}_{crop.name}").symlink_to(crop.resolve())
+                counts[target.name] += 1
     val_crops = Path(val) / "val"
     if not val_crops.is_dir():
         raise DatasetError(f"{val}: no val/ crops to validate on")
-    for class_dir in sorted(p for p in val_crops.iterdir() if p.is_dir()):
-        target = out / "val" / class_dir.name
+    for crop, target in _class_crops(val_crops, out / "val"):
+        (target / crop.name).symlink_to(crop.resolve())
+    return counts
+
+
+def _class_crops(folder: Path, out: Path) -> Iterator[tuple[Path, Path]]:
+    """Each crop of ``folder/<class>/`` with the class folder under ``out`` it goes to (made here)."""
+    for class_dir in sorted(p for p in folder.iterdir() if p.is_dir()):
+        target = out / class_dir.name
         target.mkdir(parents=True, exist_ok=True)
         for crop in sorted(class_dir.iterdir()):
-            (target / crop.name).symlink_to(crop.resolve())
-    return counts
+            yield crop, target
