@@ -28,9 +28,9 @@ from vision.grouper import group_detections
 from vision.grouping.result import Grouping, GroupingWarning, GroupRole, WarningCode, warning_name
 
 # an alternative whose confidence is 10 times lower than the first reading's is never taken (confidences
-# are geometric means of box and face: its face probability is then 100 times lower). Session 12, against
-# 50 times: as many synthetic hands (255 of 346 against 254), and two real photos of a hand that is no win
-# keep the tiles read right at first (real hands 16/18 and 14/17 against 15/18 and 13/17)
+# are geometric means of box and face: its face probability is then 100 times lower). Against 50 times: as
+# many synthetic hands (255 of 346 against 254), and two real photos of a hand that is no win keep the tiles
+# read right at first (real hands 16/18 and 14/17 against 15/18 and 13/17)
 MAX_COST = math.log(10.0)
 MAX_CHANGES = 3  # tiles re-read together, at most
 COMBINED = 8  # changes of several tiles are made from this many cheapest single changes
