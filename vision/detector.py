@@ -93,9 +93,8 @@ class Detector:
         fit_rows: bool = True,
     ) -> None:
         self.weights = Path(weights)
-        self.fit_rows = (
-            fit_rows  # boxes of packed standing rows split and snapped at their seams (vision.rowfit)
-        )
+        # boxes of packed standing rows split and snapped at their seams (vision.rowfit)
+        self.fit_rows = fit_rows
         if not self.weights.is_file():
             raise ModelError(f"{self.weights}: no such weights file (the shipped model is models/tiles.onnx)")
         self.backend = "onnx" if self.weights.suffix == ".onnx" else "torch"
@@ -200,14 +199,14 @@ class Detector:
             pixels = turn.pixels(pixels)
             reference = None if close_up else long_side
             boxes, scores, classes = self.find_tiles(pixels, floor, iou, reference=reference)
-        if self.fit_rows:  # a box across two touching tiles of a standing row: a box for each (vision.rowfit)
-            boxes, source = rowfit.split_doubles(pixels, boxes, scores)
-            scores, classes = scores[source], classes[source]
-        # the faces are read from the localiser's boxes: from the fitted ones 12 MP packed rows of the usual
-        # styles read their player's tiles exactly in 11 of 20 scenes against 13
+        # a box across two touching tiles of a standing row becomes a box for each, and the boxes of such
+        # rows are snapped to their seams (vision.rowfit); the faces are read from the localiser's boxes
+        # (split): from the fitted ones 12 MP packed rows of the usual styles read their player's tiles
+        # exactly in 11 of 20 scenes against 13
         read = boxes
         if self.fit_rows:
-            boxes = rowfit.fit_rows(pixels, boxes, scores)
+            read, source, boxes = rowfit.fit(pixels, boxes, scores)
+            scores, classes = scores[source], classes[source]
         if self.classifier is None:
             keep = classes >= 0
             boxes = boxes if turn is None else turn.boxes_back(boxes)

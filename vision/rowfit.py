@@ -46,22 +46,38 @@ DOUBLE = (1.7, 2.7)  # ... and does when it is this many pitches of its run wide
 DUPLICATE_IOU = 0.5  # a half of a split box overlapping another box this much is that box's tile: dropped
 
 
+def fit(
+    pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``split_doubles`` then ``fit_rows`` on one grey copy of the photo: the boxes split, for each the
+    position of the box it came from, and the split boxes fitted to their seams."""
+    grey = _grey(pixels)
+    split, source = _split_doubles(grey, boxes, scores)
+    return split, source, _fit_rows(grey, split, np.asarray(scores)[source])
+
+
+def _runs(boxes: np.ndarray, scores: np.ndarray) -> list[np.ndarray]:
+    """The positions in ``boxes`` of each run of at least ``MIN_RUN`` touching confident boxes in a row."""
+    confident = np.flatnonzero(np.asarray(scores) >= CONFIDENT)
+    if len(confident) < MIN_RUN:
+        return []
+    clusters = (cluster for row in find_rows(boxes[confident].astype(np.float64)) for cluster in row.clusters)
+    return [confident[list(cluster)] for cluster in clusters if len(cluster) >= MIN_RUN]
+
+
 def split_doubles(pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``boxes`` (xyxy, photo pixels) with each one spanning two touching tiles of a standing row near
     level split in two at the seam between them, and for each box out the position of the box it came
     from (so its score and class go with it)."""
+    return _split_doubles(_grey(pixels), boxes, scores)
+
+
+def _split_doubles(grey: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     source = np.arange(len(boxes))
-    confident = np.flatnonzero(np.asarray(scores) >= CONFIDENT)
-    if len(confident) < MIN_RUN:
-        return boxes, source
-    grey = _grey(pixels)
     halves: dict[int, tuple[np.ndarray, ...]] = {}
-    for row in find_rows(boxes[confident].astype(np.float64)):
-        for cluster in row.clusters:
-            members = confident[list(cluster)]
-            if len(members) >= MIN_RUN:
-                halves.update(_split_run(grey, boxes, members))
+    for members in _runs(boxes, scores):
+        halves.update(_split_run(grey, boxes, members))
     if not halves:
         return boxes, source
     out, came_from = [], []
@@ -107,17 +123,14 @@ def _split_run(grey: np.ndarray, boxes: np.ndarray, members: np.ndarray) -> dict
 
 def fit_rows(pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """``boxes`` (xyxy, photo pixels) with those of packed standing rows fitted to their seams."""
+    return _fit_rows(_grey(pixels), boxes, scores)
+
+
+def _fit_rows(grey: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> np.ndarray:
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     fitted = boxes.copy()
-    confident = np.flatnonzero(np.asarray(scores) >= CONFIDENT)
-    if len(confident) < MIN_RUN:
-        return fitted
-    grey = _grey(pixels)
-    for row in find_rows(boxes[confident].astype(np.float64)):
-        for cluster in row.clusters:
-            members = confident[list(cluster)]
-            if len(members) >= MIN_RUN:
-                fitted[members] = fit_run(grey, boxes[members])
+    for members in _runs(boxes, scores):
+        fitted[members] = fit_run(grey, boxes[members])
     return fitted
 
 
