@@ -140,7 +140,7 @@ class TileClassifier:
         try:
             checkpoint: Any = torch.load(self.weights, map_location="cpu", weights_only=False)
             if face_net.is_face_net(checkpoint):
-                self._module, _ = face_net.load_checkpoint(self.weights)
+                self._module = face_net.model_of(checkpoint)
                 self.imgsz = self._module.imgsz
             else:
                 self._module = (checkpoint.get("ema") or checkpoint["model"]).float().eval()

@@ -131,15 +131,14 @@ class Detector:
         from vision import face_net
 
         try:
-            if face_net.is_face_net(torch.load(self.weights, map_location="cpu", weights_only=False)):
-                raise ModelError(
-                    f"{self.weights}: a tile classifier (models/tile_faces.pt), where a tile localiser "
-                    "(models/tiles.pt) is needed"
-                )
-        except ModelError:
-            raise
+            checkpoint = torch.load(self.weights, map_location="cpu", weights_only=False)
         except Exception:  # not a torch checkpoint at all: ultralytics says what it is below
-            pass
+            checkpoint = None
+        if face_net.is_face_net(checkpoint):
+            raise ModelError(
+                f"{self.weights}: a tile classifier (models/tile_faces.pt), where a tile localiser "
+                "(models/tiles.pt) is needed"
+            )
         try:
             self._model = YOLO(str(self.weights), task="detect")
         except Exception as error:  # ultralytics raises many kinds

@@ -138,9 +138,14 @@ def load_checkpoint(path: Path | str) -> tuple[Any, dict[str, Any]]:
         raise FaceNetError(f"{path}: not a loadable checkpoint ({error})") from None
     if not is_face_net(checkpoint):
         raise FaceNetError(f"{path}: not a pretrained-backbone tile classifier checkpoint")
+    return model_of(checkpoint), checkpoint
+
+
+def model_of(checkpoint: dict[str, Any]) -> Any:
+    """The model (in eval mode) of a checkpoint dict already loaded (``is_face_net``)."""
     model = build(checkpoint["backbone"], checkpoint["names"], int(checkpoint["imgsz"]), pretrained=False)
     model.load_state_dict(checkpoint["model"])
-    return model.eval(), checkpoint
+    return model.eval()
 
 
 def export_onnx(weights: Path, out: Path | None = None) -> Path:

@@ -62,18 +62,17 @@ def _copy_stripped(weights: Path, target: Path) -> list[str]:
     return [model.names[i] for i in sorted(model.names)]
 
 
-def _classifier_source(weights: Path) -> tuple[int, Path]:
+def _classifier_source(checkpoint: dict[str, Any]) -> tuple[int, Path]:
     """The crop size a classifier checkpoint reads and the crop folder it was trained on."""
-    checkpoint = _load(weights)
     if face_net.is_face_net(checkpoint):
         return int(checkpoint["imgsz"]), Path(str(checkpoint.get("data", "")))
     train_args = dict(checkpoint.get("train_args") or {})
     return int(train_args.get("imgsz", 64)), Path(str(train_args.get("data", "")))
 
 
-def _ship_face_net(weights: Path, target: Path) -> tuple[list[str], Path]:
+def _ship_face_net(checkpoint: dict[str, Any], target: Path) -> tuple[list[str], Path]:
     """A pretrained-backbone classifier: its weights alone (no optimizer state) and its fp32 ONNX export."""
-    model, checkpoint = face_net.load_checkpoint(weights)
+    model = face_net.model_of(checkpoint)
     kept = {key: checkpoint[key] for key in ("recipe", "data", "step", "val_top1") if key in checkpoint}
     face_net.save_checkpoint(model, target, **kept)
     return [model.names[i] for i in sorted(model.names)], face_net.export_onnx(target)
@@ -95,18 +94,19 @@ def average_checkpoints(sources: Sequence[Path], out: Path) -> Path:
     if not sources:
         raise ValueError("no checkpoints to average")
     checkpoints = [_load(path) for path in sources]
-    if all(face_net.is_face_net(checkpoint) for checkpoint in checkpoints):
-        states = [checkpoint["model"] for checkpoint in checkpoints]
-        if any(state.keys() != states[0].keys() for state in states):
-            raise ValueError("the checkpoints to average are not of one architecture")
-        model, _ = face_net.load_checkpoint(sources[0])
-        model.load_state_dict(_mean(states))
-        return face_net.save_checkpoint(model, out, data=checkpoints[0].get("data", ""))
-    models = [(checkpoint.get("ema") or checkpoint["model"]).float() for checkpoint in checkpoints]
+    pretrained = all(face_net.is_face_net(checkpoint) for checkpoint in checkpoints)
+    models = [
+        face_net.model_of(checkpoint)
+        if pretrained
+        else (checkpoint.get("ema") or checkpoint["model"]).float()
+        for checkpoint in checkpoints
+    ]
     states = [model.state_dict() for model in models]
     if any(state.keys() != states[0].keys() for state in states):
         raise ValueError("the checkpoints to average are not of one architecture")
     models[0].load_state_dict(_mean(states))
+    if pretrained:
+        return face_net.save_checkpoint(models[0], out, data=checkpoints[0].get("data", ""))
     checkpoint = {**checkpoints[0], "model": models[0], "ema": None, "optimizer": None}
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(checkpoint, out)
@@ -144,7 +144,8 @@ def ship(
     if weights is not None and imgsz is None:
         raise ValueError("the localiser's input size (imgsz) is needed to export it")
     if classifier is not None:  # everything checked before anything is written
-        trained_imgsz, trained_on = _classifier_source(classifier)
+        faces_checkpoint = _load(classifier)
+        trained_imgsz, trained_on = _classifier_source(faces_checkpoint)
         faces_imgsz = classifier_imgsz or trained_imgsz  # the size it trained at
         crops_folder = calibration or trained_on
         crops = calibration_crops(crops_folder, faces_imgsz)
@@ -162,8 +163,8 @@ def ship(
         manifest.update({"classes": names, "input_size": imgsz})
     if classifier is not None:
         faces_pt = models_dir / "tile_faces.pt"
-        if face_net.is_face_net(_load(classifier)):
-            faces_names, faces_fp32 = _ship_face_net(classifier, faces_pt)
+        if face_net.is_face_net(faces_checkpoint):
+            faces_names, faces_fp32 = _ship_face_net(faces_checkpoint, faces_pt)
         else:
             faces_names = _copy_stripped(classifier, faces_pt)
             faces_fp32 = export_onnx(faces_pt, faces_imgsz, dynamic=True)
