@@ -61,7 +61,8 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
         from vision.detector import ModelError
 
         memory.tune_malloc()
-        app.state.workers = new_workers(settings)  # fresh pools each time the app starts
+        app.state.workers.shutdown()  # the pools made with the app (no thread started yet) ...
+        app.state.workers = new_workers(settings)  # ... give way to fresh ones each time it starts
         app.state.weights = settings.weights.name
         try:
             app.state.detector = load_detector(settings)

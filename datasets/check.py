@@ -27,8 +27,16 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
 from datasets.duplicates import find_duplicates
-from datasets.labels import Box, DatasetError
-from datasets.yolo import IMAGE_SUFFIXES, image_size, read_class_names, read_sources, source_of, split_dirs
+from datasets.labels import EDGE_TOLERANCE, Box, DatasetError
+from datasets.yolo import (
+    IMAGE_SUFFIXES,
+    image_size,
+    read_class_names,
+    read_sources,
+    source_of,
+    split_dirs,
+    verify_image,
+)
 from vision.detections import DETECTOR_CLASSES
 
 ERROR_KINDS = (
@@ -42,7 +50,6 @@ ERROR_KINDS = (
     "bad_image",  # an image file that cannot be read
     "no_names",  # no data.yaml / classes.txt naming the classes
 )
-EDGE_TOLERANCE = 1e-3  # normalised; rounding in exports often overshoots by a hair
 DUPLICATE_IOU = 0.9
 SIZE_BINS = (8, 16, 32, 64, 128, 256, 512)  # pixel edges of the box size histogram
 
@@ -203,7 +210,7 @@ def check_dataset(root: Path | str) -> CheckReport:
             splits_of_source[source].add(split)
             try:
                 size: tuple[int, int] | None = image_size(image)
-                _verify(image)
+                verify_image(image)
             except DatasetError as error:
                 errors.append(Issue(image, 0, "bad_image", str(error).removeprefix(f"{image}: ")))
                 size = None
@@ -229,9 +236,8 @@ def check_dataset(root: Path | str) -> CheckReport:
             warnings.append(
                 Issue(root, 0, "split_leak", f"source photo {source!r} is in {' and '.join(sorted(splits))}")
             )
-    split_of_image = {item.image: item.split for item in boxes} | image_splits
-    for group in find_duplicates(split_of_image):
-        parts = sorted({split_of_image[path] for path in group.paths})
+    for group in find_duplicates(image_splits):
+        parts = sorted({image_splits[path] for path in group.paths})
         if len(parts) > 1:
             message = f"{group.describe(root)}, in {' and '.join(parts)}"
             warnings.append(Issue(group.paths[0], 0, "split_leak", message))
@@ -277,15 +283,6 @@ def _coverage_warnings(
                 )
             )
     return warnings
-
-
-def _verify(image: Path) -> None:
-    """Decode the image fully: a truncated file passes ``Image.open`` but fails in training."""
-    try:
-        with Image.open(image) as opened:
-            opened.load()
-    except (OSError, SyntaxError, ValueError, ImportError) as error:  # ImportError: see datasets.yolo
-        raise DatasetError(f"{image}: not a readable image ({error})") from None
 
 
 def _check_label_file(

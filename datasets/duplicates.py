@@ -8,14 +8,12 @@ Exact copies share a SHA-256 of their bytes; near copies have perceptual hashes 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageOps
-
-from vision.ship import sha256
 
 NEAR_DISTANCE = 6  # bits of 64: re-encoded or resized copies differ by 0-4, different photos by ~32
 _HASH_SIDE = 256  # a JPEG is decoded reduced to about this size before hashing
@@ -48,6 +46,8 @@ def perceptual_hash(path: Path) -> int | None:
 
 def find_duplicates(paths: Iterable[Path], near: int = NEAR_DISTANCE) -> list[DuplicateGroup]:
     """Groups of files that are the same photo, exactly or nearly (``near`` bits of pHash or fewer)."""
+    from vision.ship import sha256  # here: the detector stack it brings need not load with datasets.split
+
     files = sorted({Path(p) for p in paths})
     parent = list(range(len(files)))
 
@@ -87,7 +87,3 @@ def find_duplicates(paths: Iterable[Path], near: int = NEAR_DISTANCE) -> list[Du
         if len(group) > 1
     ]
     return sorted(groups, key=lambda group: group.paths)
-
-
-def groups_by_path(groups: Sequence[DuplicateGroup]) -> dict[Path, DuplicateGroup]:
-    return {path: group for group in groups for path in group.paths}

@@ -18,6 +18,8 @@ from pathlib import Path
 from scoring.tiles import TileParseError, parse_tile
 from vision.detections import BACK, DETECTOR_CLASSES, HONOUR
 
+EDGE_TOLERANCE = 1e-3  # normalised: rounding in exports often overshoots the image by a hair
+
 
 class DatasetError(ValueError):
     """A dataset could not be read or written; the message names the file and the problem."""

@@ -14,10 +14,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from datasets.labels import Box, DatasetError
+from datasets.labels import EDGE_TOLERANCE, Box, DatasetError
 
 FIXES = ("clip", "convert", "skip")
-EDGE_TOLERANCE = 1e-3  # as datasets.check: exports often overshoot the image by a rounding hair
 
 
 @dataclass(frozen=True)

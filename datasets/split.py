@@ -12,9 +12,12 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from datasets.duplicates import DuplicateGroup
 from datasets.labels import DatasetError, LabelledImage
+
+if TYPE_CHECKING:
+    from datasets.duplicates import DuplicateGroup
 
 SPLIT_NAMES = ("train", "val", "test")
 

@@ -23,7 +23,6 @@ class ImageError(ValueError):
         super().__init__(f"{message} ({detail})" if detail else message)
         self.code = code
         self.message = message  # what a client is told: no text of the decoding library
-        self.detail = detail  # the decoder's own words, for a log
 
 
 @dataclass(frozen=True)
