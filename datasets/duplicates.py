@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import numpy as np
 from PIL import Image, ImageOps
@@ -44,21 +45,34 @@ def perceptual_hash(path: Path) -> int | None:
     return int("".join("1" if bit else "0" for bit in bits), 2)
 
 
+T = TypeVar("T")
+
+
+class DisjointSets(Generic[T]):
+    """Union-find over hashable items, each in a set of its own until joined (path halving)."""
+
+    def __init__(self, items: Iterable[T]) -> None:
+        self._parent = {item: item for item in items}
+
+    def find(self, item: T) -> T:
+        """The item standing for ``item``'s set."""
+        parent = self._parent
+        while parent[item] != item:
+            parent[item] = parent[parent[item]]
+            item = parent[item]
+        return item
+
+    def union(self, a: T, b: T) -> None:
+        self._parent[self.find(a)] = self.find(b)
+
+
 def find_duplicates(paths: Iterable[Path], near: int = NEAR_DISTANCE) -> list[DuplicateGroup]:
     """Groups of files that are the same photo, exactly or nearly (``near`` bits of pHash or fewer)."""
     from vision.ship import sha256  # here: the detector stack it brings need not load with datasets.split
 
     files = sorted({Path(p) for p in paths})
-    parent = list(range(len(files)))
-
-    def find(index: int) -> int:
-        while parent[index] != index:
-            parent[index] = parent[parent[index]]
-            index = parent[index]
-        return index
-
-    def union(a: int, b: int) -> None:
-        parent[find(a)] = find(b)
+    sets = DisjointSets(range(len(files)))
+    find, union = sets.find, sets.union
 
     by_digest: dict[str, int] = {}
     digests = []

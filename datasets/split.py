@@ -12,12 +12,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from datasets.duplicates import DisjointSets, DuplicateGroup
 from datasets.labels import DatasetError, LabelledImage
-
-if TYPE_CHECKING:
-    from datasets.duplicates import DuplicateGroup
 
 SPLIT_NAMES = ("train", "val", "test")
 
@@ -61,20 +58,13 @@ def merge_duplicate_sources(
 ) -> list[LabelledImage]:
     """``images`` with one ``source`` for every photo of a duplicate group and every image sharing a
     source with one of them (the sources are joined), so that splitting keeps them together."""
-    parent: dict[str, str] = {item.source: item.source for item in images}
-
-    def find(source: str) -> str:
-        while parent[source] != source:
-            parent[source] = parent[parent[source]]
-            source = parent[source]
-        return source
-
+    sets = DisjointSets(item.source for item in images)
     source_of_path = {item.image: item.source for item in images}
     for group in groups:
         sources = sorted({source_of_path[path] for path in group.paths if path in source_of_path})
         for other in sources[1:]:
-            parent[find(other)] = find(sources[0])
-    return [replace(item, source=find(item.source)) for item in images]
+            sets.union(other, sources[0])
+    return [replace(item, source=sets.find(item.source)) for item in images]
 
 
 def keep_sources_together(images: Sequence[LabelledImage]) -> tuple[list[LabelledImage], int]:
