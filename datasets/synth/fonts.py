@@ -1,4 +1,4 @@
-"""System fonts for procedural faces: CJK fonts found with ``fc-list :lang=zh``, cached glyph masks."""
+"""System fonts for procedural faces: CJK fonts that hold every character a face prints (``fc-list``), cached glyph masks."""
 
 from __future__ import annotations
 
@@ -25,16 +25,20 @@ _KNOWN_LATIN = (
     "/usr/share/fonts/truetype/noto/NotoSansMono-Bold.ttf",
 )
 _GLYPH_PX = 128
+# every character a procedural face may print (datasets.synth.faces): a font lacking one is not used
+FACE_CHARACTERS = "一二三四五伍六七八九萬万東东南西北中發发白梅蘭竹菊春夏秋冬"
+_CHARSET = " ".join(f"{ord(char):x}" for char in FACE_CHARACTERS)
 
 
 @functools.cache
 def cjk_fonts() -> tuple[str, ...]:
-    """Paths of the CJK fonts on this machine, preferred ones first (empty when there are none)."""
+    """Paths of the CJK fonts on this machine that hold every ``FACE_CHARACTERS``, preferred ones first
+    (empty when there are none)."""
     found = [path for path in _KNOWN_CJK if Path(path).is_file()]
     if shutil.which("fc-list"):
         try:
             listing = subprocess.run(
-                ["fc-list", ":lang=zh", "file"], capture_output=True, text=True, timeout=20, check=False
+                ["fc-list", f":charset={_CHARSET}", "file"], capture_output=True, text=True, timeout=20, check=False
             ).stdout
         except (OSError, subprocess.SubprocessError):
             listing = ""
