@@ -303,21 +303,22 @@ def mix_crop_folders(
     crops; returns the training crops per class. Nothing is copied: the folders it links to must stay."""
     rng = random.Random(seed)
     out = Path(out)
+    # every folder checked before any link is made: a refused mix leaves nothing behind
+    for part in parts:
+        if not (part.folder / "train").is_dir():
+            raise DatasetError(f"{part.folder}: no train/ crops (build it with 'smj dataset crops')")
+    val_crops = Path(val) / "val"
+    if not val_crops.is_dir():
+        raise DatasetError(f"{val}: no val/ crops to validate on")
     counts: Counter[str] = Counter()
     for number, part in enumerate(parts):
-        train = part.folder / "train"
-        if not train.is_dir():
-            raise DatasetError(f"{part.folder}: no train/ crops (build it with 'smj dataset crops')")
-        for crop, target in _class_crops(train, out / "train"):
+        for crop, target in _class_crops(part.folder / "train", out / "train"):
             excluded = part.exclude_prefix and crop.name.startswith(part.exclude_prefix)
             if not crop.name.startswith(part.prefix) or excluded or rng.random() >= part.share:
                 continue
             for copy in range(part.copies):
                 (target / f"{number}_{copy}_{crop.name}").symlink_to(crop.resolve())
                 counts[target.name] += 1
-    val_crops = Path(val) / "val"
-    if not val_crops.is_dir():
-        raise DatasetError(f"{val}: no val/ crops to validate on")
     for crop, target in _class_crops(val_crops, out / "val"):
         (target / crop.name).symlink_to(crop.resolve())
     return counts

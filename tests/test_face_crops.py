@@ -178,3 +178,7 @@ def test_crops_mix_links_shares_and_repeats_of_other_crop_folders(tmp_path: Path
         smj.main(["dataset", "crops-mix", f"{tmp_path / 'a'}:2", "--val", "x", "--out", str(tmp_path / "o")])
         == 2
     )
+    # a part without crops is refused before anything is linked
+    argv = ["dataset", "crops-mix", str(tmp_path / "a"), str(tmp_path / "missing"), "--val", str(tmp_path / "b")]
+    assert smj.main([*argv, "--out", str(tmp_path / "refused")]) == 2
+    assert not (tmp_path / "refused").exists() or not any((tmp_path / "refused").rglob("*.png"))
