@@ -71,6 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--classifier", type=Path, help="tile classifier weights (default: the shipped one)")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--truth-detections", action="store_true")
+    parser.add_argument("--failures", action="store_true", help="a line for each scene not read exactly")
     args = parser.parse_args(argv)
     detector = None if args.truth_detections else Detector(args.weights, classifier=args.classifier)
     for folder in args.data:
@@ -169,6 +170,9 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
                 by_blur[_blur_band(row["photo"]["blur_px"] / row["tile_px"])].append(right)
         if not exact[melds][-1]:
             failures[_failure(hand, truth)] += 1
+            if args.failures:
+                read = hand.to_json() if hand is not None else None
+                print(f"  {row['image']}: {_failure(hand, truth)}: true {row['hand']}, read {read}")
         if row.get("win_apart"):
             exact_apart.append(exact[melds][-1])
         scored[melds].append(

@@ -38,7 +38,11 @@ def cjk_fonts() -> tuple[str, ...]:
     if shutil.which("fc-list"):
         try:
             listing = subprocess.run(
-                ["fc-list", f":charset={_CHARSET}", "file"], capture_output=True, text=True, timeout=20, check=False
+                ["fc-list", f":charset={_CHARSET}", "file"],
+                capture_output=True,
+                text=True,
+                timeout=20,
+                check=False,
             ).stdout
         except (OSError, subprocess.SubprocessError):
             listing = ""
