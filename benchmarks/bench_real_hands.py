@@ -75,13 +75,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _is_a_win(tiles: Counter[int]) -> bool:
-    """Whether 14 tiles, all concealed, make a winning hand (a photo of a hand with a kong, 15 or more
+    """Whether the tiles, all concealed (14), make a winning hand (a photo of a hand with a kong, 15 or more
     tiles, is not counted as one: its labels do not say which four are the kong)."""
-    from scoring.hand import Hand
+    from scoring.hand import Hand, concealed_count
     from vision.grouping.reread import is_legal_win
 
     concealed = tuple(sorted(tiles.elements()))
-    return len(concealed) == 14 and is_legal_win(Hand(concealed, (), concealed[-1]))
+    return len(concealed) == concealed_count(0) and is_legal_win(Hand(concealed, (), concealed[-1]))
 
 
 if __name__ == "__main__":

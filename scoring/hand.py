@@ -14,6 +14,26 @@ from typing import Any
 from scoring.tiles import SUITS, Tile, TileParseError, format_tiles, parse_tile, parse_tiles, tile_name
 
 
+def tile_count(kongs: int = 0, *, waiting: bool = False) -> int:
+    """The tiles a winning hand holds, melds included: 14 plus one per kong (a kong is a set of four);
+    ``waiting``: a hand one tile short of that, waiting for its last tile.
+
+    >>> tile_count(), tile_count(2), tile_count(1, waiting=True)
+    (14, 16, 14)
+    """
+    return 14 + kongs - waiting
+
+
+def concealed_count(melds: int, *, waiting: bool = False) -> int:
+    """The concealed tiles of a winning hand with ``melds`` melds of any kind: a meld takes the place of
+    three (a kong's fourth tile is its extra one, see ``tile_count``).
+
+    >>> concealed_count(0), concealed_count(2), concealed_count(4, waiting=True)
+    (14, 8, 1)
+    """
+    return tile_count(waiting=waiting) - 3 * melds
+
+
 class MeldKind(StrEnum):
     PONG = "pong"  # 碰
     KONG_EXPOSED = "kong_exposed"  # 直杠 / 明杠 on a discard

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from scoring.errors import ErrorCode, ScoreError
-from scoring.hand import Hand, Meld, WinContext
+from scoring.hand import Hand, Meld, WinContext, tile_count
 from scoring.tiles import SUITS, Tile, tile_name
 
 
@@ -104,20 +104,21 @@ def check_tiles(
     concealed: Sequence[Tile],
     melds: Sequence[Meld],
     counts: Sequence[int],
-    expected_base: int,
     context: WinContext,
+    *,
+    waiting: bool = False,
 ) -> ScoreError | None:
     """Count, copies, 缺一门 and 定缺 for ``concealed`` + ``melds`` whose 27 ``counts`` are given.
 
-    ``expected_base`` is 14 for a winning hand and 13 for a hand waiting for its last tile.
+    The count is ``tile_count``'s: a winning hand's, or with ``waiting`` a hand's waiting for its last tile.
     """
     kongs = sum(1 for meld in melds if meld.kind.is_kong)
-    expected = expected_base + kongs
+    expected = tile_count(kongs, waiting=waiting)
     total = len(concealed) + sum(meld.kind.size for meld in melds)
     if total != expected:
         return ScoreError(
             ErrorCode.WRONG_TILE_COUNT,
-            f"expected {expected} tiles ({expected_base} + one per kong, {kongs} kong(s)), "
+            f"expected {expected} tiles ({tile_count(waiting=waiting)} + one per kong, {kongs} kong(s)), "
             f"got {total}: {len(concealed)} concealed and {total - len(concealed)} in {len(melds)} meld(s)",
         )
     if max(counts) > 4:
@@ -147,7 +148,7 @@ def validate(hand: Hand, context: WinContext, counts: Sequence[int] | None = Non
         counts = [0] * 27
         for tile in hand.all_tiles:
             counts[tile] += 1
-    error = check_tiles(hand.concealed, hand.melds, counts, 14, context)
+    error = check_tiles(hand.concealed, hand.melds, counts, context)
     if error is not None:
         return error
     if hand.win_tile is not None and hand.win_tile not in hand.concealed:

@@ -6,6 +6,7 @@ import pytest
 from scoring_builders import hand
 
 from scoring import ErrorCode, Hand, Meld, MeldKind, WinContext, score
+from scoring.hand import concealed_count, tile_count
 from scoring.tiles import TileParseError
 from scoring.validate import CONTEXT_RULES, ContextFacts, check_context, validate
 
@@ -87,6 +88,23 @@ def test_wrong_count_message_names_expected_and_actual() -> None:
         and "expected 15" in result.error.message
         and "got 14" in result.error.message
     )
+
+
+@pytest.mark.parametrize(
+    ("the_hand", "waiting"),
+    [
+        (GOOD, False),
+        (GOOD_KONG, False),
+        (hand("55m", kong=("1m", "2m", "3p"), concealed_kong=("9p",)), False),
+        (hand("123m456m789m234p5p"), True),
+        (hand("5m", pong=("1m",), kong=("2m", "3p"), concealed_kong=("9p",)), True),
+    ],
+    ids=["plain", "one-kong", "four-kongs", "waiting", "waiting-three-kongs"],
+)
+def test_a_hands_tile_count_is_fourteen_plus_one_per_kong(the_hand: Hand, waiting: bool) -> None:
+    kongs = the_hand.kong_count
+    assert len(the_hand.all_tiles) == tile_count(kongs, waiting=waiting) == 14 + kongs - waiting
+    assert len(the_hand.concealed) == concealed_count(len(the_hand.melds), waiting=waiting)
 
 
 # (id, context, hand, fragment of the message)
