@@ -4,7 +4,7 @@
 concealed tiles standing in a row (the winning tile often set a little apart at its right end) and the
 revealed melds laid down as separate groups, in a second row or on the same line past a gap:
 
-* rows and clusters come from the boxes' geometry alone (``vision.grouping.rows``), in tile widths, so
+* rows and clusters come from the boxes' geometry alone (``vision.rows``), in tile widths, so
   that perspective, a photo rotated up to 90 degrees either way, uneven gaps and tiles lying flat or
   turned in a meld are all one case;
 * a cluster apart from the hand reads as melds (``vision.grouping.melds``): 3 identical tiles a pong,
@@ -59,7 +59,7 @@ from vision.detections import BACK, Detections
 from vision.grouping.layout import lay_out
 from vision.grouping.reading import Reading
 from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode
-from vision.grouping.rows import find_rows
+from vision.rows import find_rows
 
 __all__ = [
     "Group",
