@@ -115,10 +115,9 @@ CONTRADICTIONS = [
     ("gsh-without-kong", WinContext(gang_shang_hua=True, self_drawn=True), GOOD, "needs a kong"),
     ("gsp+qiang_gang", WinContext(gang_shang_pao=True, qiang_gang=True), GOOD, "抢杠胡"),
     ("gsp-self-drawn", WinContext(gang_shang_pao=True, self_drawn=True), GOOD, "discard"),
-    ("qiang_gang-self-drawn", WinContext(qiang_gang=True, self_drawn=True), GOOD, "not self-drawn"),
+    ("qiang_gang-self-drawn", WinContext(qiang_gang=True, self_drawn=True), GOOD, "自摸"),
     ("qiang_gang-two-copies", WinContext(qiang_gang=True), GOOD, "robbed pong"),
     ("tian_hu+di_hu", WinContext(tian_hu=True, di_hu=True, dealer=True, self_drawn=True), GOOD, "地胡"),
-    ("tian_hu-non-dealer", WinContext(tian_hu=True, self_drawn=True), GOOD, "dealer"),
     ("tian_hu-on-discard", WinContext(tian_hu=True, dealer=True), GOOD, "self_drawn"),
     ("tian_hu-with-melds", WinContext(tian_hu=True, dealer=True, self_drawn=True), GOOD_KONG, "no melds"),
     ("di_hu-dealer", WinContext(di_hu=True, dealer=True), GOOD, "non-dealer"),
@@ -130,6 +129,7 @@ CONTRADICTIONS = [
         "first",
     ),
     ("hai_di+tian_hu", WinContext(hai_di=True, tian_hu=True, dealer=True, self_drawn=True), GOOD, "海底"),
+    ("hai_di+di_hu", WinContext(hai_di=True, di_hu=True), GOOD, "海底"),
 ]
 
 
@@ -162,6 +162,7 @@ def test_every_context_rule_is_exercised() -> None:
         (GOOD, WinContext(gang_shang_pao=True)),
         (hand("123m456m789m234p55p", win="3p"), WinContext(qiang_gang=True)),
         (GOOD, WinContext(tian_hu=True, dealer=True, self_drawn=True)),
+        (GOOD, WinContext(tian_hu=True, self_drawn=True)),
         (GOOD, WinContext(di_hu=True)),
         (GOOD, WinContext(di_hu=True, self_drawn=True)),
         (GOOD, WinContext(di_hu=True, gang_shang_pao=True)),
@@ -173,6 +174,7 @@ def test_every_context_rule_is_exercised() -> None:
         "gsp",
         "qiang_gang",
         "tian_hu",
+        "tian_hu-dealer-implied",
         "di_hu-discard",
         "di_hu-self-drawn",
         "di_hu-gsp",
