@@ -26,7 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from vision.detections import BACK
     from vision.detector import DEFAULT_WEIGHTS, Detector
     from vision.grouping.result import GroupRole
-    from vision.pipeline import recognise
+    from vision.pipeline import recognize
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if item.split != args.split or (args.group and item.meta.get("source_group", "") != args.group):
             continue
         truth = Counter(b.class_id for b in item.boxes if b.class_id < BACK)
-        _, detections, grouping = recognise(item.image, detector)
+        _, detections, grouping = recognize(item.image, detector)
         placed = Counter(
             int(detections.class_ids[i])
             for group in grouping.groups

@@ -17,7 +17,7 @@ revealed melds laid down as separate groups, in a second row or on the same line
   players' melds and discards farther off count only when the hand needs them. Four identical tiles
   inside the standing row are concealed tiles, not a kong; a lone tile on the row's line set apart past
   its end, or a cluster there holding an honour tile, is left out when only that makes the count
-  (``vision.grouping.settle``);
+  (``vision.grouping.concealed``);
 * the winning tile is a lone tile past a gap at the right end of the hand's row, or an end tile set off
   by a gap far wider than the others (at either end of a vertical row: the one further apart);
 * honours, duplicate boxes and backs outside melds (other players' walls) are left out.

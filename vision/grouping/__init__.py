@@ -3,6 +3,6 @@
 On the geometry of ``vision.boxes`` (duplicate boxes) and ``vision.rows`` (rows and clusters of boxes,
 shared with the photo stages that turn and fit rows): ``melds`` (a run of tiles read as melds),
 ``layout`` (clusters with what their tiles are), ``plan`` (which row is the hand and what counts towards
-it), ``settle`` (which clusters of that row are concealed tiles), ``reading`` (the winning tile, the hand,
-groups and warnings), ``result`` (the values returned).
+it), ``concealed`` (which clusters of that row are concealed tiles), ``reading`` (the winning tile, the
+hand, groups and warnings), ``result`` (the values returned).
 """

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from scoring.hand import concealed_count
+from vision.grouping.concealed import concealed_clusters
 from vision.grouping.layout import Cluster
-from vision.grouping.settle import settle
 
 DEPTH = 3.0  # cost per unit of log size ratio between a meld's tiles and the hand's
 NEAR = 4.0  # tile widths between centres: a meld this close to the hand (or its melds) is the player's
@@ -114,7 +114,7 @@ def _plan(
     melds = [c for c in others if c.melds]
     near = [c for c in melds if distance[id(c)] <= NEAR]
     beside = [c for c in row if c.melds]
-    hand = settle(row, beside, near, reading_known=reading_known)
+    hand = concealed_clusters(row, beside, near, reading_known=reading_known)
     beside = [c for c in beside if all(c is not h for h in hand)]
     trimmed = [c for c in row if c.standing and all(c is not h for h in hand)]
     near_anchor = [i for c in row if all(c is not t for t in trimmed) for i in c.members]

@@ -27,7 +27,7 @@ TRIM_GAP_RATIO = 2.5  # a tile left out is this many times further apart than th
 WIN_APART = 1.5  # tile widths: a lone tile this close to the hand's end may be the winning tile set apart
 
 
-def settle(
+def concealed_clusters(
     row: list[Cluster], beside: list[Cluster], near: list[Cluster], *, reading_known: bool
 ) -> list[Cluster]:
     """The clusters of ``row`` that are concealed tiles, in reading order; ``beside``: the clusters of
