@@ -7,16 +7,19 @@ settings with ``app.dependency_overrides[get_settings]`` (or ``create_app(settin
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import inspect
+from typing import Annotated, Any, Literal
 
 from fastapi import Depends, File, Form, Request, UploadFile
 from starlette.datastructures import UploadFile as StarletteUploadFile
 
 from api.errors import ApiError, upload_too_large_message
+from api.schemas import VOID_SUIT_HELP
 from api.service import TileDetector
 from api.settings import Settings, get_settings
 from api.work import Workers
 from scoring import Rules, WinContext, get_preset
+from scoring.conditions import WIN_CONDITIONS
 from scoring.presets import DEFAULT_PRESET
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
@@ -72,31 +75,33 @@ async def read_photo_upload(
 PhotoUploadDep = Annotated[bytes, Depends(read_photo_upload)]
 
 
-def context_form(
-    self_drawn: Annotated[bool, Form(description="自摸")] = False,
-    gang_shang_hua: Annotated[bool, Form(description="杠上花")] = False,
-    gang_shang_pao: Annotated[bool, Form(description="杠上炮")] = False,
-    qiang_gang: Annotated[bool, Form(description="抢杠胡")] = False,
-    hai_di: Annotated[bool, Form(description="海底")] = False,
-    tian_hu: Annotated[bool, Form(description="天胡")] = False,
-    di_hu: Annotated[bool, Form(description="地胡")] = False,
-    dealer: Annotated[bool, Form(description="the winner is the dealer")] = False,
-    void_suit: Annotated[
-        Literal["m", "p", "s"] | None, Form(description="定缺: the declared void suit")
-    ] = None,
-) -> WinContext:
-    """The win context as form fields, next to a photo (same names as ``ContextIn``)."""
-    return WinContext(
-        self_drawn=self_drawn,
-        gang_shang_hua=gang_shang_hua,
-        gang_shang_pao=gang_shang_pao,
-        qiang_gang=qiang_gang,
-        hai_di=hai_di,
-        tian_hu=tian_hu,
-        di_hu=di_hu,
-        dealer=dealer,
-        void_suit=void_suit,
-    )
+def context_form(**fields: Any) -> WinContext:
+    """The win context as form fields, next to a photo: the fields of ``ContextIn``, one per win
+    condition (``scoring.conditions.WIN_CONDITIONS``) and ``void_suit``."""
+    return WinContext(**fields)
+
+
+# FastAPI reads the form fields from the signature: one per win condition, then the void suit.
+context_form.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [
+        inspect.Parameter(
+            condition.key,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=False,
+            annotation=Annotated[bool, Form(description=condition.describe())],
+        )
+        for condition in WIN_CONDITIONS
+    ]
+    + [
+        inspect.Parameter(
+            "void_suit",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=Annotated[Literal["m", "p", "s"] | None, Form(description=VOID_SUIT_HELP)],
+        )
+    ],
+    return_annotation=WinContext,
+)
 
 
 ContextFormDep = Annotated[WinContext, Depends(context_form)]

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, model_validator
+from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, create_model, model_validator
 
 from scoring import Hand, Meld, MeldKind, WinContext
+from scoring.conditions import WIN_CONDITIONS
 from scoring.presets import DEFAULT_PRESET
 from scoring.tiles import TileParseError, parse_tile, parse_tiles
 
@@ -138,27 +139,27 @@ class WaitingHandIn(_In):
             )
 
 
-class ContextIn(_In):
-    """How the hand was won (the fields of ``scoring.WinContext``); all false: a win on a discard."""
+VOID_SUIT_HELP = "定缺: the declared void suit"
 
-    self_drawn: bool = Field(default=False, description="自摸: won on a self-drawn tile")
-    gang_shang_hua: bool = Field(
-        default=False, description="杠上花: self-drawn on the replacement tile after a kong"
-    )
-    gang_shang_pao: bool = Field(
-        default=False, description="杠上炮: won on the discard made right after a kong"
-    )
-    qiang_gang: bool = Field(
-        default=False, description="抢杠胡: won on a tile another player added to a pong"
-    )
-    hai_di: bool = Field(default=False, description="海底: won on the last tile of the wall")
-    tian_hu: bool = Field(default=False, description="天胡: the dealer won on the initial 14 tiles")
-    di_hu: bool = Field(default=False, description="地胡: a non-dealer won in the first go-round")
-    void_suit: Literal["m", "p", "s"] | None = Field(default=None, description="定缺: the declared void suit")
-    dealer: bool = Field(default=False, description="the winner is the dealer (庄家)")
+
+class _Context(_In):
+    """How the hand was won (the fields of ``scoring.WinContext``); all false: a win on a discard."""
 
     def to_context(self) -> WinContext:
         return WinContext(**self.model_dump())
+
+
+# A field per win condition of ``scoring.conditions.WIN_CONDITIONS``, then the void suit.
+if TYPE_CHECKING:
+    ContextIn = _Context
+else:
+    ContextIn = create_model(
+        "ContextIn",
+        __base__=_Context,
+        __doc__=_Context.__doc__,
+        **{c.key: (bool, Field(default=False, description=c.describe())) for c in WIN_CONDITIONS},
+        void_suit=(Literal["m", "p", "s"] | None, Field(default=None, description=VOID_SUIT_HELP)),
+    )
 
 
 class ScoreRequest(_In):
@@ -305,6 +306,24 @@ class PresetOut(BaseModel):
 class PresetsOut(BaseModel):
     default: str
     presets: list[PresetOut]
+
+
+class ConditionOut(BaseModel):
+    """A row of ``scoring.conditions.WIN_CONDITIONS``."""
+
+    key: str = Field(description="the context field (and the CLI flag --KEY with - for _)")
+    name_zh: str
+    name_en: str
+    help: str
+    implies: list[str] = Field(description="set along with it")
+    requires: list[str] = Field(description="must be set with it, or the context is refused")
+    excludes: list[str] = Field(description="never set together with it")
+    brings: list[str] = Field(description="what a context with it holds too: implied and required")
+    clears: list[str] = Field(description="what a context with it (and all it brings) cannot hold")
+
+
+class ConditionsOut(BaseModel):
+    conditions: list[ConditionOut]
 
 
 class TileOut(BaseModel):

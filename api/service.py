@@ -74,15 +74,15 @@ def decode_to_save(data: bytes, max_pixels: int, max_decode_bytes: int | None = 
     )
 
 
-def recognise(photo: Photo, detector: TileDetector, conf: float) -> tuple[Detections, Grouping]:
+def recognize(photo: Photo, detector: TileDetector, conf: float) -> tuple[Detections, Grouping]:
     """Detections in the full-resolution upright photo's pixels, and their grouping (``vision.pipeline``)."""
-    _, detections, grouping = pipeline.recognise(photo, cast("Detector", detector), conf=conf)
+    _, detections, grouping = pipeline.recognize(photo, cast("Detector", detector), conf=conf)
     return detections, grouping
 
 
 def recognition_json(photo: Photo, detector: TileDetector, conf: float) -> dict[str, Any]:
     """What ``/recognize`` answers (``vision.pipeline.recognition_json``)."""
-    detections, grouping = recognise(photo, detector, conf)
+    detections, grouping = recognize(photo, detector, conf)
     return pipeline.recognition_json(photo, detections, grouping)
 
 

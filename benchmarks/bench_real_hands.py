@@ -26,7 +26,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from vision.detections import BACK
     from vision.detector import DEFAULT_WEIGHTS, Detector
     from vision.grouping.result import GroupRole
-    from vision.pipeline import recognise
+    from vision.pipeline import recognize
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if item.split != args.split or (args.group and item.meta.get("source_group", "") != args.group):
             continue
         truth = Counter(b.class_id for b in item.boxes if b.class_id < BACK)
-        _, detections, grouping = recognise(item.image, detector)
+        _, detections, grouping = recognize(item.image, detector)
         placed = Counter(
             int(detections.class_ids[i])
             for group in grouping.groups
@@ -75,13 +75,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _is_a_win(tiles: Counter[int]) -> bool:
-    """Whether 14 tiles, all concealed, make a winning hand (a photo of a hand with a kong, 15 or more
+    """Whether the tiles, all concealed (14), make a winning hand (a photo of a hand with a kong, 15 or more
     tiles, is not counted as one: its labels do not say which four are the kong)."""
-    from scoring.hand import Hand
+    from scoring.hand import Hand, concealed_count
     from vision.grouping.reread import is_legal_win
 
     concealed = tuple(sorted(tiles.elements()))
-    return len(concealed) == 14 and is_legal_win(Hand(concealed, (), concealed[-1]))
+    return len(concealed) == concealed_count(0) and is_legal_win(Hand(concealed, (), concealed[-1]))
 
 
 if __name__ == "__main__":

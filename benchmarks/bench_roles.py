@@ -16,11 +16,28 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+
+def role_images(data: Path, roles: set[str]) -> list[Any]:
+    """The scenes of ``data/scenes.jsonl`` as labelled images whose truth is the tiles of ``roles``; every
+    other tile is labelled an honour tile, a don't-care region for ``vision.evaluate``."""
+    from datasets.labels import Box, LabelledImage
+    from vision.detections import HONOUR
+
+    images = []
+    for line in (data / "scenes.jsonl").read_text(encoding="utf-8").splitlines():
+        scene = json.loads(line)
+        width, height = scene["width"], scene["height"]
+        boxes = tuple(
+            Box.from_xyxy(b["cls"] if b["role"] in roles else HONOUR, tuple(b["box"]), width, height)
+            for b in scene["boxes"]
+        )
+        images.append(LabelledImage((data / scene["image"]).resolve(), boxes, width, height))
+    return images
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from datasets.labels import Box, LabelledImage
-    from vision.detections import HONOUR
     from vision.detector import DEFAULT_WEIGHTS, Detector
     from vision.evaluate import evaluate
 
@@ -33,15 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--classifier", type=Path, help="tile classifier weights (default: the shipped one)")
     args = parser.parse_args(argv)
     roles = set(args.roles.split(","))
-    images = []
-    for line in (args.data / "scenes.jsonl").read_text(encoding="utf-8").splitlines():
-        scene = json.loads(line)
-        width, height = scene["width"], scene["height"]
-        boxes = tuple(
-            Box.from_xyxy(b["cls"] if b["role"] in roles else HONOUR, tuple(b["box"]), width, height)
-            for b in scene["boxes"]
-        )
-        images.append(LabelledImage((args.data / scene["image"]).resolve(), boxes, width, height))
+    images = role_images(args.data, roles)
     if not images:
         print(f"{args.data}: no scenes", file=sys.stderr)
         return 2

@@ -18,6 +18,7 @@ import sys
 import unicodedata
 from typing import Any
 
+from scoring.conditions import WIN_CONDITIONS
 from scoring.errors import IMPOSSIBLE, InvalidHandError, ScoreError, UnknownPresetError
 from scoring.hand import Hand, MeldKind, WinContext
 from scoring.presets import CHENGDU, DEFAULT_PRESET, PRESETS, get_preset
@@ -28,16 +29,6 @@ from scoring.settlement import Ledger, RoundError, parse_round, settle_round
 from scoring.tiles import SUITS, TileParseError, format_tiles, tile_name, tile_name_zh
 from scoring.waits import Wait, never_wins, waits, waits_to_json
 
-_CONTEXT_FLAGS = (
-    ("self_drawn", "--self-drawn", "自摸: won on a self-drawn tile"),
-    ("gang_shang_hua", "--gang-shang-hua", "杠上花: self-drawn on the replacement tile after a kong"),
-    ("gang_shang_pao", "--gang-shang-pao", "杠上炮: won on the discard made right after a kong"),
-    ("qiang_gang", "--qiang-gang", "抢杠胡: won on a tile another player added to a pong"),
-    ("hai_di", "--hai-di", "海底: won on the last tile of the wall"),
-    ("tian_hu", "--tian-hu", "天胡: the dealer won on the initial 14 tiles"),
-    ("di_hu", "--di-hu", "地胡: a non-dealer won in the first go-round"),
-    ("dealer", "--dealer", "the winner is the dealer (庄家)"),
-)
 _MELD_NAMES = {
     MeldKind.PONG: "碰 pong",
     MeldKind.KONG_EXPOSED: "明杠 kong",
@@ -78,10 +69,12 @@ def _add_preset_argument(parser: argparse.ArgumentParser | argparse._ArgumentGro
 
 
 def add_context_arguments(parser: argparse.ArgumentParser) -> None:
-    """How the hand was won, the rules preset, and --json."""
+    """How the hand was won (a flag per ``scoring.conditions.WIN_CONDITIONS``), the rules preset, --json."""
     group = parser.add_argument_group("win context and rules")
-    for dest, option, text in _CONTEXT_FLAGS:
-        group.add_argument(option, dest=dest, action="store_true", help=text)
+    for condition in WIN_CONDITIONS:
+        group.add_argument(
+            condition.flag, dest=condition.key, action="store_true", help=condition.describe("flag")
+        )
     group.add_argument("--void-suit", choices=list(SUITS), help="定缺: the declared void suit (m, p or s)")
     _add_preset_argument(group)
     group.add_argument("--json", action="store_true", help="print JSON instead of a readable breakdown")
@@ -321,7 +314,7 @@ def _hand(args: argparse.Namespace) -> Hand:
 
 
 def _context(args: argparse.Namespace) -> WinContext:
-    flags = {dest: bool(getattr(args, dest)) for dest, _, _ in _CONTEXT_FLAGS}
+    flags = {condition.key: bool(getattr(args, condition.key)) for condition in WIN_CONDITIONS}
     return WinContext(void_suit=args.void_suit, **flags)
 
 

@@ -14,9 +14,10 @@ from enum import StrEnum
 from functools import cache, lru_cache
 from itertools import product
 
-from scoring.hand import Hand, Meld, MeldKind
+from scoring.hand import Hand, Meld, MeldKind, concealed_count
 from scoring.tiles import SUITS, Tile, rank_of, suit_of
 
+_SEVEN_PAIRS_TILES = concealed_count(0)  # 七对 holds no melds
 _MELD_LABELS = {
     MeldKind.PONG: "pong",
     MeldKind.KONG_EXPOSED: "kong",
@@ -171,7 +172,7 @@ def is_seven_pairs(concealed_counts: Sequence[int], meld_count: int) -> bool:
     """七对: no melds, 14 concealed tiles, every count even (a quad is two pairs)."""
     return (
         meld_count == 0
-        and sum(concealed_counts) == 14
+        and sum(concealed_counts) == _SEVEN_PAIRS_TILES
         and not any(count % 2 for count in concealed_counts if count)
     )
 
@@ -191,7 +192,8 @@ def winning_tiles(concealed_counts: Sequence[int], meld_count: int, candidates: 
     others_ok = [suit_ok[(suit + 1) % 3] and suit_ok[(suit + 2) % 3] for suit in range(3)]
     other_pairs = [has_pair[(suit + 1) % 3] + has_pair[(suit + 2) % 3] for suit in range(3)]
     odd = [tile for tile, count in enumerate(concealed_counts) if count % 2]
-    seven_pairs_tile = odd[0] if meld_count == 0 and sum(totals) == 13 and len(odd) == 1 else -1
+    one_short = meld_count == 0 and sum(totals) == _SEVEN_PAIRS_TILES - 1
+    seven_pairs_tile = odd[0] if one_short and len(odd) == 1 else -1
     out = []
     for tile in candidates:
         suit, rank = divmod(tile, 9)

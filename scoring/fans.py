@@ -1,6 +1,6 @@
 """The fan (番) registry: one small pure function per fan, all with the signature ``(HandView) -> int``.
 
-A detector answers how many times its fan applies to one reading of the winning hand: 0 (absent), 1, or
+A fan rule answers how many times its fan applies to one reading of the winning hand: 0 (absent), 1, or
 the number of roots for 根. What a fan is *worth* is not here: that is the preset's business
 (``scoring.rules.Rules.values``), and which fans combine or exclude each other is data in
 ``scoring.combinations``.
@@ -35,7 +35,7 @@ class FanKind(StrEnum):
     BONUS = "bonus"  # added on top of the pattern (根, 杠上花, ...)
 
 
-Detector = Callable[[HandView], int]
+FanRule = Callable[[HandView], int]  # how many times a fan applies to a reading
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,24 +44,24 @@ class FanDef:
     name_zh: str
     name_en: str
     kind: FanKind
-    detect: Detector
+    count: FanRule
 
 
 FANS: dict[str, FanDef] = {}  # key -> definition, in display order
-_DETECTORS: list[tuple[str, Detector]] = []  # the same, as pairs for the hot loop
+_RULES: list[tuple[str, FanRule]] = []  # the same, as pairs for the hot loop
 
 
-def register(key: str, name_zh: str, name_en: str, kind: FanKind) -> Callable[[Detector], Detector]:
-    """Add a detector to ``FANS``; its docstring must start with ``name_zh``."""
+def register(key: str, name_zh: str, name_en: str, kind: FanKind) -> Callable[[FanRule], FanRule]:
+    """Add a fan rule to ``FANS``; its docstring must start with ``name_zh``."""
 
-    def add(detect: Detector) -> Detector:
+    def add(count: FanRule) -> FanRule:
         if key in FANS:
             raise ValueError(f"fan {key!r} registered twice")
-        if not (detect.__doc__ or "").startswith(name_zh):
+        if not (count.__doc__ or "").startswith(name_zh):
             raise ValueError(f"the docstring of fan {key!r} must start with its Chinese name {name_zh!r}")
-        FANS[key] = FanDef(key, name_zh, name_en, kind, detect)
-        _DETECTORS.append((key, detect))
-        return detect
+        FANS[key] = FanDef(key, name_zh, name_en, kind, count)
+        _RULES.append((key, count))
+        return count
 
     return add
 
@@ -167,11 +167,11 @@ def hai_di(view: HandView) -> int:
     return int(view.context.hai_di)
 
 
-def detect(view: HandView) -> dict[str, int]:
+def count_fans(view: HandView) -> dict[str, int]:
     """Every fan that applies to this reading, with its count (absent fans are left out)."""
     found = {}
-    for key, detector in _DETECTORS:
-        count = detector(view)
+    for key, rule in _RULES:
+        count = rule(view)
         if count:
             found[key] = count
     return found

@@ -11,7 +11,29 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from scoring.conditions import KEYS as CONDITION_KEYS
+from scoring.conditions import implied
 from scoring.tiles import SUITS, Tile, TileParseError, format_tiles, parse_tile, parse_tiles, tile_name
+
+
+def tile_count(kongs: int = 0, *, waiting: bool = False) -> int:
+    """The tiles a winning hand holds, melds included: 14 plus one per kong (a kong is a set of four);
+    ``waiting``: a hand one tile short of that, waiting for its last tile.
+
+    >>> tile_count(), tile_count(2), tile_count(1, waiting=True)
+    (14, 16, 14)
+    """
+    return 14 + kongs - waiting
+
+
+def concealed_count(melds: int, *, waiting: bool = False) -> int:
+    """The concealed tiles of a winning hand with ``melds`` melds of any kind: a meld takes the place of
+    three (a kong's fourth tile is its extra one, see ``tile_count``).
+
+    >>> concealed_count(0), concealed_count(2), concealed_count(4, waiting=True)
+    (14, 8, 1)
+    """
+    return tile_count(waiting=waiting) - 3 * melds
 
 
 class MeldKind(StrEnum):
@@ -122,18 +144,31 @@ class Hand:
 
 @dataclass(frozen=True)
 class WinContext:
-    """How the hand was won. All flags default to a plain win on a discard."""
+    """How the hand was won. All flags default to a plain win on a discard.
+
+    The flags are the win conditions of ``scoring.conditions.WIN_CONDITIONS``, in its order; a flag set
+    sets what it implies (天胡: ``dealer``). Whether the flags can go together is ``scoring.validate``'s
+    to say.
+    """
 
     self_drawn: bool = False  # 自摸
     gang_shang_hua: bool = False  # 杠上花: self-drawn on the replacement tile after a kong
     gang_shang_pao: bool = False  # 杠上炮: won on the discard made right after a kong
     qiang_gang: bool = False  # 抢杠胡: won on a tile another player added to a pong
     hai_di: bool = False  # 海底: won on the last tile of the wall
-    tian_hu: bool = False  # 天胡
-    di_hu: bool = False  # 地胡
+    tian_hu: bool = False  # 天胡: the dealer won on the initial 14 tiles
+    di_hu: bool = False  # 地胡: a non-dealer won in the first go-round
+    dealer: bool = False  # the winner is the dealer (庄家)
     void_suit: str | None = None  # 定缺: 'm', 'p' or 's'
-    dealer: bool = False
 
     def __post_init__(self) -> None:
         if self.void_suit is not None and self.void_suit not in SUITS:
             raise TileParseError(f"void suit must be one of m, p, s; got {self.void_suit!r}")
+        for key, implied_keys in _IMPLICATIONS:
+            if getattr(self, key):
+                for implied_key in implied_keys:
+                    object.__setattr__(self, implied_key, True)
+
+
+# (condition, what it implies) for the conditions that imply others
+_IMPLICATIONS = tuple((key, tuple(sorted(implied(key)))) for key in CONDITION_KEYS if implied(key))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from scoring.decompose import Decomposition, decompositions
 from scoring.errors import ErrorCode, ScoreError
 from scoring.evaluate import Evaluation, evaluate
-from scoring.fans import HandView, detect
+from scoring.fans import HandView, count_fans
 from scoring.hand import Hand, WinContext
 from scoring.presets import CHENGDU
 from scoring.result import FanItem, Payers, Score
@@ -67,7 +67,9 @@ def best_score(
     """The ``Score`` of the best of ``readings`` (already validated, non-empty)."""
     best: tuple[Evaluation, Decomposition] | None = None
     for reading in readings:
-        evaluation = evaluate(detect(HandView(reading, counts, hand.melds, context, hand.win_tile)), rules)
+        evaluation = evaluate(
+            count_fans(HandView(reading, counts, hand.melds, context, hand.win_tile)), rules
+        )
         if best is None or (evaluation.total_fan, evaluation.raw_fan) > (best[0].total_fan, best[0].raw_fan):
             best = (evaluation, reading)
     assert best is not None

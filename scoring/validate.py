@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from scoring.conditions import CONDITIONS_BY_KEY, WIN_CONDITIONS, exclusions
 from scoring.errors import ErrorCode, ScoreError
-from scoring.hand import Hand, Meld, WinContext
+from scoring.hand import Hand, Meld, WinContext, tile_count
 from scoring.tiles import SUITS, Tile, tile_name
 
 
@@ -29,62 +30,45 @@ class ContextFacts:
         return sum(1 for meld in self.melds if meld.kind.is_kong)
 
 
-# (flag, contradiction, message): when the context flag is set and the predicate holds, the context is
-# impossible. Grouping by flag keeps a plain win (no flags) to one pass over six booleans.
-CONTEXT_RULES: tuple[tuple[str, Callable[[ContextFacts], bool], str], ...] = (
-    (
-        "gang_shang_hua",
-        lambda f: f.context.gang_shang_pao,
-        "杠上花 (self-drawn after one's own kong) and 杠上炮 (a discard after a kong) exclude each other",
-    ),
-    (
-        "gang_shang_hua",
-        lambda f: f.context.qiang_gang,
-        "杠上花 (self-drawn) and 抢杠胡 (a robbed tile) exclude each other",
-    ),
-    ("gang_shang_hua", lambda f: not f.context.self_drawn, "杠上花 is a self-drawn win: set self_drawn too"),
+def _requires(key: str, required: str) -> tuple[str, Callable[[ContextFacts], bool], str]:
+    condition, needed = CONDITIONS_BY_KEY[key], CONDITIONS_BY_KEY[required]
+    return (
+        key,
+        lambda f: not getattr(f.context, required),
+        f"{condition.name_zh} ({condition.help}) is won with {needed.name_zh}: set {required} too",
+    )
+
+
+def _excludes(key: str, other: str) -> tuple[str, Callable[[ContextFacts], bool], str]:
+    one, two = CONDITIONS_BY_KEY[key], CONDITIONS_BY_KEY[other]
+    return (
+        key,
+        lambda f: getattr(f.context, other),
+        f"{one.name_zh} ({one.help}) and {two.name_zh} ({two.help}) exclude each other",
+    )
+
+
+# What the hand itself says against a condition, beside the table's relations between conditions.
+HAND_RULES: tuple[tuple[str, Callable[[ContextFacts], bool], str], ...] = (
     ("gang_shang_hua", lambda f: f.kongs == 0, "杠上花 needs a kong among the winner's melds"),
-    (
-        "gang_shang_pao",
-        lambda f: f.context.qiang_gang,
-        "杠上炮 (a discard after a kong) and 抢杠胡 (a tile added to a pong) exclude each other",
-    ),
-    (
-        "gang_shang_pao",
-        lambda f: f.context.self_drawn,
-        "杠上炮 is a win on another player's discard, not self-drawn",
-    ),
-    (
-        "qiang_gang",
-        lambda f: f.context.self_drawn,
-        "抢杠胡 is a win on another player's tile, not self-drawn",
-    ),
     (
         "qiang_gang",
         lambda f: f.win_tile_copies is not None and f.win_tile_copies > 1,
         "抢杠胡: the other three copies of the winning tile are in the robbed pong; the hand holds only one",
     ),
-    ("tian_hu", lambda f: f.context.di_hu, "天胡 (dealer) and 地胡 (non-dealer) exclude each other"),
-    ("tian_hu", lambda f: not f.context.dealer, "天胡 is the dealer's win: set dealer"),
-    (
-        "tian_hu",
-        lambda f: not f.context.self_drawn,
-        "天胡 is won on the dealer's initial 14 tiles: set self_drawn",
-    ),
     ("tian_hu", lambda f: bool(f.melds), "天胡 is won on the initial 14 tiles: no melds"),
-    ("di_hu", lambda f: f.context.dealer, "地胡 is a non-dealer's win, but dealer is set"),
     ("di_hu", lambda f: bool(f.melds), "地胡 comes in the first go-round: no melds"),
-    (
-        "di_hu",
-        lambda f: f.context.qiang_gang,
-        "抢杠胡 needs an earlier pong, which cannot happen in the first go-round (地胡)",
-    ),
-    (
-        "hai_di",
-        lambda f: f.context.tian_hu or f.context.di_hu,
-        "海底 (the last tile of the wall) cannot be 天胡 or 地胡",
-    ),
 )
+
+# The table's relations (``scoring.conditions``): two conditions that exclude each other, one without a
+# condition it requires.
+CONDITION_RULES: tuple[tuple[str, Callable[[ContextFacts], bool], str], ...] = (
+    *(_excludes(key, other) for key, other in exclusions()),
+    *(_requires(c.key, required) for c in WIN_CONDITIONS for required in c.requires),
+)
+# (flag, contradiction, message): when the context flag is set and the predicate holds, the context is
+# impossible. Grouping by flag keeps a plain win (no flags) to one pass over the flags.
+CONTEXT_RULES = CONDITION_RULES + HAND_RULES
 _RULES_BY_FLAG: dict[str, list[tuple[Callable[[ContextFacts], bool], str]]] = {}
 for _flag, _contradicts, _message in CONTEXT_RULES:
     _RULES_BY_FLAG.setdefault(_flag, []).append((_contradicts, _message))
@@ -104,20 +88,21 @@ def check_tiles(
     concealed: Sequence[Tile],
     melds: Sequence[Meld],
     counts: Sequence[int],
-    expected_base: int,
     context: WinContext,
+    *,
+    waiting: bool = False,
 ) -> ScoreError | None:
     """Count, copies, 缺一门 and 定缺 for ``concealed`` + ``melds`` whose 27 ``counts`` are given.
 
-    ``expected_base`` is 14 for a winning hand and 13 for a hand waiting for its last tile.
+    The count is ``tile_count``'s: a winning hand's, or with ``waiting`` a hand's waiting for its last tile.
     """
     kongs = sum(1 for meld in melds if meld.kind.is_kong)
-    expected = expected_base + kongs
+    expected = tile_count(kongs, waiting=waiting)
     total = len(concealed) + sum(meld.kind.size for meld in melds)
     if total != expected:
         return ScoreError(
             ErrorCode.WRONG_TILE_COUNT,
-            f"expected {expected} tiles ({expected_base} + one per kong, {kongs} kong(s)), "
+            f"expected {expected} tiles ({tile_count(waiting=waiting)} + one per kong, {kongs} kong(s)), "
             f"got {total}: {len(concealed)} concealed and {total - len(concealed)} in {len(melds)} meld(s)",
         )
     if max(counts) > 4:
@@ -147,7 +132,7 @@ def validate(hand: Hand, context: WinContext, counts: Sequence[int] | None = Non
         counts = [0] * 27
         for tile in hand.all_tiles:
             counts[tile] += 1
-    error = check_tiles(hand.concealed, hand.melds, counts, 14, context)
+    error = check_tiles(hand.concealed, hand.melds, counts, context)
     if error is not None:
         return error
     if hand.win_tile is not None and hand.win_tile not in hand.concealed:

@@ -83,7 +83,7 @@ def never_wins(
 
 
 def _tile_problem(waiting: Hand, counts: list[int], context: WinContext) -> ScoreError | None:
-    error = check_tiles(waiting.concealed, waiting.melds, counts, 13, context)
+    error = check_tiles(waiting.concealed, waiting.melds, counts, context, waiting=True)
     if error is not None and error.code in (ErrorCode.WRONG_TILE_COUNT, ErrorCode.TOO_MANY_COPIES):
         raise InvalidHandError(error)
     return error

@@ -8,9 +8,9 @@ shrink along a direction and rows converge), ``rotate`` (the whole photo), ``jit
 Layout text: groups separated by spaces, each group tiles in the usual notation plus ``B`` for a
 face-down tile and ``H`` for an honour tile: ``"123m456p 5p"``, ``"B55sB 777m"``.
 
->>> dets = make_detections(lay_row("123m456p789s1155p 5p", gap=1.0))
+>>> dets = make_detections(lay_row("123m456m789m1155p 5p", gap=1.0))
 >>> len(dets)
-15
+14
 """
 
 from __future__ import annotations

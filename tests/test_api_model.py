@@ -72,26 +72,26 @@ def test_score_photo_with_the_model(client: TestClient, photo: bytes) -> None:
 def test_the_shared_detector_gives_the_same_answer_to_concurrent_requests(
     client: TestClient, photo: bytes
 ) -> None:
-    def recognise(_: int) -> list[dict[str, object]]:
+    def recognize(_: int) -> list[dict[str, object]]:
         response = client.post("/api/v1/recognize", files={"image": ("hand.jpg", photo, "image/jpeg")})
         assert response.status_code == 200
         return list(response.json()["detections"])
 
     with ThreadPoolExecutor(4) as pool:
-        answers = list(pool.map(recognise, range(4)))
+        answers = list(pool.map(recognize, range(4)))
     assert all(answer == answers[0] for answer in answers)
 
 
 def test_concurrent_requests_for_different_photos_each_get_their_own_answer(client: TestClient) -> None:
     photos = [path.read_bytes() for path in EXAMPLES[:3]] or [fake_photo()]
 
-    def recognise(data: bytes) -> list[dict[str, object]]:
+    def recognize(data: bytes) -> list[dict[str, object]]:
         response = client.post("/api/v1/recognize", files={"image": ("photo.jpg", data, "image/jpeg")})
         assert response.status_code == 200
         return list(response.json()["detections"])
 
-    alone = [recognise(data) for data in photos]
+    alone = [recognize(data) for data in photos]
     with ThreadPoolExecutor(4) as pool:
-        together = list(pool.map(recognise, photos * 2))
+        together = list(pool.map(recognize, photos * 2))
     assert together == alone * 2
     assert len({str(answer) for answer in alone}) == len(photos)  # the photos differ, and so do their answers

@@ -311,6 +311,47 @@ def test_autolabel_cli_with_a_stand_in_detector(smj, tmp_path: Path, monkeypatch
     ).is_file()
 
 
+# --- eval -----------------------------------------------------------------------------------------------
+
+
+class LabelReader(FakeDetector):
+    """Finds exactly the tiles of ``labelled_photo``: an s5 and an honour tile."""
+
+    def detect(self, photo, *, conf: float, box_conf: float | None = None) -> Detections:  # type: ignore[override]
+        return super().detect(photo, conf=conf)
+
+
+def labelled_photo(root: Path) -> Path:
+    """One photo in val whose labels are what ``LabelReader`` finds."""
+    image = make_image(root / "raw" / "hand.png", (80, 60))
+    boxes = (Box(22, 0.2, 0.4, 0.2, 0.4), Box(28, 0.6, 0.4, 0.2, 0.4))
+    write_yolo([LabelledImage(image, boxes, 80, 60, source="hand", split="val")], root / "set")
+    return root / "set"
+
+
+def test_eval_measures_a_detector_on_a_labelled_dataset(smj, tmp_path: Path, monkeypatch, capsys):
+    import vision.detector
+
+    monkeypatch.setattr(vision.detector, "Detector", lambda weights, classifier=None: LabelReader())
+    data = labelled_photo(tmp_path)
+    assert smj(["eval", "--data", str(data), "--json", "--out", str(tmp_path / "eval")]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["images"] == 1 and summary["data"] == f"{data} [val]"
+    assert summary["map50"] == 1.0 and summary["exact_hand_rate"] == 1.0 and summary["recall"] == 1.0
+    assert summary["per_class_ap50"] == {"s5": 1.0} and summary["honour_as_suited"] == 0
+    assert (tmp_path / "eval" / "confusion.png").is_file()
+    assert json.loads((tmp_path / "eval" / "metrics.json").read_text())["map50"] == 1.0
+
+
+def test_eval_of_a_split_with_no_photos_is_refused(smj, tmp_path: Path, monkeypatch, capsys):
+    import vision.detector
+
+    monkeypatch.setattr(vision.detector, "Detector", lambda weights, classifier=None: LabelReader())
+    data = labelled_photo(tmp_path)
+    assert smj(["eval", "--data", str(data), "--split", "test"]) == 2
+    assert capsys.readouterr().err.strip() == f"smj eval: {data}: no images in split 'test'"
+
+
 # --- bad input: one line on stderr, exit code 2 ---------------------------------------------------------
 
 

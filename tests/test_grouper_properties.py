@@ -29,7 +29,7 @@ from detection_builders import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.hand import Meld, MeldKind
+from scoring.hand import Meld, MeldKind, concealed_count
 from scoring.tiles import Tile, tile_name
 from vision.detections import BACK, HONOUR, Detections
 from vision.grouper import GroupRole, WarningCode, group_detections
@@ -84,7 +84,7 @@ def scenes(draw: st.DrawFn) -> Scene:
                 sideways.append(laid + turned)
         laid += 4 if kind.is_kong else 3
     concealed: list[Tile] = []
-    for _ in range(14 - 3 * len(melds)):
+    for _ in range(concealed_count(len(melds))):
         tile = draw(st.sampled_from([t for t in range(27) if counts[t] < 4]))
         counts[tile] += 1
         concealed.append(tile)

@@ -138,7 +138,7 @@ def test_the_pipeline_takes_back_an_unsure_tile_and_says_so() -> None:
     dets = Detections(whole.boxes, whole.class_ids, confidences, whole.image_size)
     width, height = whole.image_size
     photo = Photo(np.zeros((height, width, 3), np.uint8), (width, height))
-    _, found, grouping = pipeline.recognise(photo, _ThresholdDetector(dets), conf=0.55)  # type: ignore[arg-type]
+    _, found, grouping = pipeline.recognize(photo, _ThresholdDetector(dets), conf=0.55)  # type: ignore[arg-type]
     assert grouping.codes == (WarningCode.UNSURE_TILE,)
     assert len(found) == 14 and grouping.hand is not None and len(grouping.hand.concealed) == 14
 
@@ -155,7 +155,7 @@ def test_a_tile_torn_between_two_faces_counts_as_found_and_the_hand_picks_its_fa
     assert dets.presences[4] == pytest.approx(0.58, abs=0.01) and dets.presences[0] > dets.confidences[0]
     width, height = whole.image_size
     photo = Photo(np.zeros((height, width, 3), np.uint8), (width, height))
-    _, found, grouping = pipeline.recognise(photo, _ThresholdDetector(dets), conf=0.55)  # type: ignore[arg-type]
+    _, found, grouping = pipeline.recognize(photo, _ThresholdDetector(dets), conf=0.55)  # type: ignore[arg-type]
     assert grouping.codes == (WarningCode.REREAD_TILE,)  # kept, not taken back as unsure
     assert found.names[4] == "m5" and grouping.hand is not None and len(grouping.hand.concealed) == 14
 

@@ -285,12 +285,12 @@ def test_a_close_up_of_small_tiles_looks_closer_but_is_never_searched() -> None:
     ("tile", "measured", "scale", "expected"),
     [
         (100.0, 60.0, 0.36, 60.0),  # tiles seen at 21.6 px, not 36: look again sized by the measure
-        (100.0, 97.0, 0.36, None),  # seen at 35 px: within SETTLED, the look stands
+        (100.0, 97.0, 0.36, None),  # seen at 35 px: within SIZE_SLACK, the look stands
         (100.0, None, 0.36, None),  # nothing measured
         (10.0, 8.0, looks.MAX_UPSCALE, None),  # as close as the limit allows already
         (30.0, 30.0 * 1.5, 1.2, 45.0),  # tiles seen larger than trained: a farther look
     ],
-    ids=["too-small", "settled", "nothing", "at-the-limit", "too-large"],
+    ids=["too-small", "stands", "nothing", "at-the-limit", "too-large"],
 )
 def test_a_closer_look_is_sized_again_by_the_tiles_it_measured(
     tile: float, measured: float | None, scale: float, expected: float | None
@@ -318,5 +318,5 @@ def test_tiles_measured_too_large_at_the_first_look_are_looked_at_again_at_the_t
     boxes, _, _ = detector.find_tiles(np.zeros((3024, 4032, 3), np.uint8), 0.25, 0.6)
     first_closer, last = 90.0 * detector.scales[2], 90.0 * detector.scales[-1]  # after the look and search
     assert first_closer < 0.8 * looks.TILE_PX  # sized by the inflated boxes of the search
-    assert 0.85 * looks.TILE_PX <= last <= looks.TILE_PX * looks.SETTLED  # its own boxes, barely inflated
+    assert 0.85 * looks.TILE_PX <= last <= looks.TILE_PX * looks.SIZE_SLACK  # its own boxes, barely inflated
     assert (box_iou(truth, boxes).max(axis=1) > 0.8).all()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+import json
 from pathlib import Path
 
 import pytest
@@ -10,23 +10,44 @@ from bench_loader import load_benchmark
 
 from datasets.synth.scene import SceneOptions
 from datasets.synth.writer import write_dataset
+from vision.detections import HONOUR
+from vision.detector import Detector
+from vision.evaluate import evaluate
+
+bench = load_benchmark("bench_roles")
 
 
-def _measure(data: Path, roles: str, capsys: pytest.CaptureFixture[str]) -> dict[str, float]:
-    module = load_benchmark("bench_roles")
-    assert module.main([str(data), "--roles", roles]) == 0
-    out = capsys.readouterr().out
-    return {key: float(value) for key, value in re.findall(r"(mAP50|recall|exact hand) ([\d.]+)", out)}
+@pytest.fixture(scope="module")
+def scenes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("roles")
+    write_dataset(data, 2, seed=11, options=SceneOptions(size=(640, 480)), progress=False)
+    return data
 
 
-def test_the_players_tiles_are_measured_and_the_rest_is_dont_care(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    write_dataset(tmp_path, 2, seed=11, options=SceneOptions(size=(640, 480)), progress=False)
-    player = _measure(tmp_path, "hand,meld", capsys)
-    assert player["mAP50"] > 0.5 and player["recall"] > 0.5  # the shipped model reads its renderer's hands
-    nothing = _measure(tmp_path, "no-such-role", capsys)  # no truth: nothing to find, nothing counted
-    assert nothing["mAP50"] == 0.0 and nothing["recall"] == 0.0
+def test_tiles_of_other_roles_are_dont_care(scenes: Path) -> None:
+    rows = [json.loads(line) for line in (scenes / "scenes.jsonl").read_text().splitlines()]
+    player = bench.role_images(scenes, {"hand", "meld"})
+    assert len(player) == len(rows) == 2
+    for image, row in zip(player, rows, strict=True):
+        expected = [b["cls"] if b["role"] in ("hand", "meld") else HONOUR for b in row["boxes"]]
+        assert [b.class_id for b in image.boxes] == expected
+        assert image.image == (scenes / row["image"]).resolve()
+        assert sum(c != HONOUR for c in expected) >= 14 and HONOUR in expected  # the hand, and others
+    nothing = bench.role_images(scenes, {"no-such-role"})
+    assert all(b.class_id == HONOUR for image in nothing for b in image.boxes)
+
+
+def test_the_players_tiles_are_measured_and_the_rest_is_dont_care(scenes: Path) -> None:
+    detector = Detector()
+    player = evaluate(detector, bench.role_images(scenes, {"hand", "meld"}))
+    assert player.map50 > 0.5 and player.recall > 0.5  # the shipped model reads its renderer's hands
+    nothing = evaluate(detector, bench.role_images(scenes, {"no-such-role"}))  # nothing to find
+    assert nothing.map50 == 0.0 and nothing.recall == 0.0
     # every tile is don't-care, so a scene reads exactly unless a box lies mostly off every tile: a false
     # find, or a loose box on a far discard (one of these scenes has one, half on a 9p 12 px tall)
-    assert nothing["exact hand"] >= 0.5
+    assert nothing.exact_hand_rate >= 0.5
+
+
+def test_the_command_prints_the_measures(scenes: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench.main([str(scenes), "--roles", "hand"]) == 0
+    assert "mAP50" in capsys.readouterr().out

@@ -1,13 +1,26 @@
-"""The scoring benchmark runs (on a few hands) and reports both rates."""
+"""The scoring benchmark measures (on a few hands) both rates, and its command prints them."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 from bench_loader import load_benchmark
 
+bench = load_benchmark("bench_scoring")
 
-def test_benchmark_runs_on_a_few_hands(capsys: pytest.CaptureFixture[str]) -> None:
-    module = load_benchmark("bench_scoring")
-    assert module.main(["--hands", "200", "--seed", "3", "--preset", "qq_xuezhan"]) == 0
-    out = capsys.readouterr().out
-    assert "score: 200 winning hands" in out and "waits: 200 ready hands" in out and "hands/s" in out
+
+def test_the_benchmark_scores_winning_hands_and_finds_the_waits_of_ready_ones() -> None:
+    result = bench.measure(200, seed=3, preset="qq_xuezhan")
+    assert result.scored == 200 and result.ready == 200
+    assert min(result.score_rate, result.score_cpu_rate, result.waits_rate, result.waits_cpu_rate) > 0
+    assert 1.0 <= result.mean_waits <= 9.0  # every ready hand waits on the tile taken out, at least
+    assert bench.measure(200, seed=3, preset="qq_xuezhan").mean_waits == result.mean_waits  # seeded
+    slow = replace(result, score_cpu_rate=bench.SCORE_TARGET - 1)
+    assert replace(result, score_cpu_rate=bench.SCORE_TARGET, waits_cpu_rate=bench.WAITS_TARGET).on_target
+    assert not slow.on_target
+
+
+def test_the_command_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench.main(["--hands", "20", "--seed", "3"]) == 0
+    assert capsys.readouterr().out.count("hands/s CPU") == 2

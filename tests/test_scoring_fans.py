@@ -9,7 +9,7 @@ from scoring_builders import hand
 
 from scoring import CHENGDU, Hand, WinContext, get_preset, score
 from scoring.decompose import decompositions
-from scoring.fans import FANS, HandView, detect
+from scoring.fans import FANS, HandView, count_fans
 from scoring.tiles import parse_tile, tile_counts
 
 PLAIN = WinContext()
@@ -422,7 +422,7 @@ def test_dai_yao_jiu_is_not_counted_for_seven_pairs() -> None:
     assert {item.key for item in result.fans} == {"qi_dui", "gen"}
 
 
-def test_every_fan_has_a_detector_whose_docstring_starts_with_its_chinese_name() -> None:
+def test_every_fan_has_a_rule_whose_docstring_starts_with_its_chinese_name() -> None:
     assert set(FANS) == {
         "ping_hu",
         "dui_dui_hu",
@@ -441,7 +441,7 @@ def test_every_fan_has_a_detector_whose_docstring_starts_with_its_chinese_name()
         "di_hu",
     }
     for definition in FANS.values():
-        assert (definition.detect.__doc__ or "").startswith(definition.name_zh)
+        assert (definition.count.__doc__ or "").startswith(definition.name_zh)
 
 
 @pytest.mark.parametrize(
@@ -455,10 +455,10 @@ def test_every_fan_has_a_detector_whose_docstring_starts_with_its_chinese_name()
     ],
     ids=["dui_dui_hu", "qi_dui", "qing_long_qi_dui", "jin_gou_diao", "gang_shang_hua"],
 )
-def test_detectors_report_counts(the_hand: Hand, context: WinContext, expected: dict[str, int]) -> None:
+def test_fan_rules_report_counts(the_hand: Hand, context: WinContext, expected: dict[str, int]) -> None:
     counts = tuple(tile_counts(the_hand.all_tiles))
     views = [
         HandView(reading, counts, the_hand.melds, context, the_hand.win_tile)
         for reading in decompositions(the_hand)
     ]
-    assert expected in [detect(view) for view in views]
+    assert expected in [count_fans(view) for view in views]

@@ -6,6 +6,7 @@ import pytest
 from scoring_builders import hand
 
 from scoring import ErrorCode, Hand, Meld, MeldKind, WinContext, score
+from scoring.hand import concealed_count, tile_count
 from scoring.tiles import TileParseError
 from scoring.validate import CONTEXT_RULES, ContextFacts, check_context, validate
 
@@ -89,6 +90,23 @@ def test_wrong_count_message_names_expected_and_actual() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("the_hand", "waiting"),
+    [
+        (GOOD, False),
+        (GOOD_KONG, False),
+        (hand("55m", kong=("1m", "2m", "3p"), concealed_kong=("9p",)), False),
+        (hand("123m456m789m234p5p"), True),
+        (hand("5m", pong=("1m",), kong=("2m", "3p"), concealed_kong=("9p",)), True),
+    ],
+    ids=["plain", "one-kong", "four-kongs", "waiting", "waiting-three-kongs"],
+)
+def test_a_hands_tile_count_is_fourteen_plus_one_per_kong(the_hand: Hand, waiting: bool) -> None:
+    kongs = the_hand.kong_count
+    assert len(the_hand.all_tiles) == tile_count(kongs, waiting=waiting) == 14 + kongs - waiting
+    assert len(the_hand.concealed) == concealed_count(len(the_hand.melds), waiting=waiting)
+
+
 # (id, context, hand, fragment of the message)
 CONTRADICTIONS = [
     ("gsh+gsp", WinContext(gang_shang_hua=True, gang_shang_pao=True, self_drawn=True), GOOD_KONG, "杠上炮"),
@@ -97,10 +115,9 @@ CONTRADICTIONS = [
     ("gsh-without-kong", WinContext(gang_shang_hua=True, self_drawn=True), GOOD, "needs a kong"),
     ("gsp+qiang_gang", WinContext(gang_shang_pao=True, qiang_gang=True), GOOD, "抢杠胡"),
     ("gsp-self-drawn", WinContext(gang_shang_pao=True, self_drawn=True), GOOD, "discard"),
-    ("qiang_gang-self-drawn", WinContext(qiang_gang=True, self_drawn=True), GOOD, "not self-drawn"),
+    ("qiang_gang-self-drawn", WinContext(qiang_gang=True, self_drawn=True), GOOD, "自摸"),
     ("qiang_gang-two-copies", WinContext(qiang_gang=True), GOOD, "robbed pong"),
     ("tian_hu+di_hu", WinContext(tian_hu=True, di_hu=True, dealer=True, self_drawn=True), GOOD, "地胡"),
-    ("tian_hu-non-dealer", WinContext(tian_hu=True, self_drawn=True), GOOD, "dealer"),
     ("tian_hu-on-discard", WinContext(tian_hu=True, dealer=True), GOOD, "self_drawn"),
     ("tian_hu-with-melds", WinContext(tian_hu=True, dealer=True, self_drawn=True), GOOD_KONG, "no melds"),
     ("di_hu-dealer", WinContext(di_hu=True, dealer=True), GOOD, "non-dealer"),
@@ -112,6 +129,7 @@ CONTRADICTIONS = [
         "first",
     ),
     ("hai_di+tian_hu", WinContext(hai_di=True, tian_hu=True, dealer=True, self_drawn=True), GOOD, "海底"),
+    ("hai_di+di_hu", WinContext(hai_di=True, di_hu=True), GOOD, "海底"),
 ]
 
 
@@ -144,6 +162,7 @@ def test_every_context_rule_is_exercised() -> None:
         (GOOD, WinContext(gang_shang_pao=True)),
         (hand("123m456m789m234p55p", win="3p"), WinContext(qiang_gang=True)),
         (GOOD, WinContext(tian_hu=True, dealer=True, self_drawn=True)),
+        (GOOD, WinContext(tian_hu=True, self_drawn=True)),
         (GOOD, WinContext(di_hu=True)),
         (GOOD, WinContext(di_hu=True, self_drawn=True)),
         (GOOD, WinContext(di_hu=True, gang_shang_pao=True)),
@@ -155,6 +174,7 @@ def test_every_context_rule_is_exercised() -> None:
         "gsp",
         "qiang_gang",
         "tian_hu",
+        "tian_hu-dealer-implied",
         "di_hu-discard",
         "di_hu-self-drawn",
         "di_hu-gsp",

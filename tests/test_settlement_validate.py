@@ -185,6 +185,30 @@ def test_impossible_rounds(events: list[dict[str, Any]], code: RoundErrorCode, e
     assert str(caught.value).startswith(f"event {event}: ") and "\n" not in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("dealer", "event", "says"),
+    [
+        ("B", win("A", 4, tian_hu=True), "天胡 is the dealer's win alone"),
+        ("A", win("A", 4, "B", di_hu=True), "地胡 is a non-dealer's win: A is the dealer"),
+        ("A", {"type": "win", "winners": [{"player": "A", "fan": 4}, {"player": "C", "fan": 4}],
+               "discarder": "B", "di_hu": True}, "A is the dealer"),
+    ],
+    ids=["tian-hu-of-another", "di-hu-of-the-dealer", "di-hu-one-of-two-winners"],
+)  # fmt: skip
+def test_tian_hu_and_di_hu_go_by_the_named_dealer(dealer: str, event: dict[str, Any], says: str) -> None:
+    with pytest.raises(RoundError) as caught:
+        settle_round(parse_round({"dealer": dealer, "events": [event]}))
+    assert caught.value.code is C.BAD_WIN and says in str(caught.value)
+
+
+@pytest.mark.parametrize("dealer", ["A", None], ids=["named", "implied"])
+def test_a_tian_hu_hand_is_the_dealers(dealer: str | None) -> None:
+    """天胡 implies the dealer: with none named, its winner is the dealer."""
+    round = {"events": [hand_win("A", {"concealed": "123m456m789m234p55p"}, tian_hu=True)]}
+    ledger = settle_round(parse_round(round | ({"dealer": dealer} if dealer else {})))
+    assert ledger.totals[0] == 3 * (16 + 1)  # the cap, 4 fan, from each of three, plus 自摸加底
+
+
 def test_too_many_winners_by_knob() -> None:
     """With ``max_winners`` at 2 (a house rule), a second 一炮多响 winner beyond it is refused."""
     from dataclasses import replace

@@ -14,7 +14,7 @@ from datasets.synth import SceneOptions, render_scene
 from datasets.synth.faces import HONOUR_KEYS
 from datasets.synth.hands import is_winning_shape, random_hand
 from datasets.synth.look import TEX_H, TEX_W
-from scoring.hand import MeldKind
+from scoring.hand import MeldKind, concealed_count, tile_count
 from scoring.tiles import CLASS_NAMES, suit_of
 from vision.detections import BACK, DETECTOR_CLASSES, HONOUR
 
@@ -172,8 +172,8 @@ def test_random_hands_are_sichuan_hands(seed: int) -> None:
     tiles = plan.hand.all_tiles
     assert len({suit_of(t) for t in tiles}) <= 2
     assert max(Counter(tiles).values()) <= 4
-    assert len(tiles) == 14 + plan.hand.kong_count
-    assert len(plan.hand.concealed) + 3 * len(plan.hand.melds) == 14
+    assert len(tiles) == tile_count(plan.hand.kong_count)
+    assert len(plan.hand.concealed) == concealed_count(len(plan.hand.melds))
     assert plan.hand.win_tile in plan.hand.concealed
     assert plan.winning == is_winning_shape(plan.hand.concealed)
 

@@ -1,4 +1,5 @@
-"""``smj detect``, ``train``, ``eval``, ``card``, ``ship`` and the photo half of ``smj score``.
+"""``smj detect``, ``train``, ``card``, ``ship`` and the photo half of ``smj score`` (``smj eval``, which
+reads labelled datasets, is ``datasets.cli``'s).
 
 Top-level imports stay light: numpy, OpenCV and ultralytics load inside the command that needs them.
 """
@@ -73,17 +74,6 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     train.add_argument("--device", default=None, help="cpu (default) or a CUDA device such as 0")
     train.set_defaults(func=run_train)
-
-    evaluate = commands.add_parser("eval", help="measure a detector on a labelled dataset")
-    evaluate.add_argument("--data", required=True, help="a dataset folder in this project's layout")
-    evaluate.add_argument("--split", default="val", help="which part to measure (train, val, test, all)")
-    evaluate.add_argument("--group", help="only images of this source group (e.g. hand_series)")
-    evaluate.add_argument("--weights", help="weights (.onnx or .pt); default models/tiles.onnx")
-    evaluate.add_argument("--classifier", help=CLASSIFIER_HELP)
-    evaluate.add_argument("--conf", type=confidence, default=None, help="operating threshold (default 0.55)")
-    evaluate.add_argument("--out", help="folder for confusion.png and metrics.json")
-    evaluate.add_argument("--json", action="store_true")
-    evaluate.set_defaults(func=run_eval)
 
     card = commands.add_parser(
         "card", help="write the model card's measured table (models/README.md) from models/manifest.json"
@@ -234,61 +224,6 @@ def _train_face_net(args: argparse.Namespace) -> int:
     except (FaceNetError, FileNotFoundError) as error:
         return _fail(str(error))
     print(f"best weights: {best}")
-    return 0
-
-
-def run_eval(args: argparse.Namespace) -> int:
-    from datasets.labels import DatasetError
-    from datasets.yolo import read_yolo
-    from vision.detector import DEFAULT_CONF, ModelError
-    from vision.evaluate import evaluate, save_confusion_png
-
-    try:
-        detector = load_detector(args)
-        images = read_yolo(args.data)
-    except (ModelError, DatasetError) as error:
-        return _fail(str(error))
-    if args.split != "all":
-        images = [i for i in images if i.split == args.split]
-    if args.group:
-        images = [i for i in images if i.meta.get("source_group", "") == args.group]
-    if not images:
-        return _fail(
-            f"{args.data}: no images in split {args.split!r}"
-            + (f" group {args.group!r}" if args.group else "")
-        )
-    result = evaluate(detector, images, conf=DEFAULT_CONF if args.conf is None else args.conf)
-    summary = result.summary()
-    summary["weights"] = str(detector.weights)
-    summary["data"] = f"{args.data} [{args.split}{', ' + args.group if args.group else ''}]"
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        summary["confusion_png"] = str(save_confusion_png(result.confusion, out / "confusion.png"))
-        (out / "metrics.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
-    if args.json:
-        print(json.dumps(summary, indent=2))
-    else:
-        print(f"{summary['data']}: {summary['images']} images, weights {summary['weights']}")
-        for key in (
-            "map50",
-            "map50_95",
-            "map30",
-            "precision",
-            "recall",
-            "exact_hand_rate",
-            "exact_near_labels_rate",
-            "honour_as_suited",
-            "back_ap50",
-            "median_ms",
-        ):
-            print(f"  {key:22s} {summary[key]}")
-        worst = sorted(result.per_class_ap50.items(), key=lambda kv: kv[1])[:5]
-        print("  weakest classes   " + ", ".join(f"{k} {v:.2f}" for k, v in worst))
-        for row in summary["worst"]:  # type: ignore[attr-defined]
-            print(f"  worst: {row['image']} ({row['errors']} tile errors)")
-        for row in summary["slowest"][:3]:  # type: ignore[index]
-            print(f"  slowest: {row['image']} ({row['ms']} ms)")
     return 0
 
 

@@ -11,6 +11,9 @@ tile), and more inside it than inside any labelled suited tile, is neither a tru
 for mAP; it is counted apart as ``honour_as_suited``. (Rotated copies in the real set are labelled with
 the envelope of each rotated box, often three times the tile: an honour's envelope then covers half of
 a suited neighbour, which lies wholly in its own label.)
+
+The labelled photos are any values shaped as ``datasets.labels.LabelledImage`` (``LabelledPhoto``): the
+datasets layer reads them and calls in here, never the other way.
 """
 
 from __future__ import annotations
@@ -20,10 +23,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
-from datasets.labels import LabelledImage
 from vision.boxes import box_iou, inside_fraction
 from vision.detections import BACK, DETECTOR_CLASSES, HONOUR, Detections
 from vision.pipeline import decode_photo
@@ -35,6 +38,25 @@ LOOSE_IOU = 0.3
 IOU_THRESHOLDS = np.array([LOOSE_IOU, *np.linspace(0.5, 0.95, 10)])
 AT_50 = int(np.flatnonzero(np.isclose(IOU_THRESHOLDS, 0.5))[0])  # mAP50's column
 SUITED = range(27)
+
+
+class LabelledBox(Protocol):
+    """One labelled tile: its detector class and its box in pixels of the photo."""
+
+    @property
+    def class_id(self) -> int: ...
+
+    def xyxy(self, width: int, height: int) -> tuple[float, float, float, float]: ...
+
+
+class LabelledPhoto(Protocol):
+    """A photo and its labelled tiles (``datasets.labels.LabelledImage`` is one)."""
+
+    @property
+    def image(self) -> Path: ...
+
+    @property
+    def boxes(self) -> Sequence[LabelledBox]: ...
 
 
 def average_precision(recall: np.ndarray, precision: np.ndarray) -> float:
@@ -106,7 +128,7 @@ class Evaluation:
 
 
 def evaluate(
-    detector: object, images: Sequence[LabelledImage], *, conf: float = 0.55, min_conf: float = 0.01
+    detector: object, images: Sequence[LabelledPhoto], *, conf: float = 0.55, min_conf: float = 0.01
 ) -> Evaluation:
     """Run ``detector.detect`` on every image and score it against the labels.
 

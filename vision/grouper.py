@@ -4,7 +4,7 @@
 concealed tiles standing in a row (the winning tile often set a little apart at its right end) and the
 revealed melds laid down as separate groups, in a second row or on the same line past a gap:
 
-* rows and clusters come from the boxes' geometry alone (``vision.grouping.rows``), in tile widths, so
+* rows and clusters come from the boxes' geometry alone (``vision.rows``), in tile widths, so
   that perspective, a photo rotated up to 90 degrees either way, uneven gaps and tiles lying flat or
   turned in a meld are all one case;
 * a cluster apart from the hand reads as melds (``vision.grouping.melds``): 3 identical tiles a pong,
@@ -17,7 +17,7 @@ revealed melds laid down as separate groups, in a second row or on the same line
   players' melds and discards farther off count only when the hand needs them. Four identical tiles
   inside the standing row are concealed tiles, not a kong; a lone tile on the row's line set apart past
   its end, or a cluster there holding an honour tile, is left out when only that makes the count
-  (``vision.grouping.settle``);
+  (``vision.grouping.concealed``);
 * the winning tile is a lone tile past a gap at the right end of the hand's row, or an end tile set off
   by a gap far wider than the others (at either end of a vertical row: the one further apart);
 * honours, duplicate boxes and backs outside melds (other players' walls) are left out.
@@ -59,7 +59,7 @@ from vision.detections import BACK, Detections
 from vision.grouping.layout import lay_out
 from vision.grouping.reading import Reading
 from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode
-from vision.grouping.rows import find_rows
+from vision.rows import find_rows
 
 __all__ = [
     "Group",

@@ -35,15 +35,15 @@ CLOSE_UP = 1.5  # a photo whose long side is at most this many first looks is a 
 TILE_PX = 36.0  # a tile's short side in the localiser's input, about as in training
 SMALL_TILE_PX = 20.0  # below this a second, closer look is taken
 # ... and in a large photo (not a close-up), whose first look sees its tiles so small that their boxes come
-# out larger than they are (see ``SETTLED``): a 12 MP hand whose tiles measured 20 px there were 13 px
+# out larger than they are (see ``SIZE_SLACK``): a 12 MP hand whose tiles measured 20 px there were 13 px
 LARGE_PHOTO_SMALL_TILE_PX = 28.0
 MAX_UPSCALE = 2.0  # a closer look never enlarges the photo more than this
 # The first look at a 12 MP photo sees its tiles 6-15 px wide, and its boxes come out 1.1-4 times too large
 # (a median 1.3 on packed standing rows): a closer look sized by them sees its tiles at 14-30 px, not
 # TILE_PX, where the localiser draws boxes a fifth to a half too wide, shifted along the row. So the
-# closer look's own boxes measure the tiles again and, when they put them more than ``SETTLED`` off
+# closer look's own boxes measure the tiles again and, when they put them more than ``SIZE_SLACK`` off
 # TILE_PX, the region is looked at once more at the scale they give (``REFINES`` times at most).
-SETTLED = 1.1  # a closer look whose tiles measure within this factor of TILE_PX is kept
+SIZE_SLACK = 1.1  # a closer look whose tiles measure within this factor of TILE_PX is kept
 REFINES = 2
 CONFIDENT = 0.3  # boxes that count when measuring tiles, placing the region and finding the rows' direction
 PAD_GREY = 114  # what the localiser sees where the photo is not: letterbox padding, corners a turn brings in
@@ -134,12 +134,12 @@ def closer_looks(
 
 def refined_tile(tile: float, measured: float | None, scale: float) -> float | None:
     """The tile size (photo pixels) to look again at, after a closer look at ``scale`` that was sized
-    for ``tile`` measured tiles of ``measured``; None when that look stands: its tiles within ``SETTLED``
+    for ``tile`` measured tiles of ``measured``; None when that look stands: its tiles within ``SIZE_SLACK``
     of ``TILE_PX``, nothing measured, or the look already as close as ``MAX_UPSCALE`` allows."""
     if measured is None:
         return None
     seen = measured * scale
-    if TILE_PX / SETTLED <= seen <= TILE_PX * SETTLED:
+    if TILE_PX / SIZE_SLACK <= seen <= TILE_PX * SIZE_SLACK:
         return None
     if seen > TILE_PX and scale >= MAX_UPSCALE - 1e-9:
         return None

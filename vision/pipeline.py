@@ -76,7 +76,7 @@ class PhotoScore:
         }
 
 
-def recognise(
+def recognize(
     source: bytes | str | Path | Photo, detector: Detector, *, conf: float = DEFAULT_CONF
 ) -> tuple[Photo, Detections, Grouping]:
     """Detect and group (``read_hand``), so the detections returned may differ from the detector's: a
@@ -161,7 +161,7 @@ def score_photo(
     *,
     conf: float = DEFAULT_CONF,
 ) -> PhotoScore:
-    photo, detections, grouping = recognise(source, detector, conf=conf)
+    photo, detections, grouping = recognize(source, detector, conf=conf)
     hand = grouping.hand
     result = score(hand, context, rules) if hand is not None else None
     error = result.error if result is not None else None

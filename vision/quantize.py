@@ -18,7 +18,7 @@ from PIL import Image
 
 from vision.classifier import crops_to_blob
 
-CALIBRATION_CROPS = 256  # crops sampled from the calibration folder (min-max ranges settle well before)
+CALIBRATION_CROPS = 256  # crops sampled from the calibration folder (min-max ranges stop moving well before)
 CROP_SUFFIXES = {".png", ".jpg", ".jpeg"}
 HEAD_OPERATORS = {"Gemm", "Softmax"}  # left in floating point
 

@@ -27,8 +27,8 @@ import cv2
 import numpy as np
 
 from vision.boxes import box_iou
-from vision.grouping.rows import find_rows
 from vision.looks import CONFIDENT
+from vision.rows import find_rows
 
 MIN_RUN = 3  # touching tiles: a shorter run says too little of its pitch
 STANDING = 1.0  # a run whose every box is taller than wide is one of standing tiles

@@ -1,8 +1,8 @@
 """The routes, one module per concern; each is thin: parse (dependencies, schemas), call, return JSON.
 
 ``health`` (``/healthz``), ``photos`` (recognize, score-photo), ``hands`` (score, waits, group, presets,
-tiles), ``settle`` (a round's payments), ``examples`` (saving corrected photos), ``page`` (``/`` and its
-static files).
+conditions, tiles), ``settle`` (a round's payments), ``examples`` (saving corrected photos), ``page``
+(``/`` and its static files).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Hands as JSON: ``score``, ``waits``, ``group`` (corrected detections), ``presets`` and ``tiles``."""
+"""Hands as JSON: ``score``, ``waits``, ``group`` (corrected detections), ``presets``, ``conditions`` and
+``tiles``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from api import service
 from api.deps import WorkersDep
 from api.routes import API_PREFIX, error_responses
 from api.schemas import (
+    ConditionsOut,
     GroupedOut,
     GroupRequest,
     PresetsOut,
@@ -20,6 +22,7 @@ from api.schemas import (
     WaitsRequest,
 )
 from scoring import PRESETS, get_preset
+from scoring.conditions import conditions_json
 from scoring.presets import DEFAULT_PRESET
 from scoring.tiles import tile_name, tile_name_zh
 from vision.detections import BACK, DETECTOR_CLASSES
@@ -78,6 +81,13 @@ async def group(request: GroupRequest, workers: WorkersDep) -> dict[str, Any]:
 )
 async def presets() -> dict[str, Any]:
     return {"default": DEFAULT_PRESET, "presets": [rules.to_json() for rules in PRESETS.values()]}
+
+
+@router.get("/conditions", response_model=ConditionsOut, summary="the win conditions, for the page's choices")
+async def conditions() -> dict[str, Any]:
+    """The win conditions of a context (``scoring.conditions.WIN_CONDITIONS``), in order, with what each
+    implies, requires and excludes, and what ticking it ticks (``brings``) and unticks (``clears``)."""
+    return {"conditions": conditions_json()}
 
 
 @router.get("/tiles", response_model=TilesOut, summary="the detector's classes, for the page's palette")

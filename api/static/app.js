@@ -4,20 +4,6 @@
 
 (() => {
   const API = "/api/v1";
-  const FLAGS = ["self_drawn", "gang_shang_hua", "gang_shang_pao", "qiang_gang", "hai_di", "tian_hu", "di_hu", "dealer"];
-  // Ticking a flag ticks what it implies (杠上花 and 天胡 are self-drawn, 天胡 is the dealer's) and clears
-  // what it excludes, so the context sent is one the rules accept.
-  const IMPLIES = { gang_shang_hua: ["self_drawn"], tian_hu: ["self_drawn", "dealer"] };
-  const EXCLUDES = {
-    self_drawn: ["gang_shang_pao", "qiang_gang"],
-    gang_shang_hua: ["gang_shang_pao", "qiang_gang"],
-    gang_shang_pao: ["self_drawn", "gang_shang_hua", "qiang_gang", "tian_hu"],
-    qiang_gang: ["self_drawn", "gang_shang_hua", "gang_shang_pao", "tian_hu", "di_hu"],
-    tian_hu: ["di_hu", "hai_di", "gang_shang_pao", "qiang_gang"],
-    di_hu: ["tian_hu", "hai_di", "dealer", "qiang_gang"],
-    hai_di: ["tian_hu", "di_hu"],
-    dealer: ["di_hu"],
-  };
   const MELD_NAMES = { pong: "碰 pong", kong_exposed: "明杠 kong", kong_added: "加杠 kong", kong_concealed: "暗杠 kong" };
   const UNSURE = 0.5;
   // warnings about the photo itself, not its tiles: no correction answers them, so they stay on the page
@@ -32,6 +18,7 @@
     grouping: null,
     score: null,
     tiles: [], // from /api/v1/tiles
+    conditions: [], // from /api/v1/conditions: the win conditions, a check box each
     presets: [],
     editing: null, // index being corrected
     adding: false,
@@ -86,10 +73,11 @@
 
   function context() {
     const result = {};
-    for (const flag of FLAGS) result[flag] = document.querySelector(`#flags input[name="${flag}"]`).checked;
+    for (const { key } of state.conditions) result[key] = flagBox(key).checked;
     return result;
   }
 
+  const flagBox = (key) => document.querySelector(`#flags input[name="${key}"]`);
   const preset = () => $("preset").value || "chengdu";
 
   function setStatus(text, isError = false) {
@@ -560,12 +548,31 @@
     $("palette-tiles").replaceChildren(...state.tiles.filter((t) => t.tile).map(tileButton));
   }
 
+  // A check box per win condition, as the server's table gives them.
+  function buildFlags() {
+    const flags = $("flags");
+    flags.replaceChildren();
+    for (const condition of state.conditions) {
+      const input = element("input");
+      input.type = "checkbox";
+      input.name = condition.key;
+      const text = element("span", "", `${condition.name_zh} `);
+      text.append(element("small", "", condition.name_en));
+      const label = element("label");
+      label.title = condition.help;
+      label.append(input, text);
+      input.addEventListener("change", onFlag);
+      flags.append(label);
+    }
+  }
+
+  // Ticking a condition ticks what it brings (what it implies or requires: 天胡 is self-drawn, by the
+  // 庄家) and clears what it cannot go with, so the context sent is one the rules accept.
   function onFlag(event) {
-    const flag = event.target.name;
-    const box = (name) => document.querySelector(`#flags input[name="${name}"]`);
+    const condition = state.conditions.find((c) => c.key === event.target.name);
     if (event.target.checked) {
-      for (const other of EXCLUDES[flag] || []) box(other).checked = false;
-      for (const implied of IMPLIES[flag] || []) box(implied).checked = true;
+      for (const other of condition.clears) flagBox(other).checked = false;
+      for (const other of condition.brings) flagBox(other).checked = true;
     }
     rescore();
   }
@@ -583,7 +590,6 @@
     $("overlay").addEventListener("click", (event) => {
       if (state.adding) addAt(event);
     });
-    for (const input of document.querySelectorAll("#flags input")) input.addEventListener("change", onFlag);
     $("preset").addEventListener("change", onPreset);
     $("consent").addEventListener("change", render);
     $("save-example").addEventListener("click", saveExample);
@@ -597,8 +603,10 @@
       if (event.key === "Escape" && !$("palette").hidden) correct("cancel");
     });
     try {
-      const [tiles, presets] = await Promise.all([call("/tiles"), call("/presets")]);
+      const [tiles, presets, conditions] = await Promise.all([call("/tiles"), call("/presets"), call("/conditions")]);
       state.tiles = tiles.tiles;
+      state.conditions = conditions.conditions;
+      buildFlags();
       state.presets = presets.presets;
       const select = $("preset");
       for (const rules of state.presets) {

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
 
+from scoring.conditions import KEYS as CONDITION_KEYS
 from scoring.hand import Hand, Meld, MeldKind
 from scoring.tiles import Tile
 
@@ -90,9 +91,11 @@ class Winner:
 class Win:
     """A win: on ``discarder``'s tile (several winners: 一炮多响), or self-drawn (``discarder`` is None).
 
-    抢杠 (``qiang_gang``): ``discarder`` is the player whose added kong was robbed; the robbed kong is
-    either not recorded or is the event right before, and then it is void. 杠上炮 (``gang_shang_pao``)
-    and 杠上花 (``gang_shang_hua``) come right after the kong they follow.
+    The flags are the win conditions (``scoring.conditions``) but 自摸 (no ``discarder``) and the dealer
+    (the round's): ``WIN_FLAGS``. 抢杠 (``qiang_gang``): ``discarder`` is the player whose added kong
+    was robbed; the robbed kong is either not recorded or is the event right before, and then it is
+    void. 杠上炮 (``gang_shang_pao``) and 杠上花 (``gang_shang_hua``) come right after the kong they
+    follow.
     """
 
     winners: tuple[Winner, ...]
@@ -114,6 +117,10 @@ class Win:
     @property
     def players(self) -> tuple[Seat, ...]:
         return tuple(winner.player for winner in self.winners)
+
+
+# The win conditions a Win names as flags.
+WIN_FLAGS = tuple(key for key in CONDITION_KEYS if key not in ("self_drawn", "dealer"))
 
 
 class EndReason(StrEnum):

@@ -13,7 +13,7 @@ from scoring.hand import WinContext
 from scoring.result import Score
 from scoring.rules import Numbering, Rules
 from scoring.score import score
-from scoring.settlement.events import FinalHand, FinalStatus, Round, Seat, Win, Winner
+from scoring.settlement.events import WIN_FLAGS, FinalHand, FinalStatus, Round, Seat, Win, Winner
 from scoring.tiles import suits_present
 from scoring.waits import cha_jiao_fan
 
@@ -41,18 +41,14 @@ class Standing:
 
 
 def winner_context(round: Round, win: Win, seat: Seat, rules: Rules) -> WinContext:
-    """The ``WinContext`` a winner's hand is scored in. With no dealer given, a 天胡 winner is dealer."""
-    dealer = win.tian_hu if round.dealer is None else seat == round.dealer
+    """The ``WinContext`` a winner's hand is scored in: the dealer is the round's, or a 天胡 winner (天胡
+    implies the dealer) when the round names none."""
+    dealer = round.dealer is not None and seat == round.dealer
     return WinContext(
         self_drawn=win.self_drawn,
-        gang_shang_hua=win.gang_shang_hua,
-        gang_shang_pao=win.gang_shang_pao,
-        qiang_gang=win.qiang_gang,
-        hai_di=win.hai_di,
-        tian_hu=win.tian_hu,
-        di_hu=win.di_hu,
-        void_suit=round.void_suits.get(seat) if rules.settlement.ding_que else None,
         dealer=dealer,
+        void_suit=round.void_suits.get(seat) if rules.settlement.ding_que else None,
+        **{flag: getattr(win, flag) for flag in WIN_FLAGS},
     )
 
 

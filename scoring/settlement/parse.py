@@ -14,6 +14,7 @@ from typing import Any
 from scoring.hand import Hand, Meld, MeldKind
 from scoring.settlement.events import (
     DEFAULT_PLAYERS,
+    WIN_FLAGS,
     End,
     EndReason,
     Event,
@@ -31,7 +32,6 @@ from scoring.tiles import SUITS, Tile, TileParseError, format_tiles, parse_tile,
 
 __all__ = ["parse_round", "round_to_json"]
 
-_FLAGS = ("qiang_gang", "gang_shang_pao", "gang_shang_hua", "hai_di", "tian_hu", "di_hu")
 _KONG_KINDS = {kind.value: kind for kind in KongKind} | {kind.meld_kind.value: kind for kind in KongKind}
 _MELD_KINDS = {kind.value: kind for kind in MeldKind} | {kind.value: kind.meld_kind for kind in KongKind}
 _COMMENT = "comment"  # allowed on the round and on each event, and ignored
@@ -150,9 +150,11 @@ def _kong(value: object, path: str, players: _Players) -> Kong:
 
 
 def _win(value: object, path: str, players: _Players) -> Win:
-    fields = ("type", "player", "hand", "fan", "winners", "discarder", "self_drawn", *_FLAGS, _COMMENT)
+    fields = ("type", "player", "hand", "fan", "winners", "discarder", "self_drawn", *WIN_FLAGS, _COMMENT)
     data = _object(value, path, fields)
-    flags = {flag: _typed(data.get(flag, False), bool, f"{path}.{flag}", "true or false") for flag in _FLAGS}
+    flags = {
+        flag: _typed(data.get(flag, False), bool, f"{path}.{flag}", "true or false") for flag in WIN_FLAGS
+    }
     if ("winners" in data) == ("player" in data):
         raise _malformed(path, "give the winner as 'player' (with 'hand' or 'fan'), or a list 'winners'")
     if "winners" in data:
@@ -288,7 +290,7 @@ def _event_json(event: Event, round: Round) -> dict[str, Any]:
             data["self_drawn"] = True
         else:
             data["discarder"] = round.name(event.discarder)
-        data.update({flag: True for flag in _FLAGS if getattr(event, flag)})
+        data.update({flag: True for flag in WIN_FLAGS if getattr(event, flag)})
         return data
     hands = {round.name(seat): _final_json(final) for seat, final in sorted(event.hands.items())}
     return {"type": "end", "reason": event.reason.value, **({"hands": hands} if hands else {})}

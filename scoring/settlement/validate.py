@@ -3,10 +3,11 @@ at the first problem, or returns the facts settlement pays on (``CheckedRound``)
 
 Checked: the table (four named players, dealer, 定缺 suits); the order of events (nothing after the end
 or after the last allowed winner; 杠上花 / 杠上炮 / 抢杠 right after their kong; 天胡 first, 地胡 before any
-kong; nothing but the end after 海底); nobody acting after winning; each kong's discarder; every
-winner's hand a legal win (or a fan given instead); the kongs a given hand shows are exactly the kongs its
-player declared; at most four copies of a tile across hands and kongs; the end matching the wins, with a
-final hand (or a declared standing) for each player still in at 流局.
+kong; nothing but the end after 海底); 天胡 won by the named dealer and 地胡 not; nobody acting after
+winning; each kong's discarder; every winner's hand a legal win (or a fan given instead); the kongs a
+given hand shows are exactly the kongs its player declared; at most four copies of a tile across hands
+and kongs; the end matching the wins, with a final hand (or a declared standing) for each player still
+in at 流局.
 
 Not checkable from these events (no draws or discards are recorded): 过水不胡 and 最后四张必胡.
 """
@@ -251,6 +252,17 @@ class _Replay:
             )
         if win.tian_hu and index:
             raise RoundError(RoundErrorCode.OUT_OF_ORDER, "天胡 must be the first event", index)
+        dealer = self.round.dealer
+        if dealer is not None:
+            players = [winner.player for winner in win.winners]
+            if win.tian_hu and players != [dealer]:
+                raise RoundError(RoundErrorCode.BAD_WIN, "天胡 is the dealer's win alone", index)
+            if win.di_hu and dealer in players:
+                raise RoundError(
+                    RoundErrorCode.BAD_WIN,
+                    f"地胡 is a non-dealer's win: {self.round.name(dealer)} is the dealer",
+                    index,
+                )
         if win.di_hu and any(isinstance(e, Kong) for e in self.round.events[:index]):
             raise RoundError(
                 RoundErrorCode.OUT_OF_ORDER, "地胡 comes in the first go-round, before any kong", index

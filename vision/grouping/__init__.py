@@ -1,7 +1,8 @@
 """The grouper's parts, behind the public surface of ``vision.grouper``, in the order a call uses them.
 
-``boxes`` (duplicate boxes), ``rows`` (geometry: rows and clusters of boxes), ``melds`` (a run of tiles
-read as melds), ``layout`` (clusters with what their tiles are), ``plan`` (which row is the hand and
-what counts towards it), ``settle`` (which clusters of that row are concealed tiles), ``reading`` (the
-winning tile, the hand, groups and warnings), ``result`` (the values returned).
+On the geometry of ``vision.boxes`` (duplicate boxes) and ``vision.rows`` (rows and clusters of boxes,
+shared with the photo stages that turn and fit rows): ``melds`` (a run of tiles read as melds),
+``layout`` (clusters with what their tiles are), ``plan`` (which row is the hand and what counts towards
+it), ``concealed`` (which clusters of that row are concealed tiles), ``reading`` (the winning tile, the
+hand, groups and warnings), ``result`` (the values returned).
 """

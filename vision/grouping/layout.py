@@ -10,7 +10,7 @@ from scoring.hand import MeldKind
 from scoring.tiles import Tile
 from vision.detections import BACK, HONOUR
 from vision.grouping.melds import meld_of, split_melds
-from vision.grouping.rows import Row
+from vision.rows import Row
 
 PEEL_LIMIT = 16  # at most this many tiles (four kongs) are peeled off either end of a cluster as melds
 JOIN_GAP = 1.5  # tile widths: neighbouring pieces of a meld this close are one meld (loose boxes split it)

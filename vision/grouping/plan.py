@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scoring.hand import concealed_count
+from vision.grouping.concealed import concealed_clusters
 from vision.grouping.layout import Cluster
-from vision.grouping.settle import settle
 
 DEPTH = 3.0  # cost per unit of log size ratio between a meld's tiles and the hand's
 NEAR = 4.0  # tile widths between centres: a meld this close to the hand (or its melds) is the player's
@@ -86,7 +87,7 @@ def plan(
         everything = [c for row in layout for c in row]
         melds = tuple(c for c in everything if c.melds)
         extra = tuple(c for c in everything if c.loose)
-        fits = sum(len(c.faces) for c in extra) + 3 * sum(len(c.melds or ()) for c in melds) == 14
+        fits = sum(len(c.faces) for c in extra) == concealed_count(sum(len(c.melds or ()) for c in melds))
         return Plan(None, (), melds, extra, (), fits, 0, 0.0)
     plans = [_plan(layout, r, reading_known[r], centres, scale) for r in rows]
     sizes = [float(np.median(scale[[i for c in layout[r] for i in c.members]])) for r in rows]
@@ -113,14 +114,14 @@ def _plan(
     melds = [c for c in others if c.melds]
     near = [c for c in melds if distance[id(c)] <= NEAR]
     beside = [c for c in row if c.melds]
-    hand = settle(row, beside, near, reading_known=reading_known)
+    hand = concealed_clusters(row, beside, near, reading_known=reading_known)
     beside = [c for c in beside if all(c is not h for h in hand)]
     trimmed = [c for c in row if c.standing and all(c is not h for h in hand)]
     near_anchor = [i for c in row if all(c is not t for t in trimmed) for i in c.members]
     near_anchor += [i for c in near for i in c.members]
     strays = [c for c in others if c.loose] + [c for c in row if c.loose and not c.upright] + trimmed
     distance.update({id(c): _distance(centres, near_anchor, c) / unit for c in strays})
-    deficit = 14 - sum(len(c.faces) for c in hand) - 3 * sum(len(c.melds or ()) for c in beside)
+    deficit = concealed_count(sum(len(c.melds or ()) for c in beside)) - sum(len(c.faces) for c in hand)
     optional = sorted(melds + strays, key=lambda c: (distance[id(c)], c.members))[:MOST_OPTIONAL]
     size = float(np.median(scale[[i for c in row for i in c.members]]))
     cost = {id(c): _cost(c, distance[id(c)], scale, size) for c in optional}

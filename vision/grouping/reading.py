@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from scoring.hand import Hand, Meld
+from scoring.hand import Hand, Meld, tile_count
 from scoring.tiles import Tile, tile_name
 from vision.detections import BACK, Detections
 from vision.grouping.layout import Cluster, FoundMeld
@@ -140,7 +140,7 @@ class Reading:
                 f"{tile_name(tile)} appears {counts[tile]} times; a set holds only 4 of each tile",
                 [i for i in shown if self._class(i) == tile],
             )
-        found, needed = len(hand.all_tiles), 14 + hand.kong_count
+        found, needed = len(hand.all_tiles), tile_count(hand.kong_count)
         if found != needed:
             kongs = (
                 f"with {hand.kong_count} kong{'s' if hand.kong_count > 1 else ''} " if hand.kong_count else ""

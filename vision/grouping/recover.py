@@ -25,6 +25,7 @@ from itertools import combinations
 
 import numpy as np
 
+from scoring.hand import tile_count
 from vision.boxes import box_iou
 from vision.detections import BACK, Detections
 from vision.grouper import group_detections
@@ -80,7 +81,7 @@ def _count_off(grouping: Grouping) -> int:
     hand = grouping.hand
     if hand is None or WarningCode.TILE_COUNT not in grouping.codes:
         return 0
-    return len(hand.all_tiles) - 14 - hand.kong_count
+    return len(hand.all_tiles) - tile_count(hand.kong_count)
 
 
 def _take_back(

@@ -56,7 +56,7 @@ def warning_name(class_id: int) -> str:
 
 @dataclass(frozen=True)
 class GroupingWarning:
-    """Something the grouper could not settle. ``indices`` (detections) and ``tiles`` (their names,
+    """Something the grouper could not decide. ``indices`` (detections) and ``tiles`` (their names,
     ``"5p"``, ``"back"``, ``"honour"``) go least confident first."""
 
     code: WarningCode

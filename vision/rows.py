@@ -356,18 +356,18 @@ def _gaps(chain: list[int], dist: np.ndarray, scale: np.ndarray, photo_ratio: fl
         around = [(steps[k - 1], k - 1)] if k > 0 else []
         around += [(steps[k], k + 1)] if k < len(steps) else []
         shortest.append(min(around))
-    # Settle tiles closest to a neighbour first, so that each is compared with a neighbour already settled:
+    # Measure tiles closest to a neighbour first, so that each is compared with a neighbour measured before:
     # a tile touches it when its step is within ``TOUCHING_STEP`` of the neighbour's pitch (of the pitch its
     # own box suggests, when the neighbour has none).
     size = [ratio * float(scale[member]) for member in chain]
     pitch: list[float | None] = [None] * len(chain)
-    settled = [False] * len(chain)
+    measured = [False] * len(chain)
     for k in sorted(range(len(chain)), key=lambda k: (shortest[k][0], k)):
         step, other = shortest[k]
-        known = pitch[other] if settled[other] else None
+        known = pitch[other] if measured[other] else None
         limit = known * size[k] / size[other] if known is not None else size[k]
         pitch[k] = step if step <= TOUCHING_STEP * limit else None
-        settled[k] = True
+        measured[k] = True
     touching = [p / size[k] for k, p in enumerate(pitch) if p is not None]
     lone = float(np.median(touching)) if touching else 1.0
     gaps = []

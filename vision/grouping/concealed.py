@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from scoring.hand import concealed_count
 from vision.grouping.layout import Cluster
 
 MOST_DOUBTFUL = 8  # clusters of the hand's row that read both as melds and as tiles, weighed by the count
@@ -26,7 +27,7 @@ TRIM_GAP_RATIO = 2.5  # a tile left out is this many times further apart than th
 WIN_APART = 1.5  # tile widths: a lone tile this close to the hand's end may be the winning tile set apart
 
 
-def settle(
+def concealed_clusters(
     row: list[Cluster], beside: list[Cluster], near: list[Cluster], *, reading_known: bool
 ) -> list[Cluster]:
     """The clusters of ``row`` that are concealed tiles, in reading order; ``beside``: the clusters of
@@ -42,7 +43,7 @@ def settle(
     for cut in _trims(row, loose, reading_known):
         kept = [c for c in loose if all(c is not t for t in cut)]
         for melds in sorted(counts, reverse=True) if cut else [max(counts)]:
-            short = 14 - sum(len(c.faces) for c in kept) - 3 * (melds_beside + melds)
+            short = concealed_count(melds_beside + melds) - sum(len(c.faces) for c in kept)
             taken = _fewest_doubtful(row, doubtful, short, core)
             if taken is not None:
                 return [c for c in row if any(c is t for t in kept + taken)]

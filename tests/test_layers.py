@@ -1,0 +1,105 @@
+"""Layers run one way: ``scoring`` (standard library only), then ``vision``, then ``datasets``, then ``api``
+and the command line (``smj.py``). Every import of every module is read with ``ast``, those inside
+functions (loaded when a command runs) and under ``TYPE_CHECKING`` included."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = {"scoring": 0, "vision": 1, "datasets": 2, "api": 3, "smj": 3}
+PACKAGES = ("scoring", "vision", "datasets", "api")
+# the grouper reads the detector's boxes: nothing the detector is built from imports it
+GROUPER = ("vision.grouper", "vision.grouping")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {
+    module_name(path): path
+    for package in PACKAGES
+    for path in sorted((ROOT / package).rglob("*.py"))
+    if ".venv" not in path.parts
+}
+MODULES["smj"] = ROOT / "smj.py"
+
+
+@cache
+def imports_of(name: str) -> tuple[str, ...]:
+    """The modules ``name`` imports, absolute; ``from package import module`` names the module."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            found.append(module)
+            found.extend(f"{module}.{a.name}" for a in node.names if f"{module}.{a.name}" in MODULES)
+    return tuple(found)
+
+
+def project_imports(name: str) -> Iterator[str]:
+    for imported in imports_of(name):
+        if imported.partition(".")[0] in LAYERS:
+            yield imported
+
+
+def layer(name: str) -> int:
+    return LAYERS[name.partition(".")[0]]
+
+
+def test_every_package_has_modules_to_check() -> None:
+    for package in PACKAGES:
+        assert sum(name.startswith(package) for name in MODULES) >= 3, package
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_a_module_imports_nothing_from_a_layer_above_its_own(name: str) -> None:
+    above = [imported for imported in project_imports(name) if layer(imported) > layer(name)]
+    assert not above, f"{name} (layer {layer(name)}) imports {above} from above"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n.partition(".")[0] == "scoring"))
+def test_the_scoring_core_imports_the_standard_library_only(name: str) -> None:
+    outside = [
+        imported
+        for imported in imports_of(name)
+        if imported.partition(".")[0] not in (*sys.stdlib_module_names, "scoring", "__future__")
+    ]
+    assert not outside, f"{name} imports {outside}"
+
+
+def test_the_detector_is_built_from_nothing_that_imports_the_grouper() -> None:
+    """Photo geometry (turning a slantwise photo, fitting a row's boxes) finds rows with ``vision.rows``,
+    which the grouper shares; it never reaches into the grouper."""
+    seen: set[str] = set()
+    pending = ["vision.detector"]
+    while pending:
+        name = pending.pop()
+        if name in seen or name not in MODULES:
+            continue
+        seen.add(name)
+        pending.extend(project_imports(name))
+    assert {"vision.deskew", "vision.rowfit", "vision.rows", "vision.looks"} <= seen
+    reaching = sorted(name for name in seen if name.startswith(GROUPER))
+    assert not reaching, f"the detector depends on the grouper through {reaching}"
+
+
+def test_imports_are_read_as_the_modules_they_name() -> None:
+    """The reader itself: relative imports and ``from package import module`` resolve."""
+    assert "vision.deskew" in imports_of("vision.detector")  # from vision import deskew, looks, rowfit
+    assert "vision.rows" in imports_of("vision.grouper")
+    assert "scoring.settlement.events" in imports_of("scoring.settlement")
+    assert layer("smj") > layer("datasets.cli") > layer("vision.cli") > layer("scoring.cli")
