@@ -179,6 +179,7 @@ def test_crops_mix_links_shares_and_repeats_of_other_crop_folders(tmp_path: Path
         == 2
     )
     # a part without crops is refused before anything is linked
-    argv = ["dataset", "crops-mix", str(tmp_path / "a"), str(tmp_path / "missing"), "--val", str(tmp_path / "b")]
-    assert smj.main([*argv, "--out", str(tmp_path / "refused")]) == 2
+    parts = [str(tmp_path / "a"), str(tmp_path / "missing")]
+    argv = ["dataset", "crops-mix", *parts, "--val", str(tmp_path / "b"), "--out", str(tmp_path / "refused")]
+    assert smj.main(argv) == 2
     assert not (tmp_path / "refused").exists() or not any((tmp_path / "refused").rglob("*.png"))

@@ -54,7 +54,7 @@ class FaceNetRecipe:
     lr0: float = 0.001  # the head and the top blocks; a pretrained backbone's features need no larger step
     lrf: float = 0.05  # the cosine schedule ends at lr0 * lrf
     weight_decay: float = 0.01
-    warmup_steps: int = 150  # the fresh head settles before the backbone moves much
+    warmup_steps: int = 150  # the fresh head finds its footing before the backbone moves much
     label_smoothing: float = 0.1  # soft targets: the probabilities rank a tile's alternatives
     freeze: int = 3  # the stem and this many first blocks keep their ImageNet weights (a third less work)
     scale: float = 0.15  # random crops keep at least 85% of the crop (its box is already jittered)

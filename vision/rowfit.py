@@ -1,7 +1,7 @@
 """Boxes fitted to a standing row of touching tiles: their edges snapped to the seams seen between them.
 
 The localiser bounds tiles of a packed standing row a little wide, so a box holds a sliver of its
-neighbour. Along a run of touching standing tiles (``vision.grouping.rows``: a cluster of three or more
+neighbour. Along a run of touching standing tiles (``vision.rows``: a cluster of three or more
 tiles each taller than wide, its row within ``MAX_SLANT`` of level) the seam between two neighbours lies
 near the midpoint of their centres, which the localiser places well. There the photo shows it as a dark
 line across the row: the seam is put at the darkest column of the row's band (by its lighter pixels, as

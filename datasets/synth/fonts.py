@@ -1,4 +1,5 @@
-"""System fonts for procedural faces: CJK fonts that hold every character a face prints (``fc-list``), cached glyph masks."""
+"""System fonts for procedural faces: the CJK fonts that hold every character a face prints (found with
+``fc-list``), cached glyph masks."""
 
 from __future__ import annotations
 
