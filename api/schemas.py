@@ -296,6 +296,7 @@ class PresetOut(BaseModel):
     numbering: str
     stacking: str
     cap: int | None
+    min_fan: int = Field(description="起胡: the fewest fan a win must score (0: any winning shape)")
     fans: list[FanValueOut]
     limit_fans: list[str]
     absorbed_roots: dict[str, int]
@@ -382,6 +383,9 @@ class GroupRequest(_In):
     width: int = Field(ge=1, le=100_000, description="of the upright photo, as recognize answered")
     height: int = Field(ge=1, le=100_000)
     detections: list[DetectionIn] = Field(max_length=MAX_DETECTIONS)
+    preset: str = Field(
+        default=DEFAULT_PRESET, max_length=64, description="the rules a winning reading is judged under"
+    )
 
     @model_validator(mode="after")
     def _boxes_in_photo(self) -> GroupRequest:

@@ -76,8 +76,8 @@ def decode_to_save(data: bytes, max_pixels: int, max_decode_bytes: int | None = 
 
 def recognize(photo: Photo, detector: TileDetector, conf: float) -> tuple[Detections, Grouping]:
     """Detections in the full-resolution upright photo's pixels, and their grouping (``vision.pipeline``)."""
-    _, detections, grouping = pipeline.recognize(photo, cast("Detector", detector), conf=conf)
-    return detections, grouping
+    read = pipeline.recognize(photo, cast("Detector", detector), conf=conf)
+    return read.detections, read.grouping
 
 
 def recognition_json(photo: Photo, detector: TileDetector, conf: float) -> dict[str, Any]:
@@ -94,13 +94,15 @@ def score_photo_json(
     return pipeline.score_photo(photo, cast("Detector", detector), context, rules, conf=conf).to_json()
 
 
-def group(detections: Detections) -> tuple[Detections, Grouping]:
-    return pipeline.read_hand(detections)
+def group(detections: Detections, rules: Rules) -> tuple[Detections, Grouping]:
+    """The detections as the search for a winning reading under ``rules`` leaves them, and their grouping."""
+    read = pipeline.read_hand(detections, rules=rules)
+    return read.detections, read.grouping
 
 
-def group_json(detections: Detections) -> dict[str, Any]:
+def group_json(detections: Detections, rules: Rules) -> dict[str, Any]:
     """What ``/group`` answers: the detections as grouped (re-read, some left out) and the grouping."""
-    grouped, grouping = group(detections)
+    grouped, grouping = group(detections, rules)
     return {"detections": grouped.as_json(), **grouping.to_json()}
 
 

@@ -10,7 +10,8 @@ no tile apart cannot show which tile won, so there any reading of it counts), th
 both per meld count, the rate of photos whose suited tiles (all of them, as a multiset) were all read
 right, how many honour tiles were read as suited ones, the exact rate of the photos the pipeline warns
 are blurred (``blurred_photo``) and of the rest, the exact rate by the scenes' true blur in tile widths
-(where ``scenes.jsonl`` records it), and the median end-to-end latency with the photo size.
+(where ``scenes.jsonl`` records it), the median end-to-end latency with the photo size, and the groupings the
+search for a winning reading spent per photo (mean and most).
 ``--truth-detections`` feeds the labelled boxes to the grouper instead of the detector, which measures
 the grouper alone.
 """
@@ -135,6 +136,7 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
     exact_apart: list[bool] = []  # the winning tile set apart: the only photos that show which it is
     scored: dict[int, list[bool]] = defaultdict(list)
     times: list[float] = []
+    groupings: list[int] = []  # the reading search's groupings per photo, every look
     failures: Counter[str] = Counter()
     by_warning: dict[bool, list[bool]] = defaultdict(list)  # blurred_photo warned -> exact
     by_blur: dict[int, list[bool]] = defaultdict(list)  # the scene's true blur band -> exact
@@ -157,6 +159,7 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
             start = time.perf_counter()
             result = score_photo(data, detector, context, CHENGDU)  # type: ignore[arg-type]
             times.append(time.perf_counter() - start)
+            groupings.append(result.groupings)
             hand, found_score = result.hand, result.score
             truth_tiles = Counter(b["cls"] for b in row["boxes"] if b["cls"] < 27)
             found_tiles = Counter(int(c) for c in result.detections.class_ids if c < 27)
@@ -222,6 +225,7 @@ def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
             f"latency JPEG bytes -> score: median {1000 * statistics.median(times):.1f} ms, "
             f"p90 {1000 * sorted(times)[int(0.9 * (len(times) - 1))]:.1f} ms"
         )
+        print(f"groupings per photo: mean {np.mean(groupings):.2f}, max {max(groupings)}")
 
 
 if __name__ == "__main__":

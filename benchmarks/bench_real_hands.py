@@ -47,7 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if item.split != args.split or (args.group and item.meta.get("source_group", "") != args.group):
             continue
         truth = Counter(b.class_id for b in item.boxes if b.class_id < BACK)
-        _, detections, grouping = recognize(item.image, detector)
+        read = recognize(item.image, detector)
+        detections, grouping = read.detections, read.grouping
         placed = Counter(
             int(detections.class_ids[i])
             for group in grouping.groups
@@ -77,11 +78,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _is_a_win(tiles: Counter[int]) -> bool:
     """Whether the tiles, all concealed (14), make a winning hand (a photo of a hand with a kong, 15 or more
     tiles, is not counted as one: its labels do not say which four are the kong)."""
+    from scoring import is_win
     from scoring.hand import Hand, concealed_count
-    from vision.grouping.reread import is_legal_win
 
     concealed = tuple(sorted(tiles.elements()))
-    return len(concealed) == concealed_count(0) and is_legal_win(Hand(concealed, (), concealed[-1]))
+    return len(concealed) == concealed_count(0) and is_win(Hand(concealed, (), concealed[-1]))
 
 
 if __name__ == "__main__":

@@ -5,10 +5,11 @@
     >>> result.total_fan, result.multiplier
     (1, 2)
 
-Public surface: ``score`` / ``Score`` (scoring one hand), ``waits`` / ``Wait`` (the tiles a ready hand
-waits on), ``PRESETS`` / ``get_preset`` / ``Rules`` (rule variants), ``Hand`` / ``Meld`` / ``MeldKind`` /
-``WinContext`` (the inputs), ``ErrorCode`` / ``ScoreError`` (why a hand is not a win) and the exceptions
-``TileParseError``, ``UnknownPresetError``, ``InvalidHandError``.
+Public surface: ``score`` / ``Score`` (scoring one hand), ``is_win`` (whether a hand is a legal win),
+``waits`` / ``Wait`` (the tiles a ready hand waits on), ``PRESETS`` / ``get_preset`` / ``Rules`` (rule
+variants), ``Hand`` / ``Meld`` / ``MeldKind`` / ``WinContext`` (the inputs), ``ErrorCode`` / ``ScoreError``
+(why a hand is not a win) and the exceptions ``TileParseError``, ``UnknownPresetError``,
+``InvalidHandError``.
 """
 
 from scoring.errors import ErrorCode, InvalidHandError, ScoreError, UnknownPresetError
@@ -16,7 +17,7 @@ from scoring.hand import Hand, Meld, MeldKind, WinContext
 from scoring.presets import CHENGDU, PRESETS, get_preset
 from scoring.result import FanItem, Payers, Score
 from scoring.rules import Rules
-from scoring.score import score
+from scoring.score import is_win, score
 from scoring.tiles import TileParseError
 from scoring.waits import Wait, cha_jiao_fan, largest_wait, smallest_wait, waits
 
@@ -39,6 +40,7 @@ __all__ = [
     "WinContext",
     "cha_jiao_fan",
     "get_preset",
+    "is_win",
     "largest_wait",
     "score",
     "smallest_wait",

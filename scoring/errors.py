@@ -29,6 +29,7 @@ class ErrorCode(StrEnum):
     WIN_TILE_NOT_IN_HAND = "win_tile_not_in_hand"  # the winning tile is not among the concealed tiles
     NOT_A_WINNING_SHAPE = "not_a_winning_shape"  # neither 4 sets + a pair nor 七对
     CONTRADICTORY_CONTEXT = "contradictory_context"  # e.g. 杠上花 without a kong, 抢杠胡 and 自摸
+    TOO_FEW_FAN = "too_few_fan"  # 起胡: the hand scores fewer fan than the rules ask of a win
 
 
 # Reasons that say the input cannot be a hand at all, as against a hand that is no win (three suits, the

@@ -107,6 +107,9 @@ class Rules:
     absorbed_roots: Mapping[str, int] = field(default_factory=dict)  # largest_pattern: roots included
     rootless: frozenset[str] = frozenset()  # largest_pattern: patterns that count no roots
     settlement: Settlement = field(default_factory=Settlement)
+    # 起胡: the fewest fan (raw, before the cap) a win must score; 0, as every preset: any winning shape,
+    # 平胡 included (a house rule such as 一番起胡 is a copy with 1)
+    min_fan: int = 0
     # every scoring key with its value, limit fans at the cap (derived, for speed)
     scored_values: Mapping[str, int] = field(init=False, repr=False, compare=False)
     _hash: int = field(init=False, repr=False, compare=False)
@@ -123,6 +126,8 @@ class Rules:
         ) - _KNOWN_KEYS
         if unknown:
             raise ValueError(f"rules {self.name!r}: unknown fan keys {sorted(unknown)}")
+        if self.min_fan < 0:
+            raise ValueError(f"rules {self.name!r}: min_fan {self.min_fan} is negative")
         if self.limit_fans and self.cap is None:
             raise ValueError(f"rules {self.name!r}: limit fans {sorted(self.limit_fans)} need a cap")
         if self.stacking is Stacking.LARGEST_PATTERN and "ping_hu" not in self.values:
@@ -208,6 +213,7 @@ class Rules:
             "numbering": self.numbering.value,
             "stacking": self.stacking.value,
             "cap": self.cap,
+            "min_fan": self.min_fan,
             "fans": self.fan_table(),
             "limit_fans": sorted(self.limit_fans),
             "absorbed_roots": dict(self.absorbed_roots),

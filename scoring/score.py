@@ -17,7 +17,7 @@ from scoring.result import FanItem, Payers, Score
 from scoring.rules import Rules
 from scoring.validate import validate
 
-__all__ = ["FanItem", "Score", "score", "score_unchecked"]
+__all__ = ["FanItem", "Score", "is_win", "score", "score_unchecked"]
 
 _DISCARD_WIN = WinContext()
 
@@ -37,6 +37,26 @@ def score(hand: Hand, context: WinContext = _DISCARD_WIN, rules: Rules = CHENGDU
     return score_unchecked(hand, tuple(counts), context, rules)
 
 
+def is_win(hand: Hand, rules: Rules = CHENGDU, context: WinContext = _DISCARD_WIN) -> bool:
+    """Whether ``hand`` won in ``context`` is a legal win under ``rules``: ``score(...).valid``, its fans
+    valued only when the rules ask a win for a least number of them (``Rules.min_fan``).
+
+    >>> from scoring.presets import CHENGDU
+    >>> from dataclasses import replace
+    >>> hand = Hand.parse("123456789m23455p", win="5p")
+    >>> is_win(hand), is_win(hand, replace(CHENGDU, min_fan=1))  # 平胡: no fan
+    (True, False)
+    """
+    counts = [0] * 27
+    for tile in hand.all_tiles:
+        counts[tile] += 1
+    if validate(hand, context, counts) is not None:
+        return False
+    if rules.min_fan:
+        return score_unchecked(hand, tuple(counts), context, rules).valid
+    return bool(decompositions(hand))
+
+
 def score_unchecked(hand: Hand, counts: tuple[int, ...], context: WinContext, rules: Rules) -> Score:
     """Score a hand that already passed ``validate``; ``counts`` are its 27 counts, melds included."""
     readings = decompositions(hand)
@@ -48,7 +68,16 @@ def score_unchecked(hand: Hand, counts: tuple[int, ...], context: WinContext, ru
                 "the tiles form neither 4 sets + a pair (melds included) nor 七对 (seven pairs)",
             ),
         )
-    return best_score(readings, counts, hand, context, rules)
+    result = best_score(readings, counts, hand, context, rules)
+    if result.raw_fan is not None and result.raw_fan < rules.min_fan:
+        return Score.invalid(
+            rules.name,
+            ScoreError(
+                ErrorCode.TOO_FEW_FAN,
+                f"the hand scores {result.raw_fan} fan; these rules need {rules.min_fan} to win (起胡)",
+            ),
+        )
+    return result
 
 
 def _payers(context: WinContext) -> Payers:

@@ -67,7 +67,9 @@ def waits(
         counts[tile] += 1
         won = Hand((*waiting.concealed, tile), waiting.melds, tile)
         if check_context(ContextFacts(context, waiting.melds, counts[tile])) is None:
-            found.append(Wait(tile, score_unchecked(won, tuple(counts), context, rules)))
+            result = score_unchecked(won, tuple(counts), context, rules)
+            if result.valid:  # a shape that scores fewer fan than the rules' 起胡 wins nothing
+                found.append(Wait(tile, result))
         counts[tile] -= 1
     return tuple(found)
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from scoring_builders import hand
 
-from scoring import ErrorCode, Hand, Meld, MeldKind, WinContext, score
+from scoring import CHENGDU, ErrorCode, Hand, Meld, MeldKind, WinContext, is_win, score, waits
 from scoring.hand import concealed_count, tile_count
 from scoring.tiles import TileParseError
 from scoring.validate import CONTEXT_RULES, ContextFacts, check_context, validate
@@ -61,9 +63,39 @@ def test_error_codes(the_hand: Hand, context: WinContext, code: ErrorCode) -> No
     assert result.to_json()["error"] == {"code": code.value, "message": result.error.message}
 
 
+ONE_FAN = replace(CHENGDU, name="chengdu_one_fan", min_fan=1)  # a house rule: 一番起胡
+
+
+def test_a_win_below_the_rules_least_fan_is_no_win() -> None:
+    plain = hand("123m456m789m234p55p")  # 平胡: no fan
+    assert score(plain).valid and is_win(plain)
+    result = score(plain, WinContext(), ONE_FAN)
+    assert not result.valid and result.error is not None and result.error.code is ErrorCode.TOO_FEW_FAN
+    assert "0 fan" in result.error.message and "1" in result.error.message and not is_win(plain, ONE_FAN)
+    one_suit = hand("123m456m789m234m55m")  # 清一色
+    assert score(one_suit, WinContext(), ONE_FAN).valid and is_win(one_suit, ONE_FAN)
+    with pytest.raises(ValueError, match="negative"):
+        replace(CHENGDU, min_fan=-1)
+
+
+def test_a_wait_below_the_rules_least_fan_wins_nothing() -> None:
+    # 123m456m789m 2345p waits on 2p and 5p, both 平胡 (no fan): under 一番起胡 it waits on nothing
+    concealed = hand("123m456m789m234p5p", win="5p").concealed[:13]
+    assert [w.tile for w in waits(concealed, (), WinContext())] != []
+    assert waits(concealed, (), WinContext(), ONE_FAN) == ()
+
+
+@pytest.mark.parametrize("context", [WinContext(), WinContext(void_suit="p"), WinContext(self_drawn=True)])
+def test_is_win_is_a_valid_score(context: WinContext) -> None:
+    for the_hand in (GOOD, GOOD_KONG, hand("123m456p789s234m55m"), hand("123m456m789m235p55p")):
+        for rules in (CHENGDU, ONE_FAN):
+            assert is_win(the_hand, rules, context) == score(the_hand, context, rules).valid
+
+
 def test_every_error_code_is_reachable() -> None:
-    """The table above covers every code."""
+    """The table above, and the least fan, cover every code."""
     covered = {
+        ErrorCode.TOO_FEW_FAN,
         ErrorCode.WRONG_TILE_COUNT,
         ErrorCode.TOO_MANY_COPIES,
         ErrorCode.THREE_SUITS,

@@ -37,12 +37,11 @@ warning. Warnings name the tiles concerned, least confident first:
 ``tile_count``           not 14 tiles plus one per kong (names the 3 least sure tiles)
 ``no_tiles``             no suited tile at all: ``hand`` is None
 ``reread_tile``          the first reading was no winning hand: up to three tiles read as the classifier's
-                         second or third choice (``vision.grouping.reread``, in ``vision.pipeline``)
+                         second or third choice (the search for a winning reading, ``vision.grouping.search``)
 ``unsure_tile``          the hand was a tile or two short, or lone tiles apart made up its count: tiles found
-                         below the confidence threshold were taken back (``vision.grouping.recover``, in
-                         ``vision.pipeline``)
+                         below the confidence threshold were taken back (``vision.grouping.search``)
 ``left_out_tile``        the hand had a tile or two too many: the least sure ones whose leaving out makes a
-                         win were left out (``vision.grouping.recover``, in ``vision.pipeline``)
+                         win were left out (``vision.grouping.search``)
 ``blurred_photo``        the hand's tiles are blurred for their size: faces may be misread; names no tile
                          (``vision.sharpness``, in ``vision.pipeline``)
 ======================  ==================================================================================

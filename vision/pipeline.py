@@ -7,17 +7,16 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring import ErrorCode, InvalidHandError, Score, score, waits
+from scoring import CHENGDU, ErrorCode, InvalidHandError, Score, is_win, score, waits
 from scoring.hand import Hand, WinContext
 from scoring.presets import Rules
 from scoring.waits import Wait, waits_to_json
 from vision import deskew
 from vision.detections import Detections
 from vision.detector import DEFAULT_CONF, Detector
-from vision.grouper import Grouping, group_detections
-from vision.grouping.recover import UNSURE_CONF, mend_count
-from vision.grouping.reread import is_legal_win, reread
+from vision.grouper import Grouping
 from vision.grouping.result import GroupingWarning, GroupRole, WarningCode
+from vision.grouping.search import DISCARD_WIN, SEARCH, Searched, search
 from vision.images import DEFAULT_MAX_PIXELS, Photo, load_photo
 from vision.looks import SecondLook
 from vision.sharpness import BLURRED, photo_sharpness
@@ -60,6 +59,7 @@ class PhotoScore:
     score: Score | None  # None when no hand could be read
     rules: Rules
     waits: tuple[Wait, ...] | None = None  # what a hand read one tile short of a win waits on (听牌)
+    groupings: int = 1  # groupings the reading search spent, over every look
 
     @property
     def hand(self) -> Hand | None:
@@ -76,42 +76,61 @@ class PhotoScore:
         }
 
 
+@dataclass(frozen=True)
+class Recognition:
+    """A photo's tiles as read (``detections``, as the search for a winning reading left them) and their
+    ``grouping``; ``groupings``: how many the reading search spent over every look."""
+
+    photo: Photo
+    detections: Detections
+    grouping: Grouping
+    groupings: int
+
+
 def recognize(
-    source: bytes | str | Path | Photo, detector: Detector, *, conf: float = DEFAULT_CONF
-) -> tuple[Photo, Detections, Grouping]:
-    """Detect and group (``read_hand``), so the detections returned may differ from the detector's: a
-    tile re-read, or an unsure tile (found below ``conf``) taken back at the end.
+    source: bytes | str | Path | Photo,
+    detector: Detector,
+    *,
+    conf: float = DEFAULT_CONF,
+    rules: Rules = CHENGDU,
+    context: WinContext = DISCARD_WIN,
+) -> Recognition:
+    """Detect and read the hand (``read_hand``), so the detections returned may differ from the
+    detector's: a tile re-read, an unsure tile (found below ``conf``) taken back, a tile left out.
 
     A tile counts as found when the detector is ``conf`` sure that it lies there, whichever of its
     readings it is (``Detections.presences``): a tile the classifier cannot tell between two faces is
-    still a tile of the hand, and the hand's legality picks its reading (``reread``). A close-up that
-    reads as no win is looked at again (``Detector.second_looks``): turned level when its rows run
-    slantwise, then enlarged; the first of those readings that is a win is taken."""
-    floor = min(conf, UNSURE_CONF)  # unsure tiles are found too: the count mending may take them back
+    still a tile of the hand, and the hand's legality under ``rules`` in ``context`` picks its reading. A
+    close-up that reads as no win is looked at again (``Detector.second_looks``): turned level when its
+    rows run slantwise, then enlarged; the first of those readings that is a win is taken."""
+    floor = min(conf, SEARCH.unsure_conf)  # unsure tiles are found too: the search may take them back
     photo, found = detect_tiles(source, detector, conf=floor)
-    detections, grouping = _read(found, conf)
-    for second_look, turn in _second_looks(photo, found, grouping, detector):
+    first = _read(found, conf, rules, context)
+    chosen, groupings = first, first.groupings
+    for second_look, turn in _second_looks(photo, found, first.grouping, detector, rules, context):
         again = detector.detect(photo, conf=floor, second_look=second_look, turn=turn)
-        second = _read(again.scaled(photo.scale), conf)
-        if second[1].hand is not None and is_legal_win(second[1].hand):
-            detections, grouping = second
+        second = _read(again.scaled(photo.scale), conf, rules, context)
+        groupings += second.groupings
+        if second.grouping.hand is not None and is_win(second.grouping.hand, rules, context):
+            chosen = second
             break
-    return photo, detections, with_sharpness(photo, detections, grouping)
+    grouping = with_sharpness(photo, chosen.detections, chosen.grouping)
+    return Recognition(photo, chosen.detections, grouping, groupings)
 
 
-def _read(found: Detections, conf: float) -> tuple[Detections, Grouping]:
+def _read(found: Detections, conf: float, rules: Rules, context: WinContext) -> Searched:
     """``read_hand`` of the tiles found at least ``conf`` sure, the others unsure."""
     sure = found.presences >= conf
-    return read_hand(found[sure], found[~sure])
+    return read_hand(found[sure], found[~sure], threshold=conf, rules=rules, context=context)
 
 
 def _second_looks(
-    photo: Photo, found: Detections, grouping: Grouping, detector: Detector
+    photo: Photo, found: Detections, grouping: Grouping, detector: Detector, rules: Rules, context: WinContext
 ) -> list[tuple[SecondLook, deskew.Turn | None]]:
     """The second looks worth taking at a photo that reads as no win, each with the turn it takes: those
     the detector can take at a photo of its size, the turned one only when the rows of the tiles found
     run slantwise (``vision.deskew``), turned as they say."""
-    if grouping.hand is not None and is_legal_win(grouping.hand):
+    if grouping.hand is not None and is_win(grouping.hand, rules, context):
         return []
     width, height = photo.size
     taken: list[tuple[SecondLook, deskew.Turn | None]] = []
@@ -144,13 +163,18 @@ def with_sharpness(photo: Photo, detections: Detections, grouping: Grouping) -> 
     return grouping.warned(warning)
 
 
-def read_hand(detections: Detections, unsure: Detections | None = None) -> tuple[Detections, Grouping]:
-    """Group the detections. A reading that is no winning hand is re-read with the classifier's next
-    choices where the detections carry them (``vision.grouping.reread``); a hand a tile or two short
-    takes back the likeliest ``unsure`` tiles that make it a win, one a tile or two over leaves out its
-    least sure tiles that do (``vision.grouping.recover``)."""
-    detections, grouping = reread(detections, group_detections(detections))
-    return mend_count(detections, unsure, grouping)
+def read_hand(
+    detections: Detections,
+    unsure: Detections | None = None,
+    *,
+    threshold: float = DEFAULT_CONF,
+    rules: Rules = CHENGDU,
+    context: WinContext = DISCARD_WIN,
+) -> Searched:
+    """Group the detections; a reading that is no legal win under ``rules`` in ``context`` goes through
+    the search for a winning one (``vision.grouping.search``): tiles re-read as the classifier's next
+    choices, ``unsure`` tiles (found below ``threshold``) taken back, the least sure tiles left out."""
+    return search(detections, unsure, threshold=threshold, rules=rules, context=context)
 
 
 def score_photo(
@@ -161,13 +185,13 @@ def score_photo(
     *,
     conf: float = DEFAULT_CONF,
 ) -> PhotoScore:
-    photo, detections, grouping = recognize(source, detector, conf=conf)
-    hand = grouping.hand
+    read = recognize(source, detector, conf=conf, rules=rules, context=context)
+    hand = read.grouping.hand
     result = score(hand, context, rules) if hand is not None else None
     error = result.error if result is not None else None
     wrong_count = error is not None and error.code is ErrorCode.WRONG_TILE_COUNT
     waiting = _waits(hand, context, rules) if hand is not None and wrong_count else None
-    return PhotoScore(photo, detections, grouping, result, rules, waiting)
+    return PhotoScore(read.photo, read.detections, read.grouping, result, rules, waiting, read.groupings)
 
 
 def _waits(hand: Hand, context: WinContext, rules: Rules) -> tuple[Wait, ...] | None:

@@ -64,13 +64,14 @@ async def group(request: GroupRequest, workers: WorkersDep) -> dict[str, Any]:
     hand is re-read with the tiles' ``alternatives`` (a ``reread_tile`` warning names each tile read
     otherwise) and the least sure of a tile or two too many are left out (``left_out_tile``);
     ``detections`` comes back as grouped. A tile sent without alternatives, such as one the user
-    corrected, is never re-read."""
+    corrected, is never re-read. Legality is judged under ``preset``'s rules (an unknown preset is a
+    422)."""
     items = [
         (d.tile, d.box, d.confidence, [(a.tile, a.confidence) for a in d.alternatives])
         for d in request.detections
     ]
     detections = service.detections_from(items, (request.width, request.height))
-    return await workers.hands(service.group_json, detections)
+    return await workers.hands(service.group_json, detections, get_preset(request.preset))
 
 
 @router.get(
