@@ -22,7 +22,15 @@ from detection_builders import (
 from scoring.hand import Hand, Meld, MeldKind
 from scoring.tiles import parse_tile, parse_tiles
 from vision.detections import BACK, Detections
-from vision.grouper import GrouperConfig, Grouping, GroupRole, WarningCode, group_detections
+from vision.grouper import (
+    GrouperConfig,
+    Grouping,
+    GroupRole,
+    ReadingConfig,
+    RowsConfig,
+    WarningCode,
+    group_detections,
+)
 
 P, K, CK = MeldKind.PONG, MeldKind.KONG_EXPOSED, MeldKind.KONG_CONCEALED
 
@@ -563,9 +571,29 @@ def test_deterministic_and_independent_of_detection_order() -> None:
 def test_config_split_gap() -> None:
     tiles = lay_hand("123m456p1p", "1p", ["777s", "9999m"], melds_at="right", win_gap=1.5, meld_gap=0.6)
     assert group_detections(make_detections(tiles)).codes == ()
-    merged = group_detections(make_detections(tiles), GrouperConfig(split_gap=0.7))
+    merged = group_detections(make_detections(tiles), GrouperConfig(rows=RowsConfig(split_gap=0.7)))
     assert merged.hand is not None and merged.hand.melds == ()
     assert WarningCode.TILE_COUNT in merged.codes
+
+
+def test_config_parts_take_effect_through_group_detections() -> None:
+    """The winning tile 0.6 tile widths past the others: a cluster of its own at the default split gap
+    (0.4); inside the hand's cluster at a split gap of 0.8, yet still set apart by a gap far wider than
+    the others (at least ``ReadingConfig.win_gap``, 0.28); not set apart once that is 0.7."""
+    detections = make_detections(lay_row("123m456m789m1155p 5p", gap=0.6))
+    wider = RowsConfig(split_gap=0.8)
+    readings = [
+        group_detections(detections),
+        group_detections(detections, GrouperConfig(rows=wider)),
+        group_detections(detections, GrouperConfig(rows=wider, reading=ReadingConfig(win_gap=0.7))),
+    ]
+    assert [[len(g.indices) for g in r.groups] for r in readings] == [[13, 1], [14], [14]]
+    assert [(r.win_index, r.win_apart, r.codes) for r in readings] == [
+        (13, True, ()),
+        (13, True, ()),
+        (13, False, (WarningCode.WIN_TILE_NOT_APART,)),
+    ]
+    assert all(r.hand == readings[0].hand for r in readings)
 
 
 def test_input_is_untouched() -> None:

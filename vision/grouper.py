@@ -22,6 +22,11 @@ revealed melds laid down as separate groups, in a second row or on the same line
   by a gap far wider than the others (at either end of a vertical row: the one further apart);
 * honours, duplicate boxes and backs outside melds (other players' walls) are left out.
 
+Every threshold is a field of ``GrouperConfig`` (``group_detections(detections, config)``; the defaults,
+``GROUPER``, when none is given), one frozen part per stage that uses it: ``RowsConfig``,
+``LayoutConfig``, ``PlanConfig``, ``ConcealedConfig``, ``ReadingConfig``, each field with its unit and
+why it is what it is.
+
 Nothing is guessed silently: a tile is never gained or lost without a warning naming it. Every
 detection is in exactly one ``Group``; every suited detection is in the hand, in a meld, or named in a
 warning. Warnings name the tiles concerned, least confident first:
@@ -55,49 +60,75 @@ import numpy as np
 
 from vision.boxes import drop_duplicates
 from vision.detections import BACK, Detections
-from vision.grouping.layout import lay_out
-from vision.grouping.reading import Reading
+from vision.grouping.concealed import CONCEALED, ConcealedConfig
+from vision.grouping.layout import LAYOUT, LayoutConfig, lay_out
+from vision.grouping.plan import PLAN, PlanConfig, plan
+from vision.grouping.reading import READING, Reading, ReadingConfig
 from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode
-from vision.rows import find_rows
+from vision.rows import ROWS, RowsConfig, find_rows
 
 __all__ = [
+    "ConcealedConfig",
     "Group",
     "GroupRole",
     "GrouperConfig",
     "Grouping",
     "GroupingWarning",
+    "LayoutConfig",
+    "PlanConfig",
+    "ReadingConfig",
+    "RowsConfig",
     "WarningCode",
     "group_detections",
 ]
 
-BACK_WEIGHT = 0.25  # backs may be other players' walls, at any angle: less say in the photo's direction
-
 
 @dataclass(frozen=True)
 class GrouperConfig:
-    """Thresholds: gaps in tile widths, overlaps as ratios."""
+    """Every setting of the grouper, one part per stage that uses it (see each part for its fields).
 
-    split_gap: float = 0.4  # a wider gap separates two groups of tiles
-    max_link_gap: float = 4.0  # tiles further apart along a line are not in one row
-    # two boxes overlapping this much (intersection over union) ... (two labelled tiles of the synthetic
-    # scenes overlap by 0.5 in 0.3% of cases, never by 0.55; a second box the detector puts over a gap
-    # in a meld lying flat often overlaps its tile by 0.5-0.6)
+    ``rows``: rows and clusters (``vision.rows``); ``layout``: melds cut off and joined
+    (``vision.grouping.layout``); ``plan``: which row is the hand and what counts towards it
+    (``vision.grouping.plan``); ``concealed``: which clusters of that row are concealed tiles
+    (``vision.grouping.concealed``); ``reading``: the winning tile (``vision.grouping.reading``).
+    The fields of its own: duplicate boxes and the weight of backs, overlaps as ratios.
+    """
+
+    rows: RowsConfig = ROWS
+    layout: LayoutConfig = LAYOUT
+    plan: PlanConfig = PLAN
+    concealed: ConcealedConfig = CONCEALED
+    reading: ReadingConfig = READING
+    # ratio: two boxes overlapping this much (intersection over union) ... (two labelled tiles of the
+    # synthetic scenes overlap by 0.5 in 0.3% of cases, never by 0.55; a second box the detector puts over
+    # a gap in a meld lying flat often overlaps its tile by 0.5-0.6)
     duplicate_iou: float = 0.5
-    duplicate_cover: float = 0.85  # ... or one covering this much of the other are one tile
+    duplicate_cover: float = 0.85  # ratio: ... or one covering this much of the other are one tile
+    # weight of a back in the photo's direction (any other tile: 1): backs may be other players' walls,
+    # at any angle, so they have less say
+    back_weight: float = 0.25
+
+
+GROUPER = GrouperConfig()
 
 
 def group_detections(detections: Detections, config: GrouperConfig | None = None) -> Grouping:
-    """Read the hand in one photo's detections (see the module docstring)."""
-    config = config or GrouperConfig()
+    """Read the hand in one photo's detections (see the module docstring) with ``config`` (default:
+    ``GROUPER``, every setting at its default)."""
+    config = GROUPER if config is None else config
     kept, duplicates = drop_duplicates(
         detections.boxes, detections.confidences, iou=config.duplicate_iou, cover=config.duplicate_cover
     )
     class_ids = [int(c) for c in detections.class_ids]
     rows = find_rows(
         detections.boxes[kept],
-        weights=np.where(detections.class_ids[kept] == BACK, BACK_WEIGHT, 1.0),
-        split_gap=config.split_gap,
-        max_link_gap=config.max_link_gap,
+        weights=np.where(detections.class_ids[kept] == BACK, config.back_weight, 1.0),
+        config=config.rows,
     )
-    layout = lay_out(rows, kept, class_ids)
-    return Reading(detections, layout, [row.reading_known for row in rows], duplicates).grouping()
+    layout = lay_out(rows, kept, class_ids, config=config.layout)
+    reading_known = [row.reading_known for row in rows]
+    boxes = detections.boxes.astype(np.float64)
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    scale = np.sqrt(np.prod(np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6), axis=1))  # the root of the area
+    chosen = plan(layout, reading_known, centres, scale, config=config.plan, concealed=config.concealed)
+    return Reading(detections, layout, reading_known, duplicates, chosen, config=config.reading).grouping()

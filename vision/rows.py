@@ -5,24 +5,25 @@ a *cluster* is a run of touching tiles inside a row, split from the next one by 
 
 Distances are measured in *tile widths*, so that they hold under perspective (far tiles are smaller
 and closer together), rotation (a turned tile's axis-aligned box is larger than the tile) and 3-D
-views (a box takes in a tile's top and sides):
+views (a box takes in a tile's top and sides). The thresholds named are the fields of ``RowsConfig``
+(``find_rows`` takes one; ``ROWS``, the defaults, unless told otherwise):
 
 1. A box's *scale* is the square root of its area. A tile's centre distance to its nearest neighbour
    over their mean scale is its *pitch ratio* (kept within a factor 2 of the photo's median); the
    smaller ratio of two tiles times their mean scale is one tile width between them.
-2. A tile's row runs along the line through it and a neighbour within ``REACH`` that most of its
-   neighbours lie on, nearer ones counting more: a row's tiles outvote a tile of the next row. A tile
-   with no such line (the winning tile set apart) takes the photo's dominant direction (the mean of
-   the rows, backs counting less).
-3. Two tiles are linked along their common direction, at most ``max_link_gap`` tile widths apart with
-   little sideways offset. Links are taken cheapest first, each tile keeping at most two, on opposite
-   sides, and no cycles: what is left is a set of chains, each a row.
-4. A chain of ``LONG_ROW`` tiles or more takes in a lone tile lying on its line past one of its ends,
-   measured along the chain's end, even one a pair took (with a stray next to the winning tile set
-   apart): the line of a row is surer than that of two tiles.
-5. A row splits into clusters where a gap exceeds ``split_gap`` tile widths. A gap is measured against
-   the *pitch* of the two tiles beside it: the distance of each to its touching neighbour, so a tile
-   lying flat or turned in a meld is measured by its own kind.
+2. A tile's row runs along the line through it and a neighbour within ``RowsConfig.reach`` that most
+   of its neighbours lie on, nearer ones counting more: a row's tiles outvote a tile of the next row.
+   A tile with no such line (the winning tile set apart) takes the photo's dominant direction (the
+   mean of the rows, backs counting less).
+3. Two tiles are linked along their common direction, at most ``RowsConfig.max_link_gap`` tile widths
+   apart with little sideways offset. Links are taken cheapest first, each tile keeping at most two,
+   on opposite sides, and no cycles: what is left is a set of chains, each a row.
+4. A chain of ``RowsConfig.long_row`` tiles or more takes in a lone tile lying on its line past one of
+   its ends, measured along the chain's end, even one a pair took (with a stray next to the winning
+   tile set apart): the line of a row is surer than that of two tiles.
+5. A row splits into clusters where a gap exceeds ``RowsConfig.split_gap`` tile widths. A gap is
+   measured against the *pitch* of the two tiles beside it: the distance of each to its touching
+   neighbour, so a tile lying flat or turned in a meld is measured by its own kind.
 """
 
 from __future__ import annotations
@@ -33,16 +34,30 @@ from dataclasses import dataclass
 
 import numpy as np
 
-TOUCHING = 1.3  # tiles whose centres are at most this many tile widths apart may be touching
-SIDEWAYS = 0.35  # sideways offset allowed for a link, in tile widths ...
-SIDEWAYS_SLOPE = 0.06  # ... plus this much per tile width along the row (rows converge under perspective)
-COLLINEAR = math.cos(math.radians(150))  # the two links of a tile must point (nearly) opposite ways
-TOUCHING_STEP = 1.2  # a step up to this times a tile's pitch still counts as touching (a small gap)
-REACH = 3.0  # tile widths: the neighbours that say which way a tile's row runs
-TURN = math.radians(40)  # how far a row may turn from a neighbour's row, or from the photo's direction
-LONG_ROW = 3  # tiles: a chain this long says which way its row runs better than a pair near its ends
-END_SPAN = 4  # the tiles at a row's end whose line it extends along
-VERTICAL = math.sin(math.radians(15))  # a row this close to vertical has no known reading direction
+
+@dataclass(frozen=True)
+class RowsConfig:
+    """How tiles chain into rows and rows split into clusters: distances in tile widths, angles as noted."""
+
+    split_gap: float = 0.4  # tile widths: a wider gap separates two clusters of a row
+    max_link_gap: float = 4.0  # tile widths: tiles further apart along a line are not in one row
+    touching: float = 1.3  # tile widths: tiles whose centres are at most this far apart may be touching
+    sideways: float = 0.35  # tile widths: the sideways offset allowed for a link ...
+    # tile widths per tile width along the row: ... plus this much (rows converge under perspective)
+    sideways_slope: float = 0.06
+    # cosine of the angle between a tile's two links: they must point (nearly) opposite ways
+    collinear: float = math.cos(math.radians(150))
+    touching_step: float = 1.2  # times a tile's pitch: a step up to this still counts as touching (small gap)
+    reach: float = 3.0  # tile widths: the neighbours that say which way a tile's row runs
+    # radians: how far a row may turn from a neighbour's row, or from the photo's direction
+    turn: float = math.radians(40)
+    long_row: int = 3  # tiles: a chain this long says which way its row runs better than a pair near its ends
+    end_span: int = 4  # tiles: those at a row's end whose line it extends along
+    # sine of the angle to the vertical: a row this close to vertical has no known reading direction
+    vertical: float = math.sin(math.radians(15))
+
+
+ROWS = RowsConfig()
 
 
 @dataclass(frozen=True)
@@ -66,8 +81,7 @@ def find_rows(
     boxes: np.ndarray,
     *,
     weights: np.ndarray | None = None,
-    split_gap: float = 0.4,
-    max_link_gap: float = 4.0,
+    config: RowsConfig = ROWS,
 ) -> tuple[Row, ...]:
     """Chain ``boxes`` (N x 4, xyxy) into rows; every box is in exactly one row (a lone tile is a row of one).
 
@@ -96,57 +110,58 @@ def find_rows(
     np.fill_diagonal(widths, np.inf)
 
     weights = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64).reshape(n)
-    first = _local_directions(offsets, widths)
+    first = _local_directions(offsets, widths, config)
     dominant = _dominant(first, centres, weights)
-    doubled = _local_directions(offsets, widths, first, dominant)
-    links = _link(centres, offsets, unit, doubled, dominant, max_link_gap)
-    chains = _extend_rows(_chains(n, links), centres, unit, max_link_gap)
-    rows = [_row(chain, centres, dist, scale, photo_ratio, dominant, split_gap) for chain in chains]
+    doubled = _local_directions(offsets, widths, config, first, dominant)
+    links = _link(centres, offsets, unit, doubled, dominant, config)
+    chains = _extend_rows(_chains(n, links), centres, unit, config)
+    rows = [_row(chain, centres, dist, scale, photo_ratio, dominant, config) for chain in chains]
     return tuple(sorted(rows, key=lambda row: _top_left(row, boxes)))
 
 
 def _local_directions(
     offsets: np.ndarray,
     widths: np.ndarray,
+    config: RowsConfig,
     first: np.ndarray | None = None,
     dominant: np.ndarray | None = None,
 ) -> np.ndarray:
     """Per tile, the doubled-angle vector (cos 2a, sin 2a) of its row, or zeros where it has none.
 
-    A tile's row is the line through it and a neighbour within ``REACH`` that most of its neighbours lie
-    on (within ``SIDEWAYS``, nearer ones counting more): a row's tiles outvote a tile of the next row,
-    even a closer one. The line must hold a touching neighbour whose own row (by a ``first`` estimate,
-    when given) runs along it, or else two neighbours and run within ``TURN`` of the photo's
-    ``dominant`` direction: a tile set apart with only the next row near it (the winning tile beside a
-    line of melds) has no row of its own.
+    A tile's row is the line through it and a neighbour within ``config.reach`` that most of its
+    neighbours lie on (within ``config.sideways``, nearer ones counting more): a row's tiles outvote a
+    tile of the next row, even a closer one. The line must hold a touching neighbour whose own row (by a
+    ``first`` estimate, when given) runs along it, or else two neighbours and run within ``config.turn``
+    of the photo's ``dominant`` direction: a tile set apart with only the next row near it (the winning
+    tile beside a line of melds) has no row of its own.
     """
     n = len(widths)
     angle = np.arctan2(offsets[..., 1], offsets[..., 0])
     # Each tile's neighbours within reach, nearest first, padded to a common count (padding: reach = inf).
-    count = int((widths <= REACH).sum(axis=1).max(initial=0))
+    count = int((widths <= config.reach).sum(axis=1).max(initial=0))
     if count == 0:
         return np.zeros((n, 2))
     order = np.argsort(widths, axis=1, kind="stable")[:, :count]
     reach = np.take_along_axis(widths, order, axis=1)
-    near = reach <= REACH
+    near = reach <= config.reach
     reach = np.where(near, reach, np.inf)
     theta = np.take_along_axis(angle, order, axis=1)
     # across[i, j, k]: how far neighbour k lies off the line from tile i through neighbour j (tile widths).
     across = np.abs(np.sin(theta[:, None, :] - theta[:, :, None])) * np.where(near, reach, 0)[:, None, :]
-    on_line = (across <= SIDEWAYS) & near[:, None, :] & near[:, :, None]
+    on_line = (across <= config.sideways) & near[:, None, :] & near[:, :, None]
     weight = np.where(near, 1 / np.where(near, reach, 1), 0)
     support = (on_line * weight[:, None, :]).sum(axis=2)
-    touching = on_line & (reach <= TOUCHING)[:, None, :]
+    touching = on_line & (reach <= config.touching)[:, None, :]
     if first is not None:
         # A touching neighbour only vouches for a line its own row runs along (or when it has no row).
         theirs = first[order]  # (n, count, 2): each neighbour's first direction, doubled
         mine = np.stack([np.cos(2 * theta), np.sin(2 * theta)], axis=-1)  # (n, count, 2): each line, doubled
-        agree = np.einsum("ijd,ikd->ijk", mine, theirs) >= math.cos(2 * TURN)
+        agree = np.einsum("ijd,ikd->ijk", mine, theirs) >= math.cos(2 * config.turn)
         touching &= agree | (np.hypot(theirs[..., 0], theirs[..., 1]) == 0)[:, None, :]
     valid = touching.any(axis=2)
     if dominant is not None:
         # A line through two neighbours, none touching, only along the photo's rows.
-        along = np.abs(np.cos(theta - math.atan2(dominant[1], dominant[0]))) >= math.cos(TURN)
+        along = np.abs(np.cos(theta - math.atan2(dominant[1], dominant[0]))) >= math.cos(config.turn)
         valid |= (on_line.sum(axis=2) >= 2) & along
     # Neighbours go nearest first, so ties go to the nearer.
     best = np.argmax(np.where(valid, support, -np.inf), axis=1)
@@ -183,7 +198,7 @@ def _link(
     unit: np.ndarray,
     doubled: np.ndarray,
     dominant: np.ndarray,
-    max_link_gap: float,
+    config: RowsConfig,
 ) -> list[tuple[int, int]]:
     n = len(centres)
     # The direction a pair is measured along: the mean of the two tiles' own directions, or the dominant one.
@@ -193,7 +208,7 @@ def _link(
     angle = np.where(norm > 0.3, own, math.atan2(dominant[1], dominant[0]))
     along = np.abs(offsets[..., 0] * np.cos(angle) + offsets[..., 1] * np.sin(angle)) / unit
     across = np.abs(offsets[..., 1] * np.cos(angle) - offsets[..., 0] * np.sin(angle)) / unit
-    allowed = (along <= max_link_gap + 1) & (across <= SIDEWAYS + SIDEWAYS_SLOPE * along)
+    allowed = (along <= config.max_link_gap + 1) & (across <= config.sideways + config.sideways_slope * along)
     allowed &= np.triu(np.ones((n, n), dtype=bool), k=1)
     cost = along + 2 * across
     candidates = sorted(zip(*np.nonzero(allowed), strict=True), key=lambda ij: (cost[ij], ij[0], ij[1]))
@@ -212,7 +227,10 @@ def _link(
         i, j = int(i_), int(j_)
         if len(neighbours[i]) >= 2 or len(neighbours[j]) >= 2 or root(i) == root(j):
             continue
-        if not (_opposite(centres, i, j, neighbours[i]) and _opposite(centres, j, i, neighbours[j])):
+        if not (
+            _opposite(centres, i, j, neighbours[i], config.collinear)
+            and _opposite(centres, j, i, neighbours[j], config.collinear)
+        ):
             continue
         neighbours[i].append(j)
         neighbours[j].append(i)
@@ -221,13 +239,14 @@ def _link(
     return links
 
 
-def _opposite(centres: np.ndarray, tile: int, new: int, existing: list[int]) -> bool:
-    """Whether a link from ``tile`` to ``new`` points away from the tile's existing link, if any."""
+def _opposite(centres: np.ndarray, tile: int, new: int, existing: list[int], collinear: float) -> bool:
+    """Whether a link from ``tile`` to ``new`` points away from the tile's existing link, if any (the cosine
+    of the angle between them at most ``collinear``)."""
     if not existing:
         return True
     a = centres[new] - centres[tile]
     b = centres[existing[0]] - centres[tile]
-    return bool(a @ b <= COLLINEAR * np.hypot(*a) * np.hypot(*b))
+    return bool(a @ b <= collinear * np.hypot(*a) * np.hypot(*b))
 
 
 def _chains(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
@@ -251,23 +270,23 @@ def _chains(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
 
 
 def _extend_rows(
-    chains: list[list[int]], centres: np.ndarray, unit: np.ndarray, max_link_gap: float
+    chains: list[list[int]], centres: np.ndarray, unit: np.ndarray, config: RowsConfig
 ) -> list[list[int]]:
-    """Chains of at least ``LONG_ROW`` tiles take in the lone tiles on their line past their ends.
+    """Chains of at least ``config.long_row`` tiles take in the lone tiles on their line past their ends.
 
     A tile alone, or paired with one off that line, joins the row whose line it lies on, measured along
-    the row's last ``END_SPAN`` tiles as links are: a row says which way it runs more surely than a
-    pair, whose own line may run through a stray tile next to the winning tile set apart. Cheapest
+    the row's last ``config.end_span`` tiles as links are: a row says which way it runs more surely than
+    a pair, whose own line may run through a stray tile next to the winning tile set apart. Cheapest
     first, until no such tile is left.
     """
     chains = [list(chain) for chain in chains]
     while True:
         best: tuple[float, int, int, int] | None = None  # cost, chain, end (0 or -1), tile
         for a, chain in enumerate(chains):
-            if len(chain) < LONG_ROW:
+            if len(chain) < config.long_row:
                 continue
             for end in (0, -1):
-                cost = _past_end(chain, end, centres, unit, max_link_gap)
+                cost = _past_end(chain, end, centres, unit, config)
                 for other in chains:
                     on_line = [m for m in other if np.isfinite(cost[m])]
                     if len(other) > 2 or (len(other) == 2 and len(on_line) != 1):
@@ -284,18 +303,22 @@ def _extend_rows(
 
 
 def _past_end(
-    chain: list[int], end: int, centres: np.ndarray, unit: np.ndarray, max_link_gap: float
+    chain: list[int], end: int, centres: np.ndarray, unit: np.ndarray, config: RowsConfig
 ) -> np.ndarray:
     """Per tile, the cost of a link from the tile at ``end`` of a chain to it along the chain's line;
-    infinite for tiles not on that line past that end within ``max_link_gap``."""
-    span = chain[-END_SPAN:] if end == -1 else chain[:END_SPAN][::-1]  # towards the end
+    infinite for tiles not on that line past that end within ``config.max_link_gap``."""
+    span = chain[-config.end_span :] if end == -1 else chain[: config.end_span][::-1]  # towards the end
     tip = span[-1]
     direction = centres[tip] - centres[span[0]]
     direction = direction / max(float(np.hypot(*direction)), 1e-9)
     offsets = centres - centres[tip]
     along = (offsets @ direction) / unit[tip]
     across = np.abs(offsets[:, 1] * direction[0] - offsets[:, 0] * direction[1]) / unit[tip]
-    on_line = (along > 0) & (along <= max_link_gap + 1) & (across <= SIDEWAYS + SIDEWAYS_SLOPE * along)
+    on_line = (
+        (along > 0)
+        & (along <= config.max_link_gap + 1)
+        & (across <= config.sideways + config.sideways_slope * along)
+    )
     cost = np.where(on_line, along + 2 * across, np.inf)
     cost[chain] = np.inf
     return cost
@@ -308,19 +331,19 @@ def _row(
     scale: np.ndarray,
     photo_ratio: float,
     dominant: np.ndarray,
-    split_gap: float,
+    config: RowsConfig,
 ) -> Row:
     run = centres[chain[-1]] - centres[chain[0]] if len(chain) > 1 else dominant
     length = float(np.hypot(*run))
-    reading_known = abs(run[0]) >= VERTICAL * length
+    reading_known = abs(run[0]) >= config.vertical * length
     if (run[0] < 0) if reading_known else (run[1] < 0):
         chain = chain[::-1]
-    steps = _gaps(chain, dist, scale, photo_ratio)
+    steps = _gaps(chain, dist, scale, photo_ratio, config.touching_step)
     clusters: list[tuple[int, ...]] = []
     cluster_gaps: list[float] = []
     current = [chain[0]]
     for member, gap in zip(chain[1:], steps, strict=True):
-        if gap > split_gap:
+        if gap > config.split_gap:
             clusters.append(tuple(current))
             cluster_gaps.append(gap)
             current = []
@@ -329,7 +352,9 @@ def _row(
     return Row(tuple(chain), tuple(steps), tuple(clusters), tuple(cluster_gaps), reading_known)
 
 
-def _gaps(chain: list[int], dist: np.ndarray, scale: np.ndarray, photo_ratio: float) -> list[float]:
+def _gaps(
+    chain: list[int], dist: np.ndarray, scale: np.ndarray, photo_ratio: float, touching_step: float
+) -> list[float]:
     """The gap after each tile of a chain but the last, in tile widths.
 
     A gap is measured against the *pitch* of the two tiles: the centre distance of each to its touching
@@ -357,7 +382,7 @@ def _gaps(chain: list[int], dist: np.ndarray, scale: np.ndarray, photo_ratio: fl
         around += [(steps[k], k + 1)] if k < len(steps) else []
         shortest.append(min(around))
     # Measure tiles closest to a neighbour first, so that each is compared with a neighbour measured before:
-    # a tile touches it when its step is within ``TOUCHING_STEP`` of the neighbour's pitch (of the pitch its
+    # a tile touches it when its step is within ``touching_step`` of the neighbour's pitch (of the pitch its
     # own box suggests, when the neighbour has none).
     size = [ratio * float(scale[member]) for member in chain]
     pitch: list[float | None] = [None] * len(chain)
@@ -366,7 +391,7 @@ def _gaps(chain: list[int], dist: np.ndarray, scale: np.ndarray, photo_ratio: fl
         step, other = shortest[k]
         known = pitch[other] if measured[other] else None
         limit = known * size[k] / size[other] if known is not None else size[k]
-        pitch[k] = step if step <= TOUCHING_STEP * limit else None
+        pitch[k] = step if step <= touching_step * limit else None
         measured[k] = True
     touching = [p / size[k] for k, p in enumerate(pitch) if p is not None]
     lone = float(np.median(touching)) if touching else 1.0

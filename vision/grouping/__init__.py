@@ -4,5 +4,8 @@ On the geometry of ``vision.boxes`` (duplicate boxes) and ``vision.rows`` (rows 
 shared with the photo stages that turn and fit rows): ``melds`` (a run of tiles read as melds),
 ``layout`` (clusters with what their tiles are), ``plan`` (which row is the hand and what counts towards
 it), ``concealed`` (which clusters of that row are concealed tiles), ``reading`` (the winning tile, the
-hand, groups and warnings), ``result`` (the values returned).
+hand, groups and warnings), ``result`` (the values returned). A part with thresholds keeps them in a
+frozen config of its own (``LayoutConfig``, ``PlanConfig``, ``ConcealedConfig``, ``ReadingConfig``; the
+rows' ``RowsConfig``), each with its defaults as a module-level instance; ``vision.grouper.GrouperConfig``
+composes them.
 """

@@ -16,31 +16,48 @@ the hand at its right end, a little apart). When nothing makes the count, the lo
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations
 
 from scoring.hand import concealed_count
 from vision.grouping.layout import Cluster
 
-MOST_DOUBTFUL = 8  # clusters of the hand's row that read both as melds and as tiles, weighed by the count
-MOST_TRIMMED = 2  # strays at either end of the hand's row that the count may leave out
-TRIM_GAP_RATIO = 2.5  # a tile left out is this many times further apart than the hand's touching tiles
-WIN_APART = 1.5  # tile widths: a lone tile this close to the hand's end may be the winning tile set apart
+
+@dataclass(frozen=True)
+class ConcealedConfig:
+    """What the count weighs in the hand's row: clusters both melds and tiles, strays it may leave out."""
+
+    # clusters: at most this many of the hand's row that read both as melds and as tiles are weighed
+    most_doubtful: int = 8
+    most_trimmed: int = 2  # clusters: strays at either end of the hand's row that the count may leave out
+    # times the widest gap between the hand's touching tiles: a tile left out is this many times further apart
+    trim_gap_ratio: float = 2.5
+    # tile widths: a lone tile this close to the hand's end may be the winning tile set apart
+    win_apart: float = 1.5
+
+
+CONCEALED = ConcealedConfig()
 
 
 def concealed_clusters(
-    row: list[Cluster], beside: list[Cluster], near: list[Cluster], *, reading_known: bool
+    row: list[Cluster],
+    beside: list[Cluster],
+    near: list[Cluster],
+    *,
+    reading_known: bool,
+    config: ConcealedConfig,
 ) -> list[Cluster]:
     """The clusters of ``row`` that are concealed tiles, in reading order; ``beside``: the clusters of
     the row that read as melds, ``near``: the melds off the row near it, ``reading_known``: whether the
     row's reading order is known (see the module docstring)."""
     loose = [c for c in row if c.standing]
-    doubtful = [c for c in row if c.upright and c.melds is not None][:MOST_DOUBTFUL]
+    doubtful = [c for c in row if c.upright and c.melds is not None][: config.most_doubtful]
     core = _position(row, max(loose or doubtful, key=lambda c: len(c.faces)))
     melds_beside = sum(len(c.melds or ()) for c in beside)
     counts = {0}  # how many melds some of the near clusters hold
     for cluster in near:
         counts |= {count + len(cluster.melds or ()) for count in counts}
-    for cut in _trims(row, loose, reading_known):
+    for cut in _trims(row, loose, reading_known, config):
         kept = [c for c in loose if all(c is not t for t in cut)]
         for melds in sorted(counts, reverse=True) if cut else [max(counts)]:
             short = concealed_count(melds_beside + melds) - sum(len(c.faces) for c in kept)
@@ -66,16 +83,19 @@ def _fewest_doubtful(
     return None
 
 
-def _trims(row: list[Cluster], loose: list[Cluster], reading_known: bool) -> list[tuple[Cluster, ...]]:
+def _trims(
+    row: list[Cluster], loose: list[Cluster], reading_known: bool, config: ConcealedConfig
+) -> list[tuple[Cluster, ...]]:
     """The ways to leave strays at the ends of the row (lone tiles, clusters holding honours) out of the
     hand: none first, then the fewest, the furthest apart from what is left first. The lone tile nearest
-    the hand at its right end (at either end when the reading order is unknown) within ``WIN_APART`` of
-    it may be the winning tile set apart: it is never left out."""
+    the hand at its right end (at either end when the reading order is unknown) within
+    ``config.win_apart`` of it may be the winning tile set apart: it is never left out."""
     leading = _end_strays(row, range(len(row)))
     trailing = _end_strays(row, range(len(row) - 1, -1, -1))
     if not reading_known:
-        leading = _but_winning_tile(leading)
-    leading, trailing = leading[:MOST_TRIMMED], _but_winning_tile(trailing)[:MOST_TRIMMED]
+        leading = _but_winning_tile(leading, config.win_apart)
+    most = config.most_trimmed
+    leading, trailing = leading[:most], _but_winning_tile(trailing, config.win_apart)[:most]
     options: list[tuple[int, float, tuple[Cluster, ...]]] = [(0, 0.0, ())]
     for left in range(len(leading) + 1):
         for right in range(len(trailing) + 1):
@@ -85,7 +105,7 @@ def _trims(row: list[Cluster], loose: list[Cluster], reading_known: bool) -> lis
             if not cut or len({id(c) for c in cut}) < len(cut) or not kept:
                 continue
             touching = max((gap for c in kept for gap in c.inner), default=0.0)
-            if min(gap for _, gap in ends) >= TRIM_GAP_RATIO * touching:
+            if min(gap for _, gap in ends) >= config.trim_gap_ratio * touching:
                 apart = (leading[left - 1][1] if left else 0.0) + (trailing[right - 1][1] if right else 0.0)
                 options.append((len(cut), -apart, cut))
     return [cut for _, _, cut in sorted(options, key=lambda option: option[:2])]
@@ -108,10 +128,10 @@ def _end_strays(row: list[Cluster], order: range) -> list[tuple[Cluster, float]]
     return found
 
 
-def _but_winning_tile(ends: list[tuple[Cluster, float]]) -> list[tuple[Cluster, float]]:
+def _but_winning_tile(ends: list[tuple[Cluster, float]], win_apart: float) -> list[tuple[Cluster, float]]:
     """The tiles at an end of the row but the one nearest the hand, when it is a lone tile close enough
-    to be the winning tile set apart."""
-    return ends[:-1] if ends and ends[-1][1] <= WIN_APART and ends[-1][0].single_tile else ends
+    (``win_apart``) to be the winning tile set apart."""
+    return ends[:-1] if ends and ends[-1][1] <= win_apart and ends[-1][0].single_tile else ends
 
 
 def _position(row: list[Cluster], cluster: Cluster) -> int:

@@ -12,9 +12,18 @@ from vision.detections import BACK, HONOUR
 from vision.grouping.melds import meld_of, split_melds
 from vision.rows import Row
 
-PEEL_LIMIT = 16  # at most this many tiles (four kongs) are peeled off either end of a cluster as melds
-JOIN_GAP = 1.5  # tile widths: neighbouring pieces of a meld this close are one meld (loose boxes split it)
-JOIN_MOST = 4  # pieces joined into one meld at most
+
+@dataclass(frozen=True)
+class LayoutConfig:
+    """How clusters are split at their ends into melds and backs, and pieces of a meld joined."""
+
+    peel_limit: int = 16  # tiles: at most this many (four kongs) peeled off either end of a cluster as melds
+    # tile widths: neighbouring pieces of a meld this close are one meld (loose boxes split it)
+    join_gap: float = 1.5
+    join_most: int = 4  # pieces: at most this many are joined into one meld
+
+
+LAYOUT = LayoutConfig()
 
 FoundMeld = tuple[MeldKind, Tile, tuple[int, ...]]  # kind, tile, detection indices (backs included)
 
@@ -50,7 +59,9 @@ class Cluster:
         return self.upright and len(self.faces) == 1
 
 
-def lay_out(rows: Sequence[Row], kept: Sequence[int], class_ids: Sequence[int]) -> list[list[Cluster]]:
+def lay_out(
+    rows: Sequence[Row], kept: Sequence[int], class_ids: Sequence[int], *, config: LayoutConfig
+) -> list[list[Cluster]]:
     """The clusters of each row; ``kept[m]`` is the detection index of the row member ``m``."""
     layout = []
     for row in rows:
@@ -59,23 +70,24 @@ def lay_out(rows: Sequence[Row], kept: Sequence[int], class_ids: Sequence[int]) 
         for position, members in enumerate(row.clusters):
             gap = row.gaps[position - 1] if position else 0.0
             inner = row.steps[start : start + len(members) - 1]
-            clusters += _clusters([kept[m] for m in members], class_ids, gap, inner)
+            clusters += _clusters([kept[m] for m in members], class_ids, gap, inner, config.peel_limit)
             start += len(members)
-        layout.append(_joined(clusters, class_ids))
+        layout.append(_joined(clusters, class_ids, config))
     return layout
 
 
-def _joined(clusters: list[Cluster], class_ids: Sequence[int]) -> list[Cluster]:
+def _joined(clusters: list[Cluster], class_ids: Sequence[int], config: LayoutConfig) -> list[Cluster]:
     """Neighbouring clusters, none of which reads as melds alone, that together make exactly a meld
     (``66s`` and ``6s`` a little apart: a flat pong whose tiles lie apart, or a gap the loose boxes of
-    a tilted row put inside it) and lie within ``JOIN_GAP`` of each other, as one cluster. A meld
-    beside a lone tile of its kind stays as it is: the lone tile may be the winning tile set apart."""
+    a tilted row put inside it) and lie within ``config.join_gap`` of each other, as one cluster (at most
+    ``config.join_most`` of them). A meld beside a lone tile of its kind stays as it is: the lone tile
+    may be the winning tile set apart."""
     out: list[Cluster] = []
     k = 0
     while k < len(clusters):
         run = [clusters[k]]
-        for cluster in clusters[k + 1 : k + JOIN_MOST]:
-            if not _joinable(run[-1]) or not _joinable(cluster) or cluster.gap_before > JOIN_GAP:
+        for cluster in clusters[k + 1 : k + config.join_most]:
+            if not _joinable(run[-1]) or not _joinable(cluster) or cluster.gap_before > config.join_gap:
                 break
             run.append(cluster)
         for stop in range(len(run), 1, -1):
@@ -108,19 +120,20 @@ def _cluster(
 
 
 def _clusters(
-    members: list[int], class_ids: Sequence[int], gap_before: float, inner: Sequence[float]
+    members: list[int], class_ids: Sequence[int], gap_before: float, inner: Sequence[float], peel_limit: int
 ) -> list[Cluster]:
-    """One cluster; or, for face-up tiles with backs at one or both ends, the ends apart from the tiles
-    between: an end that reads as melds (a concealed kong laid too close to the standing hand), or one
-    of backs alone (another player's wall or tiles touching the hand's end, which no meld explains)."""
+    """One cluster; or, for face-up tiles with backs at one or both ends, the ends (at most ``peel_limit``
+    tiles each) apart from the tiles between: an end that reads as melds (a concealed kong laid too close
+    to the standing hand), or one of backs alone (another player's wall or tiles touching the hand's end,
+    which no meld explains)."""
     whole = _cluster(members, class_ids, gap_before, inner)
     backs = [k for k, i in enumerate(members) if class_ids[i] == BACK]
     if whole.melds is not None or not whole.faces or not backs:
         return [whole]
     n = len(members)
     best: tuple[int, int] | None = None
-    for head in range(min(n, PEEL_LIMIT) + 1):
-        for tail in range(min(n - head, PEEL_LIMIT) + 1):
+    for head in range(min(n, peel_limit) + 1):
+        for tail in range(min(n - head, peel_limit) + 1):
             middle = members[head : n - tail]
             if best is not None and head + tail >= sum(best):
                 break

@@ -3,16 +3,17 @@
 A photo may hold more than the player's tiles: discards, other players' melds and walls, strays. The
 player's own melds lie near the hand (beside it on its line, or in the next rows), each near the hand
 or near another of them. The melds and the loose face-up tiles off the hand's row that count are those
-that bring the hand to 14 tiles plus one per kong at the least cost: a meld within ``NEAR`` of the hand
-or of a nearer meld is wanted (it costs less than nothing), anything else costs its distance, and a
-meld whose tiles look much larger or smaller than the hand's (another depth) costs more. When no
-choice makes the count, the near melds count and nothing else does.
+that bring the hand to 14 tiles plus one per kong at the least cost: a meld within ``PlanConfig.near``
+of the hand or of a nearer meld is wanted (it costs less than nothing), anything else costs its
+distance, and a meld whose tiles look much larger or smaller than the hand's (another depth) costs
+more (``PlanConfig.depth``). When no choice makes the count, the near melds count and nothing else does.
 
 Every row with upright tiles is tried as the hand's row, and the reading with the most evidence wins
-(``Plan.evidence``): standing tiles that are no melds and melds on the row count for it; tiles counted
-in from off the row, tiles left out, tiles of the row that read as melds but are taken for concealed
-ones, and the cost of far clusters count against it; a count that comes out right counts for it. Ties
-go to the row with the larger tiles (nearer the camera), then to the longer cluster.
+(``Plan.evidence``, weighed by ``PlanConfig``): standing tiles that are no melds and melds on the row
+count for it; tiles counted in from off the row, tiles left out, tiles of the row that read as melds
+but are taken for concealed ones, and the cost of far clusters count against it; a count that comes
+out right counts for it. Ties go to the row with the larger tiles (nearer the camera), then to the
+longer cluster.
 """
 
 from __future__ import annotations
@@ -24,19 +25,31 @@ from dataclasses import dataclass
 import numpy as np
 
 from scoring.hand import concealed_count
-from vision.grouping.concealed import concealed_clusters
+from vision.grouping.concealed import ConcealedConfig, concealed_clusters
 from vision.grouping.layout import Cluster
 
-DEPTH = 3.0  # cost per unit of log size ratio between a meld's tiles and the hand's
-NEAR = 4.0  # tile widths between centres: a meld this close to the hand (or its melds) is the player's
-FIT = 4.0  # evidence, in tiles, for a count that comes out right
-# evidence, in standing tiles, per meld on the hand's row: players lay their melds on the hand's line, so a
-# row of two standing tiles and four melds is a hand, not another player's discards that borrow its melds
-# (synthetic hands read 257 of 346 against 255 for any weight from 1 to 3; the grouper alone, on the
-# labelled boxes, 0.993 of the seed 2000 hands against 0.986)
-ROW_MELD = 1.5
-READ_AS_TILES = 0.5  # evidence against, per tile of the row that reads as melds but is taken for concealed
-MOST_OPTIONAL = 24  # melds and stray clusters off the hand's row weighed by the count, nearest first
+
+@dataclass(frozen=True)
+class PlanConfig:
+    """Which row is the hand and what counts towards it: distances in tile widths, evidence in tiles."""
+
+    # cost, in tile widths, per unit of log size ratio between a meld's tiles and the hand's (another depth)
+    depth: float = 3.0
+    # tile widths between centres: a meld this close to the hand (or its melds) is the player's
+    near: float = 4.0
+    fit: float = 4.0  # evidence, in tiles, for a count that comes out right
+    # evidence, in standing tiles, per meld on the hand's row: players lay their melds on the hand's line, so
+    # a row of two standing tiles and four melds is a hand, not another player's discards that borrow its
+    # melds (synthetic hands read 257 of 346 against 255 for any weight from 1 to 3; the grouper alone, on
+    # the labelled boxes, 0.993 of the seed 2000 hands against 0.986)
+    row_meld: float = 1.5
+    # evidence against, in tiles, per tile of the row that reads as melds but is taken for concealed
+    read_as_tiles: float = 0.5
+    # clusters: melds and stray clusters off the hand's row weighed by the count, nearest first (at most)
+    most_optional: int = 24
+
+
+PLAN = PlanConfig()
 
 
 @dataclass(frozen=True)
@@ -50,24 +63,23 @@ class Plan:
     beside: int  # melds on the hand's row (the first of ``melds``)
     cost: float  # of the clusters off the hand's row that count (less than nothing for near melds)
 
-    @property
-    def evidence(self) -> float:
-        """Standing tiles that are no melds and ``ROW_MELD`` per meld on the row, less what the reading
-        needs to explain away (tiles counted in from off the row twice, tiles left out, tiles taken for
-        concealed ones that read as melds, the cost of far clusters), plus ``FIT`` when the count comes
-        out right."""
+    def evidence(self, config: PlanConfig) -> float:
+        """Standing tiles that are no melds and ``config.row_meld`` per meld on the row, less what the
+        reading needs to explain away (tiles counted in from off the row twice, tiles left out, tiles
+        taken for concealed ones that read as melds, ``config.read_as_tiles`` each, the cost of far
+        clusters), plus ``config.fit`` when the count comes out right."""
         standing = sum(len(c.faces) for c in self.hand if c.standing)
         read_as_tiles = sum(len(c.faces) for c in self.hand if not c.standing)
         extra = sum(len(c.faces) for c in self.extra)
         left_out = sum(len(c.faces) for c in self.left_out)
-        fit = FIT if self.fits else 0.0
-        beside = ROW_MELD * self.beside
+        fit = config.fit if self.fits else 0.0
+        beside = config.row_meld * self.beside
         return (
             standing
             + beside
             - 2 * extra
             - left_out
-            - READ_AS_TILES * read_as_tiles
+            - config.read_as_tiles * read_as_tiles
             - max(self.cost, 0.0)
             + fit
         )
@@ -78,10 +90,16 @@ class Plan:
 
 
 def plan(
-    layout: list[list[Cluster]], reading_known: Sequence[bool], centres: np.ndarray, scale: np.ndarray
+    layout: list[list[Cluster]],
+    reading_known: Sequence[bool],
+    centres: np.ndarray,
+    scale: np.ndarray,
+    *,
+    config: PlanConfig,
+    concealed: ConcealedConfig,
 ) -> Plan:
     """The best reading of the layout (``reading_known`` per row; ``centres`` and ``scale``, the root of
-    the box area, per detection)."""
+    the box area, per detection); ``concealed`` for the concealed clusters of each row tried."""
     rows = [r for r, row in enumerate(layout) if any(c.upright for c in row)]
     if not rows:
         everything = [c for row in layout for c in row]
@@ -89,14 +107,20 @@ def plan(
         extra = tuple(c for c in everything if c.loose)
         fits = sum(len(c.faces) for c in extra) == concealed_count(sum(len(c.melds or ()) for c in melds))
         return Plan(None, (), melds, extra, (), fits, 0, 0.0)
-    plans = [_plan(layout, r, reading_known[r], centres, scale) for r in rows]
+    plans = [_plan(layout, r, reading_known[r], centres, scale, config, concealed) for r in rows]
     sizes = [float(np.median(scale[[i for c in layout[r] for i in c.members]])) for r in rows]
-    best = max(range(len(plans)), key=lambda k: (plans[k].evidence, sizes[k], plans[k].longest, -k))
+    best = max(range(len(plans)), key=lambda k: (plans[k].evidence(config), sizes[k], plans[k].longest, -k))
     return plans[best]
 
 
 def _plan(
-    layout: list[list[Cluster]], hand_row: int, reading_known: bool, centres: np.ndarray, scale: np.ndarray
+    layout: list[list[Cluster]],
+    hand_row: int,
+    reading_known: bool,
+    centres: np.ndarray,
+    scale: np.ndarray,
+    config: PlanConfig,
+    concealed: ConcealedConfig,
 ) -> Plan:
     row = layout[hand_row]
     others = [c for r, clusters in enumerate(layout) if r != hand_row for c in clusters if c.faces]
@@ -112,9 +136,9 @@ def _plan(
         distance[id(cluster)] = gaps[nearest]
         anchor += list(cluster.members)
     melds = [c for c in others if c.melds]
-    near = [c for c in melds if distance[id(c)] <= NEAR]
+    near = [c for c in melds if distance[id(c)] <= config.near]
     beside = [c for c in row if c.melds]
-    hand = concealed_clusters(row, beside, near, reading_known=reading_known)
+    hand = concealed_clusters(row, beside, near, reading_known=reading_known, config=concealed)
     beside = [c for c in beside if all(c is not h for h in hand)]
     trimmed = [c for c in row if c.standing and all(c is not h for h in hand)]
     near_anchor = [i for c in row if all(c is not t for t in trimmed) for i in c.members]
@@ -122,13 +146,13 @@ def _plan(
     strays = [c for c in others if c.loose] + [c for c in row if c.loose and not c.upright] + trimmed
     distance.update({id(c): _distance(centres, near_anchor, c) / unit for c in strays})
     deficit = concealed_count(sum(len(c.melds or ()) for c in beside)) - sum(len(c.faces) for c in hand)
-    optional = sorted(melds + strays, key=lambda c: (distance[id(c)], c.members))[:MOST_OPTIONAL]
+    optional = sorted(melds + strays, key=lambda c: (distance[id(c)], c.members))[: config.most_optional]
     size = float(np.median(scale[[i for c in row for i in c.members]]))
-    cost = {id(c): _cost(c, distance[id(c)], scale, size) for c in optional}
+    cost = {id(c): _cost(c, distance[id(c)], scale, size, config) for c in optional}
     chosen = _fill(deficit, optional, cost)
     fits = chosen is not None
     if chosen is None:
-        chosen = [c for c in optional if c.melds and distance[id(c)] <= NEAR]
+        chosen = [c for c in optional if c.melds and distance[id(c)] <= config.near]
     # In the layout's order: row by row, each in reading order.
     taken = [c for clusters in layout for c in clusters if any(c is k for k in chosen)]
     extra = tuple(c for c in taken if not c.melds)
@@ -147,12 +171,12 @@ def _plan(
     )
 
 
-def _cost(cluster: Cluster, distance: float, scale: np.ndarray, size: float) -> float:
+def _cost(cluster: Cluster, distance: float, scale: np.ndarray, size: float, config: PlanConfig) -> float:
     """A near meld is wanted (less than nothing), one at another depth less so; anything else costs."""
     if not cluster.melds:
         return distance
     depth = abs(math.log(float(np.median(scale[list(cluster.members)])) / size))
-    return distance - NEAR + DEPTH * depth
+    return distance - config.near + config.depth * depth
 
 
 def _fill(deficit: int, optional: list[Cluster], cost: dict[int, float]) -> list[Cluster] | None:

@@ -1,25 +1,38 @@
-"""From a plan of the layout to the ``Grouping``: the winning tile, the ``Hand``, the groups, the warnings."""
+"""From a plan of the layout to the ``Grouping``: the winning tile, the ``Hand``, the groups, the warnings.
+
+The winning tile is a lone tile past a gap at an end of the hand's row, or an end tile set off by a gap
+narrower than a split but at least ``ReadingConfig.win_gap`` and ``ReadingConfig.win_gap_ratio`` times
+any other gap of the hand.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-
-import numpy as np
+from dataclasses import dataclass
 
 from scoring.hand import Hand, Meld, tile_count
 from scoring.tiles import Tile, tile_name
 from vision.detections import BACK, Detections
 from vision.grouping.layout import Cluster, FoundMeld
-from vision.grouping.plan import plan
+from vision.grouping.plan import Plan
 from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode, warning_name
 
-WIN_GAP = 0.28  # a winning tile set off by less than a split but at least this (tile widths) ...
-WIN_GAP_RATIO = 2.5  # ... and this many times any other gap of the hand is still set apart
+
+@dataclass(frozen=True)
+class ReadingConfig:
+    """When an end tile of the hand set off by less than a split is still the winning tile set apart."""
+
+    win_gap: float = 0.28  # tile widths: a winning tile set off by less than a split but at least this ...
+    win_gap_ratio: float = 2.5  # times any other gap of the hand: ... and this many times is still set apart
+
+
+READING = ReadingConfig()
 
 
 class Reading:
-    """One call's reading, made by ``grouping()``; it collects the warnings and never outlives the call."""
+    """One call's reading of the ``chosen`` plan, made by ``grouping()``; it collects the warnings and never
+    outlives the call."""
 
     def __init__(
         self,
@@ -27,18 +40,20 @@ class Reading:
         layout: list[list[Cluster]],
         reading_known: Sequence[bool],
         duplicates: list[tuple[int, int]],
+        chosen: Plan,
+        *,
+        config: ReadingConfig,
     ) -> None:
         self.detections = detections
         self.layout = layout
         self.reading_known = reading_known
         self.duplicates = duplicates
+        self.chosen = chosen
+        self.config = config
         self.warnings: list[GroupingWarning] = []
 
     def grouping(self) -> Grouping:
-        boxes = self.detections.boxes.astype(np.float64)
-        centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-        scale = np.sqrt(np.prod(np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6), axis=1))
-        chosen = plan(self.layout, self.reading_known, centres, scale)
+        chosen = self.chosen
         hand_clusters = list(chosen.hand)
         win_index, apart = self._win(chosen.row, hand_clusters)
 
@@ -107,14 +122,14 @@ class Reading:
 
     def _set_off(self, hand: list[Cluster], end: int) -> tuple[float, int] | None:
         """The tile at this end of the hand (0: first, -1: last) with its gap, when that gap is at least
-        ``WIN_GAP`` and ``WIN_GAP_RATIO`` times any other gap in the hand."""
+        ``config.win_gap`` and ``config.win_gap_ratio`` times any other gap in the hand."""
         cluster = hand[end]
         if len(cluster.inner) < 2 or self._class(cluster.members[end]) >= BACK:
             return None
         gap = cluster.inner[end]
         others = [g for c in hand for g in c.inner if c is not cluster]
         others += list(cluster.inner[1:] if end == 0 else cluster.inner[:-1])
-        if gap >= WIN_GAP and gap >= WIN_GAP_RATIO * max(others, default=0.0):
+        if gap >= self.config.win_gap and gap >= self.config.win_gap_ratio * max(others, default=0.0):
             return gap, cluster.members[end]
         return None
 
