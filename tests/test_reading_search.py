@@ -392,6 +392,30 @@ def test_the_least_sure_tile_whose_leaving_out_makes_a_win_is_left_out(first: fl
     assert mended.win_index is not None and found.detections.names[mended.win_index] == "p5"
 
 
+def test_a_box_across_a_melds_seam_is_left_out_when_lone_tiles_made_up_the_count() -> None:
+    # a box across the seam of the pong 777p, read 2s at 0.5: the grouper counts 7p 2s 7p as concealed
+    # (not_a_meld) and the last 7p as a stray, 14 tiles; leaving the box out makes the pong whole
+    dets = make_detections(lay_hand("123m456m789m5p", "5p", ["777p"]))
+    first, second = dets.boxes[11], dets.boxes[12]
+    across = np.array(
+        [[(first[0] + first[2]) / 2, first[1], (second[0] + second[2]) / 2, first[3]]], np.float32
+    )
+    dets = Detections(
+        np.concatenate([dets.boxes, across]),
+        np.concatenate([dets.class_ids, [CLASS_NAMES.index("s2")]]),
+        np.concatenate([dets.confidences, [0.5]]).astype(np.float32),
+        dets.image_size,
+    )
+    assert WarningCode.NOT_A_MELD in group_detections(dets).codes
+    found = _search(dets)
+    assert [(edit.kind, edit.index) for edit in found.edits] == [(EditKind.LEAVE_OUT, 14)]
+    assert found.grouping.hand is not None and found.grouping.hand.to_json()["melds"] == [
+        {"type": "pong", "tile": "7p"}
+    ]
+    warning = _warning(found.grouping, WarningCode.LEFT_OUT_TILE)
+    assert warning.tiles == ("2s",) and "made up its count" in warning.message
+
+
 def test_a_hand_three_over_is_left_as_it_is() -> None:
     dets = make_detections(
         lay_row("123m456m789m234p5p6p7p8p 5p", gap=1.0, confidence=[0.9] * 13 + [0.3] * 3 + [0.9])

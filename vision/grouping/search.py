@@ -13,7 +13,8 @@ edit costs the log ratio of two confidences (confidences are geometric means of 
 
 A candidate reading is a set of edits: as many take-backs as the hand is short, or leave-outs as it is
 over (one or two, ``max_off``), or none; when the count is right but lone tiles apart from the hand made it
-up (``not_a_meld``), one or two take-backs that leave no lone tile are candidates too. Each goes with up to
+up (``not_a_meld``), one or two take-backs, or one leave-out of any suited tile (a box across the seam of a
+flat meld spoils the meld), that leave no lone tile are candidates too. Each goes with up to
 ``max_rereads`` re-readings. Candidates are tried cheapest first by their summed cost, each set of
 detections grouped once (``group_detections``, a pure function of the boxes); a re-reading of concealed
 tiles only is first tried on the hand as grouped, which needs no grouping, and grouped only when that is a
@@ -204,9 +205,13 @@ def _candidates(
     elif off == 0:
         count_sets = [(0.0, ())]
         if WarningCode.NOT_A_MELD in first.codes:
+            # lone tiles apart made up the count: a tile or two of the hand were missed (taken back), or a
+            # box that is no tile (across the seam of a flat meld) spoilt a meld (left out)
             take_backs = _take_backs(pool, threshold)
             for size in range(1, config.max_off + 1):
                 count_sets += _sets(take_backs, size)
+            count_sets += _sets(_leave_outs(pool, first, threshold, config, anywhere=True), 1)
+            count_sets.sort(key=lambda item: item[0])
     if not count_sets:
         return
     reread_sets = _reread_sets(pool, first, config)
@@ -227,8 +232,15 @@ def _take_backs(pool: _Pool, threshold: float) -> list[Edit]:
     ]
 
 
-def _leave_outs(pool: _Pool, first: Grouping, threshold: float, config: SearchConfig) -> list[Edit]:
-    held = [i for group in first.groups if group.role is not GroupRole.IGNORED for i in group.indices]
+def _leave_outs(
+    pool: _Pool, first: Grouping, threshold: float, config: SearchConfig, *, anywhere: bool = False
+) -> list[Edit]:
+    """The ``max_count_edits`` least sure tiles of the hand and its melds (``anywhere``: of every suited
+    tile kept, those the first reading left out as strays too), as leave-outs."""
+    if anywhere:
+        held = [i for i in range(pool.kept) if pool.tiles.class_ids[i] < BACK]
+    else:
+        held = [i for group in first.groups if group.role is not GroupRole.IGNORED for i in group.indices]
     held.sort(key=lambda i: (float(pool.tiles.confidences[i]), i))
     return [
         Edit(
@@ -407,6 +419,11 @@ def _count_warning(
         message = (
             f"the hand was {off} tile{plural} short; took back {what}, found but below the confidence "
             "threshold"
+        )
+    elif off == 0:
+        message = (
+            f"tiles lying apart from the hand made up its count; left out {what}, the least sure reading, "
+            "and it is a win without them"
         )
     else:
         message = f"the hand had {off} tile{plural} too many; left out {what}, the least sure reading"
