@@ -179,3 +179,38 @@ def test_a_suited_reading_less_likely_than_an_honour_is_no_other_reading(
     )
     assert found.presences[0] == pytest.approx(found.confidences[0])
     assert found.presences[1] > found.confidences[1]
+
+
+def _models_with_runtime(folder: Path, runtime: object) -> Path:
+    """A models folder of links to the shipped weights and a manifest holding ``runtime``."""
+    folder.mkdir()
+    for name in ("tiles.onnx", "tile_faces.onnx"):
+        (folder / name).symlink_to(MODELS_DIR / name)
+    (folder / "manifest.json").write_text(json.dumps({"runtime": runtime}), encoding="utf-8")
+    return folder
+
+
+def test_both_models_take_onnx_runtimes_settings_from_the_manifest(tmp_path: Path) -> None:
+    import onnxruntime as ort
+
+    folder = _models_with_runtime(
+        tmp_path / "models", {"intra_op_threads": 1, "graph_optimization": "basic", "cpu_mem_arena": False}
+    )
+    detector = Detector(folder / "tiles.onnx", classifier=folder / "tile_faces.onnx")
+    assert detector.classifier is not None
+    for session in (detector._session, detector.classifier._session):
+        options = session.get_session_options()
+        assert options.intra_op_num_threads == 1 and not options.enable_cpu_mem_arena
+        assert options.graph_optimization_level == ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    # the shipped manifest's settings are the ones measured best here (benchmarks/bench_runtime.py)
+    shipped = json.loads((MODELS_DIR / "manifest.json").read_text(encoding="utf-8"))["runtime"]
+    assert Detector().runtime.graph_optimization == shipped["graph_optimization"] == "all"
+
+
+@pytest.mark.parametrize(
+    "runtime", [{"threads": 2}, {"graph_optimization": "fastest"}, {"intra_op_threads": -1}]
+)
+def test_unusable_runtime_settings_are_refused_naming_the_manifest(tmp_path: Path, runtime: dict) -> None:
+    folder = _models_with_runtime(tmp_path / "models", runtime)
+    with pytest.raises(ModelError, match="manifest.json: unusable runtime settings"):
+        Detector(folder / "tiles.onnx", classifier=folder / "tile_faces.onnx")

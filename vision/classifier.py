@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.boxes import row_directions
 from vision.detections import DETECTOR_CLASSES
-from vision.onnx_model import load_onnx
+from vision.onnx_model import Runtime, load_onnx
 
 NONE = len(DETECTOR_CLASSES)  # "not a tile": the localiser's false alarms
 CLASSIFIER_CLASSES: tuple[str, ...] = (*DETECTOR_CLASSES, "none")
@@ -107,8 +107,11 @@ def crops_to_blob(crops: np.ndarray) -> np.ndarray:
 class TileClassifier:
     """``TileClassifier(path)``: ``.onnx`` through ONNX Runtime, ``.pt`` through torch."""
 
-    def __init__(self, weights: Path | str, *, threads: int | None = None) -> None:
+    def __init__(
+        self, weights: Path | str, *, threads: int | None = None, runtime: Runtime | None = None
+    ) -> None:
         self.weights = Path(weights)
+        self.runtime = runtime
         if not self.weights.is_file():
             raise ClassifierError(f"{self.weights}: no such classifier weights file")
         self.backend = "onnx" if self.weights.suffix == ".onnx" else "torch"
@@ -120,7 +123,7 @@ class TileClassifier:
         self._class_map = np.array([CLASSIFIER_CLASSES.index(name) for name in names], np.int64)
 
     def _load_onnx(self, threads: int | None) -> list[str]:
-        model = load_onnx(self.weights, threads, ClassifierError, "classify")
+        model = load_onnx(self.weights, threads, ClassifierError, "classify", self.runtime)
         self._session = model.session
         self.imgsz = model.imgsz
         self._input = model.input.name

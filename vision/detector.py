@@ -22,7 +22,7 @@ from vision import deskew, looks, rowfit
 from vision.classifier import NONE, ClassifierError, TileClassifier
 from vision.detections import DETECTOR_CLASSES, HONOUR, Detections
 from vision.images import Photo
-from vision.onnx_model import load_onnx
+from vision.onnx_model import Runtime, load_onnx
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_WEIGHTS = MODELS_DIR / "tiles.onnx"
@@ -91,6 +91,7 @@ class Detector:
         classifier: Path | str | None = None,
         threads: int | None = None,
         fit_rows: bool = True,
+        runtime: Runtime | None = None,
     ) -> None:
         self.weights = Path(weights)
         # boxes of packed standing rows split and snapped at their seams (vision.rowfit)
@@ -99,18 +100,24 @@ class Detector:
             raise ModelError(f"{self.weights}: no such weights file (the shipped model is models/tiles.onnx)")
         self.backend = "onnx" if self.weights.suffix == ".onnx" else "torch"
         self._lock = threading.Lock()  # only the torch path needs it: ultralytics predictors keep state
+        try:
+            self.runtime = runtime or Runtime.beside(self.weights)
+        except ValueError as failure:
+            raise ModelError(str(failure)) from None
         names = self._load_onnx(threads) if self.backend == "onnx" else self._load_torch()
         self.localiser = names in LOCALISER_NAMES
         self._class_map = np.zeros(1, np.int64) if self.localiser else _class_map(names)
         if self.localiser and classifier is None:
             classifier = DEFAULT_CLASSIFIER
         try:
-            self.classifier = TileClassifier(classifier, threads=threads) if classifier else None
+            self.classifier = (
+                TileClassifier(classifier, threads=threads, runtime=self.runtime) if classifier else None
+            )
         except ClassifierError as error:
             raise ModelError(str(error)) from None
 
     def _load_onnx(self, threads: int | None) -> list[str]:
-        model = load_onnx(self.weights, threads, ModelError, "detect")
+        model = load_onnx(self.weights, threads, ModelError, "detect", self.runtime)
         self._session = model.session
         self.imgsz = model.imgsz
         self.end2end = model.metadata.get("end2end", "False") == "True"

@@ -1,4 +1,5 @@
-"""Loading an ultralytics ONNX export with ONNX Runtime: the one way both models of the detector do it."""
+"""Loading an ultralytics ONNX export with ONNX Runtime: the one way both models of the detector do it, with
+the session settings of ``models/manifest.json`` (``Runtime``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,56 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+GRAPH_LEVELS = ("disable", "basic", "extended", "all")
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """ONNX Runtime's session settings for both models: the ``runtime`` object of the manifest beside the
+    weights (``models/manifest.json``), measured for the machine the models ship to
+    (``benchmarks/bench_runtime.py``)."""
+
+    intra_op_threads: int = 0  # threads one model call uses; 0: ONNX Runtime's choice, one per core
+    graph_optimization: str = "all"  # one of GRAPH_LEVELS: how far ONNX Runtime rewrites the graph on load
+    cpu_mem_arena: bool = True  # reuse a grown arena across calls (False: allocate each call's tensors anew)
+
+    def __post_init__(self) -> None:
+        if self.intra_op_threads < 0:
+            raise ValueError(f"runtime: intra_op_threads {self.intra_op_threads} is negative")
+        if self.graph_optimization not in GRAPH_LEVELS:
+            raise ValueError(f"runtime: graph_optimization must be one of {GRAPH_LEVELS}")
+
+    @classmethod
+    def beside(cls, weights: Path) -> Runtime:
+        """The settings of the manifest in the weights' folder (the defaults where it has none); settings
+        of unknown names or values raise ``ValueError`` naming the manifest."""
+        manifest = weights.parent / "manifest.json"
+        try:
+            settings = json.loads(manifest.read_text(encoding="utf-8")).get("runtime", {})
+        except (OSError, ValueError):
+            return cls()
+        try:
+            return cls(**settings)
+        except (TypeError, ValueError) as failure:
+            raise ValueError(f"{manifest}: unusable runtime settings ({failure})") from None
+
+    def options(self, threads: int | None = None) -> Any:
+        """``onnxruntime.SessionOptions`` with these settings; ``threads`` overrides ``intra_op_threads``."""
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        if threads or self.intra_op_threads:
+            options.intra_op_num_threads = threads or self.intra_op_threads
+        levels = ort.GraphOptimizationLevel
+        options.graph_optimization_level = {
+            "disable": levels.ORT_DISABLE_ALL,
+            "basic": levels.ORT_ENABLE_BASIC,
+            "extended": levels.ORT_ENABLE_EXTENDED,
+            "all": levels.ORT_ENABLE_ALL,
+        }[self.graph_optimization]
+        options.enable_cpu_mem_arena = self.cpu_mem_arena
+        return options
 
 
 @dataclass(frozen=True)
@@ -27,15 +78,18 @@ TASKS = {
 }
 
 
-def load_onnx(weights: Path, threads: int | None, error: type[Exception], task: str) -> OnnxModel:
-    """Open ``weights`` on the CPU as a model of ultralytics' ``task`` ("detect" or "classify"); anything
-    unusable, a model of the other task included, raises ``error`` with a message naming the file."""
+def load_onnx(
+    weights: Path, threads: int | None, error: type[Exception], task: str, runtime: Runtime | None = None
+) -> OnnxModel:
+    """Open ``weights`` on the CPU as a model of ultralytics' ``task`` ("detect" or "classify") with
+    ``runtime``'s settings (by default the manifest's beside it; ``threads`` overrides its threads);
+    anything unusable, a model of the other task included, raises ``error`` with a message naming the file."""
     import onnxruntime as ort
 
-    options = ort.SessionOptions()
-    if threads:
-        options.intra_op_num_threads = threads
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    try:
+        options = (runtime or Runtime.beside(weights)).options(threads)
+    except ValueError as failure:
+        raise error(str(failure)) from None
     try:
         session = ort.InferenceSession(str(weights), options, providers=["CPUExecutionProvider"])
     except Exception as failure:  # onnxruntime raises its own untyped errors
