@@ -212,5 +212,5 @@ def test_both_models_take_onnx_runtimes_settings_from_the_manifest(tmp_path: Pat
 )
 def test_unusable_runtime_settings_are_refused_naming_the_manifest(tmp_path: Path, runtime: dict) -> None:
     folder = _models_with_runtime(tmp_path / "models", runtime)
-    with pytest.raises(ModelError, match="manifest.json: unusable runtime settings"):
+    with pytest.raises(ModelError, match=r"manifest\.json: unusable runtime settings"):
         Detector(folder / "tiles.onnx", classifier=folder / "tile_faces.onnx")
