@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -47,6 +48,11 @@ def rss_mb(pid: int) -> float | None:
     except OSError:
         return None
     return None
+
+
+def _import_from_this_checkout() -> None:
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
 
 
 def _photo(path: str | None) -> tuple[str, bytes]:
@@ -152,6 +158,90 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
 
+@dataclass(frozen=True)
+class ApiLoad:
+    """One load run: what was sent, the answers that were not 200, the latencies (s) of those that were,
+    the run's wall time (s) and the server's RSS (MB) after the warm-up, at the peak and at the end (None
+    where /proc is unavailable)."""
+
+    requests: int
+    clients: int
+    model: str  # "fake detector", or "model <weights>"
+    photo: str
+    photo_bytes: int
+    errors: tuple[str, ...]  # the warm-up's first
+    latencies: tuple[float, ...]
+    wall: float
+    rss_before: float | None
+    rss_peak: float
+    rss_after: float | None
+
+    @property
+    def throughput(self) -> float:
+        """Answers of status 200 per second."""
+        return len(self.latencies) / self.wall
+
+    @property
+    def growth(self) -> float | None:
+        """MB the server's RSS grew by from the end of the warm-up to the end."""
+        if self.rss_before is None or self.rss_after is None:
+            return None
+        return self.rss_after - self.rss_before
+
+
+def measure(
+    fake: bool,
+    requests: int = 200,
+    clients: int = 8,
+    warmup: int = 64,
+    photo: tuple[str, bytes] | None = None,
+    startup_timeout: float = 60.0,
+) -> ApiLoad:
+    """Start the service (``fake``: with the fake detector), send ``warmup`` requests, then ``requests``
+    ``POST /api/v1/score-photo`` of ``photo`` (default: the first example, else a drawn one) from
+    ``clients`` clients, and stop it. Raises ``RuntimeError`` when the server does not start or its model
+    is not loaded."""
+    _import_from_this_checkout()
+    name, data = photo if photo is not None else _photo(None)
+    send = photo_request((name, data))
+    server, base = launch_server(fake)
+    try:
+        health = wait_ready(base, server, startup_timeout)
+        if not health.get("model_loaded"):
+            raise RuntimeError(f"the model is not loaded ({health.get('model_error')}); use --fake")
+        _, warm_errors, _ = load(base, send, warmup, clients)
+        before = rss_mb(server.pid)
+        sampler = Sampler(server.pid)
+        sampler.start()
+        start = time.perf_counter()
+        latencies, errors, _ = load(base, send, requests, clients)
+        wall = time.perf_counter() - start
+        sampler.done.set()
+        sampler.join()
+        after = rss_mb(server.pid)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    model = "fake detector" if fake else f"model {health.get('weights')}"
+    return ApiLoad(
+        requests,
+        clients,
+        model,
+        name,
+        len(data),
+        (*warm_errors, *errors),
+        tuple(latencies),
+        wall,
+        before,
+        sampler.peak,
+        after,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -169,67 +259,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.requests < 1 or args.concurrency < 1:
         parser.error("--requests and --concurrency must be at least 1")
 
-    sys.path.insert(0, str(ROOT))
-    photo = _photo(args.photo)
-    server, base = launch_server(args.fake)
+    _import_from_this_checkout()
     try:
-        try:
-            health = wait_ready(base, server, args.startup_timeout)
-        except RuntimeError as error:
-            print(f"bench_api: {error}", file=sys.stderr)
-            return 2
-        if not health.get("model_loaded"):
-            print(
-                f"bench_api: the model is not loaded ({health.get('model_error')}); use --fake",
-                file=sys.stderr,
-            )
-            return 2
-        _, warm_errors, _ = load(base, photo_request(photo), args.warmup, args.concurrency)
-        before = rss_mb(server.pid)
-        sampler = Sampler(server.pid)
-        sampler.start()
-        start = time.perf_counter()
-        latencies, errors, _ = load(base, photo_request(photo), args.requests, args.concurrency)
-        wall = time.perf_counter() - start
-        sampler.done.set()
-        sampler.join()
-        after = rss_mb(server.pid)
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-
-    errors = warm_errors + errors
-    model = "fake detector" if args.fake else f"model {health.get('weights')}"
-    print(f"bench_api: {args.requests} POST /api/v1/score-photo, {args.concurrency} clients, {model}")
-    print(f"  photo: {photo[0]} ({len(photo[1]) / 1024:.0f} KiB)")
-    print(f"  errors: {len(errors)}")
-    for failure in errors[:5]:
-        print(f"    {failure}")
-    if latencies:
-        print(
-            f"  latency: p50 {percentile(latencies, 50) * 1000:.1f} ms, "
-            f"p95 {percentile(latencies, 95) * 1000:.1f} ms, "
-            f"max {max(latencies) * 1000:.1f} ms, mean {statistics.fmean(latencies) * 1000:.1f} ms"
+        run = measure(
+            args.fake, args.requests, args.concurrency, args.warmup, _photo(args.photo), args.startup_timeout
         )
-    print(f"  throughput: {len(latencies) / wall:.1f} requests/s over {wall:.2f} s")
-    growth = None
-    if before is not None and after is not None:
-        growth = after - before
+    except RuntimeError as error:
+        print(f"bench_api: {error}", file=sys.stderr)
+        return 2
+    print(f"bench_api: {run.requests} POST /api/v1/score-photo, {run.clients} clients, {run.model}")
+    print(f"  photo: {run.photo} ({run.photo_bytes / 1024:.0f} KiB)")
+    print(f"  errors: {len(run.errors)}")
+    for failure in run.errors[:5]:
+        print(f"    {failure}")
+    if run.latencies:
         print(
-            f"  server RSS: {before:.1f} MB after warm-up, peak {sampler.peak:.1f} MB, "
-            f"{after:.1f} MB at the end "
-            f"({growth:+.1f} MB)"
+            f"  latency: p50 {percentile(run.latencies, 50) * 1000:.1f} ms, "
+            f"p95 {percentile(run.latencies, 95) * 1000:.1f} ms, "
+            f"max {max(run.latencies) * 1000:.1f} ms, mean {statistics.fmean(run.latencies) * 1000:.1f} ms"
+        )
+    print(f"  throughput: {run.throughput:.1f} requests/s over {run.wall:.2f} s")
+    if run.growth is not None:
+        print(
+            f"  server RSS: {run.rss_before:.1f} MB after warm-up, peak {run.rss_peak:.1f} MB, "
+            f"{run.rss_after:.1f} MB at the end "
+            f"({run.growth:+.1f} MB)"
         )
     else:
         print("  server RSS: not available on this system")
-    if errors:
+    if run.errors:
         return 1
-    if growth is not None and growth > args.max_growth_mb:
-        print(f"bench_api: memory grew by {growth:.1f} MB (> {args.max_growth_mb} MB)", file=sys.stderr)
+    if run.growth is not None and run.growth > args.max_growth_mb:
+        print(f"bench_api: memory grew by {run.growth:.1f} MB (> {args.max_growth_mb} MB)", file=sys.stderr)
         return 1
     return 0
 

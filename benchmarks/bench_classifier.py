@@ -20,16 +20,21 @@ import argparse
 import json
 import sys
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from vision.classifier import TileClassifier
 
 RENDERED_SEED = 1_000_000
 
 
 def _scene_tiles(
-    classifier: object, data: Path, roles: set[str]
+    classifier: TileClassifier, data: Path, roles: set[str]
 ) -> Iterator[tuple[int, int, tuple[str, ...]]]:
     """(true class, read class, keys) for each labelled tile of the given roles."""
     from vision.images import load_photo
@@ -40,14 +45,14 @@ def _scene_tiles(
         if not boxes:
             continue
         pixels = load_photo(data / scene["image"]).pixels
-        found, _ = classifier.classify(pixels, np.array([b["box"] for b in boxes], np.float32))  # type: ignore[attr-defined]
+        found, _ = classifier.classify(pixels, np.array([b["box"] for b in boxes], np.float32))
         style = scene["tiles"].split("-")[0]
         for box, read in zip(boxes, found, strict=True):
             yield box["cls"], int(read), (f"style {style}", f"role {box['role']}")
 
 
 def _rendered_tiles(
-    classifier: object, n: int, seed: int, held_out_art: Sequence[str] = (), red_fives: bool = False
+    classifier: TileClassifier, n: int, seed: int, held_out_art: Sequence[str] = (), red_fives: bool = False
 ) -> Iterator[tuple[int, int, tuple[str, ...]]]:
     from datasets.synth.face_crops import art_sets_in, rendered_crops
     from vision.classifier import CLASSIFIER_CLASSES
@@ -57,7 +62,7 @@ def _rendered_tiles(
         rendered_crops(
             n,
             seed=seed,
-            size=classifier.imgsz,  # type: ignore[attr-defined]
+            size=classifier.imgsz,
             art_sets=art_sets,
             art_p=1.0 if art_sets else 0.0,
             red_five_p=1.0 if red_fives else 0.0,
@@ -66,14 +71,68 @@ def _rendered_tiles(
     )
     if not named:
         return
-    probs = classifier.probabilities(np.stack([crop for _, crop in named]))  # type: ignore[attr-defined]
+    probs = classifier.probabilities(np.stack([crop for _, crop in named]))
     for (name, _), read in zip(named, probs.argmax(1), strict=True):
         yield CLASSIFIER_CLASSES.index(name), int(read), ()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from vision.classifier import CLASSIFIER_CLASSES, TileClassifier
+@dataclass(frozen=True)
+class TopOne:
+    """Tiles read and read right per key (``all``, ``style S``, ``role R``, ``suit X``: ``all`` first, then
+    the keys in order), and the confusions, ``(true name, read name, count)``, the most frequent first."""
+
+    tiles: dict[str, int]
+    right: dict[str, int]
+    confusions: tuple[tuple[str, str, int], ...]
+
+    def rate(self, key: str) -> float:
+        return self.right[key] / self.tiles[key]
+
+
+def measure_scenes(classifier: TileClassifier, data: Path, roles: set[str]) -> TopOne:
+    """Top-1 on the labelled suited tiles and backs of ``roles`` in ``data/scenes.jsonl``, cropped as the
+    detector crops them, per key ``all``, ``style S``, ``role R`` and ``suit X``."""
+    return _tally(_scene_tiles(classifier, data, roles))
+
+
+def measure_rendered(
+    classifier: TileClassifier,
+    n: int,
+    seed: int = RENDERED_SEED,
+    held_out_art: Sequence[str] = (),
+    red_fives: bool = False,
+) -> TopOne:
+    """Top-1 on ``n`` crops rendered without a scene, per key ``all`` and ``suit X``: faces of sets drawn
+    fresh from ``seed``, or of the held-out art sets in ``held_out_art``; fives alone, all red, with
+    ``red_fives``."""
+    return _tally(_rendered_tiles(classifier, n, seed, held_out_art, red_fives))
+
+
+def _tally(tiles: Iterable[tuple[int, int, tuple[str, ...]]]) -> TopOne:
+    from vision.classifier import CLASSIFIER_CLASSES
     from vision.detections import BACK
+
+    right: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    confusions: Counter[tuple[str, str]] = Counter()
+    for truth, read, keys in tiles:
+        ok = int(read == truth)
+        suit = CLASSIFIER_CLASSES[truth][0] if truth < BACK else CLASSIFIER_CLASSES[truth]
+        for key in ("all", *keys, f"suit {suit}"):
+            total[key] += 1
+            right[key] += ok
+        if not ok:
+            confusions[(CLASSIFIER_CLASSES[truth], CLASSIFIER_CLASSES[read])] += 1
+    order = sorted(total, key=lambda k: (k != "all", k))
+    return TopOne(
+        {key: total[key] for key in order},
+        {key: right[key] for key in order},
+        tuple((a, b, n) for (a, b), n in confusions.most_common()),
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from vision.classifier import TileClassifier
     from vision.detector import DEFAULT_CLASSIFIER
 
     parser = argparse.ArgumentParser(
@@ -95,10 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--held-out-art and --red-fives go with --rendered")
     roles = set(args.roles.split(","))
     classifier = TileClassifier(args.classifier)
-    tiles = (
-        _scene_tiles(classifier, args.data, roles)
+    result = (
+        measure_scenes(classifier, args.data, roles)
         if args.data is not None
-        else _rendered_tiles(
+        else measure_rendered(
             classifier,
             args.rendered,
             args.seed,
@@ -106,17 +165,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.red_fives,
         )
     )
-    right: Counter[str] = Counter()
-    total: Counter[str] = Counter()
-    confusions: Counter[tuple[str, str]] = Counter()
-    for truth, read, keys in tiles:
-        ok = int(read == truth)
-        suit = CLASSIFIER_CLASSES[truth][0] if truth < BACK else CLASSIFIER_CLASSES[truth]
-        for key in ("all", *keys, f"suit {suit}"):
-            total[key] += 1
-            right[key] += ok
-        if not ok:
-            confusions[(CLASSIFIER_CLASSES[truth], CLASSIFIER_CLASSES[read])] += 1
     source = (
         args.data
         if args.data is not None
@@ -125,14 +173,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         + (", red fives" if args.red_fives else "")
         + ")"
     )
-    if not total:
+    if not result.tiles:
         print(f"{source}: no labelled tiles to read", file=sys.stderr)
         return 2
     what = f" ({', '.join(sorted(roles))} tiles)" if args.data is not None else ""
     print(f"{args.classifier.name} on {source}{what}")
-    for key in sorted(total, key=lambda k: (k != "all", k)):
-        print(f"  {key:28s} {total[key]:6d} tiles  top-1 {right[key] / total[key]:.3f}")
-    common = ", ".join(f"{a}->{b} {n}" for (a, b), n in confusions.most_common(12))
+    for key, tiles in result.tiles.items():
+        print(f"  {key:28s} {tiles:6d} tiles  top-1 {result.rate(key):.3f}")
+    common = ", ".join(f"{a}->{b} {n}" for a, b, n in result.confusions[:12])
     print(f"  most frequent confusions: {common}")
     return 0
 

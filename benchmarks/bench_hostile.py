@@ -280,6 +280,160 @@ def stop_server(server: subprocess.Popen[bytes]) -> int | None:
         return None
 
 
+# ---- the run
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    """A case replayed: the outcome of each request it sent, the server's peak RSS (MB) meanwhile, and
+    whether a script sent after a JPEG's end was stored (looked for after the trailer case only)."""
+
+    case: Case
+    outcomes: tuple[Outcome, ...]
+    peak_mb: float
+    script_stored: bool = False
+
+    @property
+    def unexpected(self) -> int:
+        """Answers other than the expected one, and a stored script."""
+        wrong = sum((outcome.status, outcome.code) != self.case.expected for outcome in self.outcomes)
+        return wrong + self.script_stored
+
+
+@dataclass(frozen=True)
+class LoadRun:
+    """``requests`` requests of one kind: the latencies (s) of the answers of status 200, a description
+    of every other answer, and the wall time (s)."""
+
+    label: str
+    requests: int
+    latencies: tuple[float, ...]
+    errors: tuple[str, ...]
+    wall: float
+
+
+@dataclass(frozen=True)
+class HostileRun:
+    """What one run against the server measured. Memory is the server's resident set in MB (0 where /proc
+    is unavailable)."""
+
+    server: str  # "uvicorn (fake)" or "smj serve"
+    base: str
+    model: str  # "fake detector", or "model <weights>"
+    rss_start: float
+    cases: tuple[CaseRun, ...]
+    healthz: tuple[str, float] | None  # the slowest case, and the slowest /healthz answer (s) as it ran again
+    loads: tuple[LoadRun, ...]  # the photos', then the hands' (those asked for)
+    rss_before: float  # before the load runs
+    rss_peak: float  # during them (at least rss_before)
+    after_s: float
+    rss_after: float  # after_s seconds after them
+    stopped: int | None  # the exit status after SIGTERM; None when it had to be killed
+
+    @property
+    def failures(self) -> int:
+        """Unexpected answers of the cases, and failed load requests."""
+        return sum(run.unexpected for run in self.cases) + sum(len(run.errors) for run in self.loads)
+
+
+class ServerDidNotStart(RuntimeError):
+    """The server did not answer in time; ``stopped`` is its exit status after SIGTERM (None: killed)."""
+
+    def __init__(self, message: str, stopped: int | None) -> None:
+        super().__init__(message)
+        self.stopped = stopped
+
+
+def measure(
+    cases: Sequence[Case],
+    fake: bool = False,
+    photos: int = 200,
+    photo_clients: int = 8,
+    hands: int = 1000,
+    hand_clients: int = 16,
+    after_s: float = 60.0,
+    startup_timeout: float = 120.0,
+) -> HostileRun:
+    """Start the server (``fake``: the fake app), replay ``cases``, probe ``/healthz`` while the slowest
+    runs again, send ``photos`` photo requests from ``photo_clients`` clients, then ``hands`` hand
+    requests from ``hand_clients``, wait ``after_s`` seconds and stop the server with SIGTERM. Raises
+    ``ServerDidNotStart`` when the server does not answer within ``startup_timeout`` seconds."""
+    with tempfile.TemporaryDirectory(prefix="bench_hostile_") as data_dir:
+        # the saved example of the trailer case goes to data_dir, removed after
+        server, base = launch_server(fake, {"SMJ_DATASET_DIR": data_dir}, start_server)
+        try:
+            health = wait_ready(base, server, startup_timeout)
+        except RuntimeError as error:
+            raise ServerDidNotStart(str(error), stop_server(server)) from error
+        try:
+            rss_start = rss_mb(server.pid) or 0.0
+            replayed, healthz = _replay(base, server.pid, cases, Path(data_dir))
+            before = rss_mb(server.pid) or 0.0
+            sampler = Sampler(server.pid)
+            sampler.start()
+            loads = _loads(base, photos, photo_clients, hands, hand_clients)
+            sampler.done.set()
+            sampler.join()
+            time.sleep(max(after_s, 0.0))
+            after = rss_mb(server.pid) or 0.0
+        finally:
+            stopped = stop_server(server)
+    return HostileRun(
+        "uvicorn (fake)" if fake else "smj serve",
+        base,
+        "fake detector" if fake else f"model {health.get('weights')}",
+        rss_start,
+        replayed,
+        healthz,
+        loads,
+        before,
+        max(sampler.peak, before),
+        after_s,
+        after,
+        stopped,
+    )
+
+
+def _replay(
+    base: str, pid: int, cases: Sequence[Case], data_dir: Path
+) -> tuple[tuple[CaseRun, ...], tuple[str, float] | None]:
+    """Each case run once, and the slowest ``/healthz`` answer while the slowest case runs again."""
+    replayed: list[CaseRun] = []
+    with httpx.Client(base_url=base, timeout=120) as client:
+        for case in cases:
+            outcomes, peak = run_case(client, case, pid)
+            stored = case.name == "example_script_trailer" and bool(_stored_scripts(data_dir))
+            replayed.append(CaseRun(case, tuple(outcomes), peak, stored))
+    if not replayed:
+        return (), None
+    slowest = max(replayed, key=lambda run: max(outcome.seconds for outcome in run.outcomes)).case
+    return tuple(replayed), (slowest.name, healthz_while(base, slowest))
+
+
+def _loads(base: str, photos: int, photo_clients: int, hands: int, hand_clients: int) -> tuple[LoadRun, ...]:
+    """The load runs asked for: photo requests, then hand requests."""
+    photo_name, photo = example_photo()
+    runs: list[LoadRun] = []
+    if photos:
+        latencies, errors, wall = load(
+            base,
+            lambda client: client.post(
+                "/api/v1/score-photo", files={"image": (photo_name, photo, "image/jpeg")}
+            ),
+            photos,
+            photo_clients,
+        )
+        runs.append(
+            LoadRun(f"photos ({photo_clients} clients)", photos, tuple(latencies), tuple(errors), wall)
+        )
+    if hands:
+        latencies, errors, wall = load(
+            base, lambda client: client.post("/api/v1/score", json={"hand": HAND}), hands, hand_clients
+        )
+        runs.append(LoadRun(f"hands ({hand_clients} clients)", hands, tuple(latencies), tuple(errors), wall))
+    return tuple(runs)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--fake", action="store_true", help="serve with the fake detector")
@@ -301,92 +455,52 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unknown:
             parser.error(f"unknown cases {unknown}; known: {', '.join(case.name for case in cases)}")
         cases = [case for case in cases if case.name in wanted]
-    with tempfile.TemporaryDirectory(prefix="bench_hostile_") as data_dir:
-        return _run(args, cases, Path(data_dir))
-
-
-def _run(args: argparse.Namespace, cases: Sequence[Case], data_dir: Path) -> int:
-    # the saved example of the trailer case goes to data_dir, removed after
-    server, base = launch_server(args.fake, {"SMJ_DATASET_DIR": str(data_dir)}, start_server)
-    failures = 0
     try:
-        try:
-            health = wait_ready(base, server, args.startup_timeout)
-        except RuntimeError as error:
-            print(f"bench_hostile: {error}", file=sys.stderr)
-            return 2
-        model = "fake detector" if args.fake else f"model {health.get('weights')}"
-        print(f"bench_hostile: {'uvicorn (fake)' if args.fake else 'smj serve'} on {base}, {model}")
-        print(f"  server RSS at start: {rss_mb(server.pid) or 0:.0f} MB")
-        print(f"  {'case':<24} {'expected':<26} {'answered':<26} {'seconds':>8} {'peak RSS':>9}")
-        slowest: tuple[float, Case] | None = None
-        with httpx.Client(base_url=base, timeout=120) as client:
-            for case in cases:
-                outcomes, peak = run_case(client, case, server.pid)
-                for outcome in outcomes:
-                    answered = (outcome.status, outcome.code)
-                    ok = answered == case.expected
-                    failures += 0 if ok else 1
-                    expected = f"{case.expected[0]} {case.expected[1] or ''}".strip()
-                    got = (
-                        f"{outcome.status} {outcome.code or ''}".strip()
-                        if outcome.status
-                        else outcome.note[:26]
-                    )
-                    mark = "" if ok else "  UNEXPECTED"
-                    print(
-                        f"  {case.name:<24} {expected:<26} {got:<26} {outcome.seconds:>8.2f} "
-                        f"{peak:>6.0f} MB{mark}"
-                    )
-                if case.name == "example_script_trailer" and _stored_scripts(data_dir):
-                    failures += 1
-                    print(f"  {case.name:<24} UNEXPECTED: the script after the JPEG's end was stored")
-                took = max(outcome.seconds for outcome in outcomes)
-                if slowest is None or took > slowest[0]:
-                    slowest = (took, case)
-        if slowest is not None:
-            worst = healthz_while(base, slowest[1])
-            print(
-                f"  /healthz while {slowest[1].name} runs: slowest answer {worst * 1000:.0f} ms "
-                "(target 100 ms)"
-            )
-
-        photo_name, photo = example_photo()
-        before = rss_mb(server.pid) or 0.0
-        sampler = Sampler(server.pid)
-        sampler.start()
-        if args.photos:
-            latencies, errors, wall = load(
-                base,
-                lambda client: client.post(
-                    "/api/v1/score-photo", files={"image": (photo_name, photo, "image/jpeg")}
-                ),
-                args.photos,
-                args.photo_clients,
-            )
-            failures += len(errors)
-            print(load_report(f"photos ({args.photo_clients} clients)", latencies, errors, wall, args.photos))
-        if args.hands:
-            latencies, errors, wall = load(
-                base,
-                lambda client: client.post("/api/v1/score", json={"hand": HAND}),
-                args.hands,
-                args.hand_clients,
-            )
-            failures += len(errors)
-            print(load_report(f"hands ({args.hand_clients} clients)", latencies, errors, wall, args.hands))
-        sampler.done.set()
-        sampler.join()
-        time.sleep(max(args.after_s, 0.0))
-        after = rss_mb(server.pid) or 0.0
-        print(
-            f"  server RSS: before {before:.0f} MB, peak {max(sampler.peak, before):.0f} MB, "
-            f"{args.after_s:g} s after {after:.0f} MB (target: within 50 MB of before)"
+        run = measure(
+            cases,
+            args.fake,
+            args.photos,
+            args.photo_clients,
+            args.hands,
+            args.hand_clients,
+            args.after_s,
+            args.startup_timeout,
         )
-    finally:
-        status = stop_server(server)
-        print(f"  SIGTERM: {'stopped, status ' + str(status) if status is not None else 'had to be killed'}")
-    return 1 if failures else 0
+    except ServerDidNotStart as error:
+        print(f"bench_hostile: {error}", file=sys.stderr)
+        print(_stopped(error.stopped))
+        return 2
+    print(f"bench_hostile: {run.server} on {run.base}, {run.model}")
+    print(f"  server RSS at start: {run.rss_start:.0f} MB")
+    print(f"  {'case':<24} {'expected':<26} {'answered':<26} {'seconds':>8} {'peak RSS':>9}")
+    for replayed in run.cases:
+        case = replayed.case
+        for outcome in replayed.outcomes:
+            ok = (outcome.status, outcome.code) == case.expected
+            expected = f"{case.expected[0]} {case.expected[1] or ''}".strip()
+            got = f"{outcome.status} {outcome.code or ''}".strip() if outcome.status else outcome.note[:26]
+            mark = "" if ok else "  UNEXPECTED"
+            print(
+                f"  {case.name:<24} {expected:<26} {got:<26} {outcome.seconds:>8.2f} "
+                f"{replayed.peak_mb:>6.0f} MB{mark}"
+            )
+        if replayed.script_stored:
+            print(f"  {case.name:<24} UNEXPECTED: the script after the JPEG's end was stored")
+    if run.healthz is not None:
+        name, worst = run.healthz
+        print(f"  /healthz while {name} runs: slowest answer {worst * 1000:.0f} ms (target 100 ms)")
+    for loaded in run.loads:
+        print(load_report(loaded.label, loaded.latencies, loaded.errors, loaded.wall, loaded.requests))
+    print(
+        f"  server RSS: before {run.rss_before:.0f} MB, peak {run.rss_peak:.0f} MB, "
+        f"{run.after_s:g} s after {run.rss_after:.0f} MB (target: within 50 MB of before)"
+    )
+    print(_stopped(run.stopped))
+    return 1 if run.failures else 0
+
+
+def _stopped(status: int | None) -> str:
+    return f"  SIGTERM: {'stopped, status ' + str(status) if status is not None else 'had to be killed'}"
 
 
 if __name__ == "__main__":

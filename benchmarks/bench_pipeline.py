@@ -25,9 +25,14 @@ import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from vision.detector import Detector
 
 
 def _same_hand(found: object, truth: object, row: dict) -> bool:
@@ -61,6 +66,81 @@ def _same_hand(found: object, truth: object, row: dict) -> bool:
     return key(found, False) == key(truth, True)
 
 
+@dataclass(frozen=True)
+class Share:
+    """Scenes counted in one part of a split and how many of them came out right."""
+
+    scenes: int
+    right: int
+
+    @property
+    def rate(self) -> float:
+        return self.right / self.scenes
+
+
+@dataclass(frozen=True)
+class MeldRow:
+    """The winning scenes of one meld count: how many, how many read exactly, how many scored as the truth."""
+
+    melds: int
+    scenes: int
+    exact: int
+    scored: int
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A scene not read exactly: its image, why (``unread``, ``tile count``, ``misread`` or ``grouping``),
+    its true hand and the hand read (as JSON; None when no hand was read)."""
+
+    image: str
+    kind: str
+    truth: dict[str, Any]
+    read: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class PipelineTally:
+    """What one folder's winning scenes measured. The splits by the warning, by the true blur, the suited
+    tiles, the latencies and the groupings are empty (None, {} or ()) with the labelled boxes for input."""
+
+    folder: Path
+    size: tuple[int, int]  # width, height of the first scene
+    melds: tuple[MeldRow, ...]  # by meld count, fewest first
+    apart: Share | None  # the scenes whose winning tile is set apart, exact; None: there are none
+    failures: tuple[Failure, ...]  # in the scenes' order
+    suited: Share | None  # photos whose suited tiles (all of them, as a multiset) were all read right
+    honours_as_suited: int  # honour tiles read as suited ones, over all photos
+    by_warning: dict[bool, Share]  # blurred_photo warned -> exact
+    by_blur: dict[int, Share]  # the scene's true blur band (``_blur_band``) -> exact
+    latencies: tuple[float, ...]  # seconds, JPEG bytes -> score, per photo
+    groupings: tuple[int, ...]  # the reading search's groupings per photo, every look
+
+    @property
+    def scenes(self) -> int:
+        return sum(row.scenes for row in self.melds)
+
+    @property
+    def exact_rate(self) -> float:
+        return sum(row.exact for row in self.melds) / self.scenes
+
+    @property
+    def score_rate(self) -> float:
+        return sum(row.scored for row in self.melds) / self.scenes
+
+    @property
+    def failure_kinds(self) -> Counter[str]:
+        return Counter(failure.kind for failure in self.failures)
+
+    @property
+    def latency_median(self) -> float:
+        return statistics.median(self.latencies)
+
+    @property
+    def latency_p90(self) -> float:
+        return sorted(self.latencies)[int(0.9 * (len(self.latencies) - 1))]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from vision.detector import DEFAULT_WEIGHTS, Detector
 
@@ -76,8 +156,102 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     detector = None if args.truth_detections else Detector(args.weights, classifier=args.classifier)
     for folder in args.data:
-        _measure(folder, detector, args)
+        try:
+            tally = measure(folder, detector, args.limit)
+        except ValueError as error:
+            print(f"bench_pipeline: {error}", file=sys.stderr)
+            return 2
+        _print(tally, "labelled boxes" if detector is None else args.weights.name, args.failures)
     return 0
+
+
+def measure(folder: Path, detector: Detector | None, limit: int = 0) -> PipelineTally:
+    """Read, group and score every winning scene of ``folder/scenes.jsonl`` (the first ``limit``; 0: all)
+    from its JPEG bytes with ``detector``, or from its labelled boxes when ``detector`` is None, and
+    compare with the truth. Raises ``ValueError`` when the folder has no winning scene."""
+    from scoring import WinContext, score
+    from scoring.hand import Hand
+    from scoring.presets import CHENGDU
+    from vision.detections import Detections
+    from vision.grouper import group_detections
+    from vision.grouping.result import WarningCode
+    from vision.pipeline import score_photo
+
+    rows = [json.loads(line) for line in (folder / "scenes.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = [r for r in rows if r.get("winning", True)]
+    if limit:
+        rows = rows[:limit]
+    if not rows:
+        raise ValueError(f"no winning scenes in {folder}")
+    context = WinContext()
+    suited_exact: list[bool] = []
+    honours_as_suited = 0
+    exact: dict[int, list[bool]] = defaultdict(list)
+    exact_apart: list[bool] = []  # the winning tile set apart: the only photos that show which it is
+    scored: dict[int, list[bool]] = defaultdict(list)
+    times: list[float] = []
+    groupings: list[int] = []  # the reading search's groupings per photo, every look
+    failures: list[Failure] = []
+    by_warning: dict[bool, list[bool]] = defaultdict(list)  # blurred_photo warned -> exact
+    by_blur: dict[int, list[bool]] = defaultdict(list)  # the scene's true blur band -> exact
+    for row in rows:
+        truth = Hand.from_json(row["hand"])
+        truth_score = score(truth, context)
+        melds = len(row["hand"]["melds"])
+        if detector is None:
+            boxes = row["boxes"]
+            detections = Detections(
+                np.array([b["box"] for b in boxes], np.float32).reshape(-1, 4),
+                np.array([b["cls"] for b in boxes], np.int64),
+                np.ones(len(boxes), np.float32),
+                (row["width"], row["height"]),
+            )
+            hand = group_detections(detections).hand
+            found_score = score(hand, context) if hand is not None else None
+        else:
+            data = (folder / row["image"]).read_bytes()
+            start = time.perf_counter()
+            result = score_photo(data, detector, context, CHENGDU)
+            times.append(time.perf_counter() - start)
+            groupings.append(result.groupings)
+            hand, found_score = result.hand, result.score
+            truth_tiles = Counter(b["cls"] for b in row["boxes"] if b["cls"] < 27)
+            found_tiles = Counter(int(c) for c in result.detections.class_ids if c < 27)
+            suited_exact.append(truth_tiles == found_tiles)
+            honours_as_suited += _honours_read_as_suited(result.detections, row)
+        right = hand is not None and _same_hand(hand, truth, row)
+        exact[melds].append(right)
+        if detector is not None:
+            by_warning[WarningCode.BLURRED_PHOTO in result.grouping.codes].append(right)
+            if "photo" in row and row.get("tile_px"):
+                by_blur[_blur_band(row["photo"]["blur_px"] / row["tile_px"])].append(right)
+        if not right:
+            read = hand.to_json() if hand is not None else None
+            failures.append(Failure(row["image"], _failure(hand, truth), row["hand"], read))
+        if row.get("win_apart"):
+            exact_apart.append(right)
+        scored[melds].append(
+            found_score is not None
+            and found_score.valid == truth_score.valid
+            and found_score.total_fan == truth_score.total_fan
+        )
+    return PipelineTally(
+        folder,
+        (rows[0]["width"], rows[0]["height"]),
+        tuple(MeldRow(n, len(exact[n]), sum(exact[n]), sum(scored[n])) for n in sorted(exact)),
+        _share(exact_apart) if exact_apart else None,
+        tuple(failures),
+        _share(suited_exact) if suited_exact else None,
+        honours_as_suited,
+        {warned: _share(values) for warned, values in by_warning.items()},
+        {band: _share(values) for band, values in by_blur.items()},
+        tuple(times),
+        tuple(groupings),
+    )
+
+
+def _share(right: Sequence[bool]) -> Share:
+    return Share(len(right), sum(right))
 
 
 def _failure(found: object, truth: object) -> str:
@@ -116,116 +290,52 @@ def _honours_read_as_suited(detections: object, row: dict) -> int:
     return int(on_honours(suited, honours, labelled).sum())
 
 
-def _measure(folder: Path, detector: object, args: argparse.Namespace) -> None:
-    from scoring import WinContext, score
-    from scoring.hand import Hand
-    from scoring.presets import CHENGDU
-    from vision.detections import Detections
-    from vision.grouper import group_detections
-    from vision.grouping.result import WarningCode
-    from vision.pipeline import score_photo
-
-    rows = [json.loads(line) for line in (folder / "scenes.jsonl").read_text(encoding="utf-8").splitlines()]
-    rows = [r for r in rows if r.get("winning", True)]
-    if args.limit:
-        rows = rows[: args.limit]
-    context = WinContext()
-    suited_exact: list[bool] = []
-    honours_as_suited = 0
-    exact: dict[int, list[bool]] = defaultdict(list)
-    exact_apart: list[bool] = []  # the winning tile set apart: the only photos that show which it is
-    scored: dict[int, list[bool]] = defaultdict(list)
-    times: list[float] = []
-    groupings: list[int] = []  # the reading search's groupings per photo, every look
-    failures: Counter[str] = Counter()
-    by_warning: dict[bool, list[bool]] = defaultdict(list)  # blurred_photo warned -> exact
-    by_blur: dict[int, list[bool]] = defaultdict(list)  # the scene's true blur band -> exact
-    for row in rows:
-        truth = Hand.from_json(row["hand"])
-        truth_score = score(truth, context)
-        melds = len(row["hand"]["melds"])
-        if detector is None:
-            boxes = row["boxes"]
-            detections = Detections(
-                np.array([b["box"] for b in boxes], np.float32).reshape(-1, 4),
-                np.array([b["cls"] for b in boxes], np.int64),
-                np.ones(len(boxes), np.float32),
-                (row["width"], row["height"]),
-            )
-            hand = group_detections(detections).hand
-            found_score = score(hand, context) if hand is not None else None
-        else:
-            data = (folder / row["image"]).read_bytes()
-            start = time.perf_counter()
-            result = score_photo(data, detector, context, CHENGDU)  # type: ignore[arg-type]
-            times.append(time.perf_counter() - start)
-            groupings.append(result.groupings)
-            hand, found_score = result.hand, result.score
-            truth_tiles = Counter(b["cls"] for b in row["boxes"] if b["cls"] < 27)
-            found_tiles = Counter(int(c) for c in result.detections.class_ids if c < 27)
-            suited_exact.append(truth_tiles == found_tiles)
-            honours_as_suited += _honours_read_as_suited(result.detections, row)
-        right = hand is not None and _same_hand(hand, truth, row)
-        exact[melds].append(right)
-        if detector is not None:
-            by_warning[WarningCode.BLURRED_PHOTO in result.grouping.codes].append(right)
-            if "photo" in row and row.get("tile_px"):
-                by_blur[_blur_band(row["photo"]["blur_px"] / row["tile_px"])].append(right)
-        if not exact[melds][-1]:
-            failures[_failure(hand, truth)] += 1
-            if args.failures:
-                read = hand.to_json() if hand is not None else None
-                print(f"  {row['image']}: {_failure(hand, truth)}: true {row['hand']}, read {read}")
-        if row.get("win_apart"):
-            exact_apart.append(exact[melds][-1])
-        scored[melds].append(
-            found_score is not None
-            and found_score.valid == truth_score.valid
-            and found_score.total_fan == truth_score.total_fan
-        )
-    all_exact = [v for values in exact.values() for v in values]
-    all_scored = [v for values in scored.values() for v in values]
-    print(
-        f"{len(all_exact)} winning scenes from {folder} ({rows[0]['width']}x{rows[0]['height']})"
-        f" ({'labelled boxes' if detector is None else args.weights.name})"
-    )
-    print(f"full hand exact: {np.mean(all_exact):.3f}   score matches: {np.mean(all_scored):.3f}")
-    if exact_apart:
+def _print(tally: PipelineTally, source: str, failures: bool) -> None:
+    if failures:
+        for failure in tally.failures:
+            print(f"  {failure.image}: {failure.kind}: true {failure.truth}, read {failure.read}")
+    width, height = tally.size
+    print(f"{tally.scenes} winning scenes from {tally.folder} ({width}x{height}) ({source})")
+    print(f"full hand exact: {tally.exact_rate:.3f}   score matches: {tally.score_rate:.3f}")
+    if tally.apart is not None:
         print(
-            f"full hand exact where the winning tile is set apart: {np.mean(exact_apart):.3f} "
-            f"({len(exact_apart)} scenes)"
+            f"full hand exact where the winning tile is set apart: {tally.apart.rate:.3f} "
+            f"({tally.apart.scenes} scenes)"
         )
-    print("failures: " + (", ".join(f"{kind} {n}" for kind, n in failures.most_common()) or "none"))
-    for melds in sorted(exact):
+    kinds = tally.failure_kinds.most_common()
+    print("failures: " + (", ".join(f"{kind} {n}" for kind, n in kinds) or "none"))
+    for row in tally.melds:
         print(
-            f"  {melds} melds: {len(exact[melds]):4d} scenes, exact {np.mean(exact[melds]):.3f}, "
-            f"score {np.mean(scored[melds]):.3f}"
+            f"  {row.melds} melds: {row.scenes:4d} scenes, exact {row.exact / row.scenes:.3f}, "
+            f"score {row.scored / row.scenes:.3f}"
         )
-    if suited_exact:
+    if tally.suited is not None:
         print(
-            f"suited tiles all right: {np.mean(suited_exact):.3f}   "
-            f"honour tiles read as suited: {honours_as_suited}"
+            f"suited tiles all right: {tally.suited.rate:.3f}   "
+            f"honour tiles read as suited: {tally.honours_as_suited}"
         )
-    if by_warning:
+    if tally.by_warning:
         print(
             "blurred_photo warned: "
             + ", ".join(
-                f"{'yes' if warned else 'no'} {len(v)} scenes exact {np.mean(v):.3f}"
-                for warned, v in sorted(by_warning.items(), reverse=True)
+                f"{'yes' if warned else 'no'} {share.scenes} scenes exact {share.rate:.3f}"
+                for warned, share in sorted(tally.by_warning.items(), reverse=True)
             )
         )
-    if by_blur:
-        bands = sorted(by_blur.items())
+    if tally.by_blur:
         print(
             "by true blur (sigma in tile widths): "
-            + ", ".join(f"{_band_name(band)} {len(v)} scenes exact {np.mean(v):.3f}" for band, v in bands)
+            + ", ".join(
+                f"{_band_name(band)} {share.scenes} scenes exact {share.rate:.3f}"
+                for band, share in sorted(tally.by_blur.items())
+            )
         )
-    if times:
+    if tally.latencies:
         print(
-            f"latency JPEG bytes -> score: median {1000 * statistics.median(times):.1f} ms, "
-            f"p90 {1000 * sorted(times)[int(0.9 * (len(times) - 1))]:.1f} ms"
+            f"latency JPEG bytes -> score: median {1000 * tally.latency_median:.1f} ms, "
+            f"p90 {1000 * tally.latency_p90:.1f} ms"
         )
-        print(f"groupings per photo: mean {np.mean(groupings):.2f}, max {max(groupings)}")
+        print(f"groupings per photo: mean {np.mean(tally.groupings):.2f}, max {max(tally.groupings)}")
 
 
 if __name__ == "__main__":

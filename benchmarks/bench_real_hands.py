@@ -18,33 +18,54 @@ import argparse
 import sys
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vision.detector import Detector
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+@dataclass(frozen=True)
+class Share:
+    """Photos counted in one part and how many of them were read exactly right."""
+
+    photos: int
+    right: int
+
+
+@dataclass(frozen=True)
+class RealHandsTally:
+    """The photos of one split and group: how many, how many had the player's suited tiles exactly right,
+    why the others were wrong (``misread``, ``tile missed``, ``tile too many``: the most frequent first),
+    and the photos whose labelled tiles make a winning hand apart from the others."""
+
+    photos: int
+    exact: int
+    wrong: dict[str, int]
+    winning: Share
+    others: Share
+
+    @property
+    def exact_rate(self) -> float:
+        return self.exact / self.photos
+
+
+def measure(
+    data: Path, detector: Detector, split: str = "val", source_group: str = "hand_series"
+) -> RealHandsTally:
+    """Run ``smj score``'s reading on each photo of ``split`` in ``data`` of the group ``source_group``
+    ('': every group) and compare the suited tiles it places in the hand and melds with the labelled ones."""
     from datasets.yolo import read_yolo
     from vision.detections import BACK
-    from vision.detector import DEFAULT_WEIGHTS, Detector
     from vision.grouping.result import GroupRole
     from vision.pipeline import recognize
 
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument(
-        "data", type=Path, help="a dataset folder in this project's layout (smj dataset import)"
-    )
-    parser.add_argument("--split", default="val")
-    parser.add_argument("--group", default="hand_series", help="source group ('' for every photo)")
-    parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
-    parser.add_argument("--classifier", type=Path, help="tile classifier weights (default: the shipped one)")
-    args = parser.parse_args(argv)
-    detector = Detector(args.weights, classifier=args.classifier)
     photos = exact = 0
     wrong: Counter[str] = Counter()
     by_win: dict[bool, list[bool]] = {True: [], False: []}
-    for item in read_yolo(args.data):
-        if item.split != args.split or (args.group and item.meta.get("source_group", "") != args.group):
+    for item in read_yolo(data):
+        if item.split != split or (source_group and item.meta.get("source_group", "") != source_group):
             continue
         truth = Counter(b.class_id for b in item.boxes if b.class_id < BACK)
         read = recognize(item.image, detector)
@@ -63,15 +84,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         if placed != truth:
             kind = "misread" if missed == extra else "tile missed" if missed > extra else "tile too many"
             wrong[kind] += 1
-    if not photos:
+    return RealHandsTally(
+        photos,
+        exact,
+        dict(wrong.most_common()),
+        Share(len(by_win[True]), sum(by_win[True])),
+        Share(len(by_win[False]), sum(by_win[False])),
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from vision.detector import DEFAULT_WEIGHTS, Detector
+
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "data", type=Path, help="a dataset folder in this project's layout (smj dataset import)"
+    )
+    parser.add_argument("--split", default="val")
+    parser.add_argument("--group", default="hand_series", help="source group ('' for every photo)")
+    parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
+    parser.add_argument("--classifier", type=Path, help="tile classifier weights (default: the shipped one)")
+    args = parser.parse_args(argv)
+    detector = Detector(args.weights, classifier=args.classifier)
+    tally = measure(args.data, detector, args.split, args.group)
+    if not tally.photos:
         print(f"no photos of split {args.split!r} and group {args.group!r} in {args.data}", file=sys.stderr)
         return 2
-    print(f"{photos} photos ({args.split}, {args.group or 'all groups'}) from {args.data}")
-    print(f"player's suited tiles exactly right: {exact / photos:.3f} ({exact} of {photos})")
-    print("wrong: " + (", ".join(f"{kind} {n}" for kind, n in wrong.most_common()) or "none"))
-    for win, label in ((True, "labelled tiles a winning hand"), (False, "the other photos")):
-        if by_win[win]:
-            print(f"  {label}: {sum(by_win[win])} of {len(by_win[win])} exactly right")
+    print(f"{tally.photos} photos ({args.split}, {args.group or 'all groups'}) from {args.data}")
+    print(f"player's suited tiles exactly right: {tally.exact_rate:.3f} ({tally.exact} of {tally.photos})")
+    print("wrong: " + (", ".join(f"{kind} {n}" for kind, n in tally.wrong.items()) or "none"))
+    for share, label in (
+        (tally.winning, "labelled tiles a winning hand"),
+        (tally.others, "the other photos"),
+    ):
+        if share.photos:
+            print(f"  {label}: {share.right} of {share.photos} exactly right")
     return 0
 
 

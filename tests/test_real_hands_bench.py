@@ -1,9 +1,9 @@
-"""The real-hands benchmark: the player's tiles the pipeline reads against the labelled ones."""
+"""The real-hands benchmark, through its ``measure``: the player's tiles the pipeline reads against the
+labelled ones."""
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,7 +12,7 @@ from bench_loader import load_benchmark
 
 from datasets.labels import Box, LabelledImage
 from datasets.yolo import write_yolo
-from vision.detector import DEFAULT_WEIGHTS
+from vision.detector import DEFAULT_WEIGHTS, Detector
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,36 +32,44 @@ def _labelled(name: str) -> LabelledImage:
     return LabelledImage(image, boxes, width, height, name, "val", {"source_group": "hand_series"})
 
 
-def _run(data: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    module = load_benchmark("bench_real_hands")
-    code = module.main([str(data), *args])
-    return code, capsys.readouterr().out
+bench = load_benchmark("bench_real_hands")
 
 
-def test_the_players_tiles_are_compared_with_the_labelled_ones(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four labelled photos: three of the hand_series group, one of them labelled with a tile too many."""
+    folder = tmp_path_factory.mktemp("real")
     right = _labelled("hand_melds")  # a photo the shipped model reads right
     one_more = replace(right, image=right.image, boxes=(*right.boxes, right.boxes[0]), source="more")
     other = replace(_labelled("hand_rotated"), meta={"source_group": "other"})
-    copy = tmp_path / "copy"
+    copy = folder / "copy"
     copy.mkdir()
     (copy / "again.jpg").write_bytes(right.image.read_bytes())  # a second name for the photo labelled wrong
     won = _labelled("hand_phone")  # 14 tiles (a pong among them) that make a winning hand, read right
     photos = [right, replace(one_more, image=copy / "again.jpg"), other, won]
-    write_yolo(photos, tmp_path / "data", link=False)
-    code, out = _run(tmp_path / "data", capsys)
-    assert code == 0
-    assert "3 photos (val, hand_series)" in out  # the other group is left out
-    exact = re.search(r"exactly right: ([\d.]+) \((\d+) of (\d+)\)", out)
-    assert exact is not None and exact.group(2, 3) == ("2", "3")  # the label with a tile too many fails
-    assert "tile missed 1" in out
+    write_yolo(photos, folder / "data", link=False)
+    return folder / "data"
+
+
+def test_the_players_tiles_are_compared_with_the_labelled_ones(data: Path) -> None:
+    tally = bench.measure(data, Detector())
+    assert tally.photos == 3  # the other group is left out
+    assert (tally.exact, tally.photos) == (2, 3) and tally.exact_rate == 2 / 3  # a tile too many fails
+    assert tally.wrong == {"tile missed": 1}
+    assert sum(tally.wrong.values()) == tally.photos - tally.exact
     # both photos' labelled tiles make a winning hand; the label with a tile too many (15) does not
-    assert "labelled tiles a winning hand: 2 of 2 exactly right" in out
-    assert "the other photos: 0 of 1 exactly right" in out
+    assert (tally.winning.right, tally.winning.photos) == (2, 2)
+    assert (tally.others.right, tally.others.photos) == (0, 1)
+    assert tally.winning.photos + tally.others.photos == tally.photos
+    assert tally.winning.right + tally.others.right == tally.exact
 
 
-def test_no_photo_of_the_split_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write_yolo([_labelled("hand_melds")], tmp_path / "data", link=False)
-    code, _ = _run(tmp_path / "data", capsys, "--split", "test")
-    assert code == 2
+def test_every_group_and_no_photo(data: Path) -> None:
+    every = bench.measure(data, Detector(), source_group="")
+    assert every.photos == 4 and every.others.photos == 2
+    assert bench.measure(data, Detector(), split="test").photos == 0
+
+
+def test_the_command_runs(data: Path) -> None:
+    assert bench.main([str(data)]) == 0
+    assert bench.main([str(data), "--split", "test"]) == 2  # no photo of the split is an error
