@@ -39,6 +39,30 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def tree_rss_mb(pid: int) -> tuple[float, ...]:
+    """Resident memory (MB) of a process and of each of its descendants that serve (uvicorn's worker
+    processes under its supervisor), the process first; empty where /proc is unavailable."""
+    found: list[float] = []
+    pending = [pid]
+    while pending:
+        current = pending.pop(0)
+        rss = rss_mb(current)
+        if rss is None:
+            continue
+        try:  # multiprocessing's resource tracker serves no request: not a worker
+            tracker = b"resource_tracker" in Path(f"/proc/{current}/cmdline").read_bytes()
+        except OSError:
+            tracker = False
+        if not tracker:
+            found.append(rss)
+        try:
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return tuple(found)
+
+
 def rss_mb(pid: int) -> float | None:
     """Resident memory of a process in MB (Linux /proc); None where unavailable."""
     try:
@@ -66,7 +90,9 @@ def _photo(path: str | None) -> tuple[str, bytes]:
     return "drawn.jpg", fake_photo()
 
 
-def start_server(fake: bool, port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def start_server(fake: bool, port: int, env: dict[str, str], workers: int = 1) -> subprocess.Popen[bytes]:
+    """uvicorn serving the app (``fake``: with the fake detector) with ``workers`` worker processes (more than
+    one: each loads the models, a supervisor shares the port among them), as ``smj serve --workers``."""
     factory = "api.fakes:create_fake_app" if fake else "api.app:create_app"
     command = [
         sys.executable,
@@ -80,6 +106,8 @@ def start_server(fake: bool, port: int, env: dict[str, str]) -> subprocess.Popen
         str(port),
     ]
     command += ["--log-level", "warning", "--no-access-log"]
+    if workers > 1:
+        command += ["--workers", str(workers)]
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
 
 
@@ -175,6 +203,8 @@ class ApiLoad:
     rss_before: float | None
     rss_peak: float
     rss_after: float | None
+    workers: int = 1
+    worker_rss: tuple[float, ...] = ()  # MB of each worker process at the end (with --workers over 1)
 
     @property
     def throughput(self) -> float:
@@ -196,6 +226,7 @@ def measure(
     warmup: int = 64,
     photo: tuple[str, bytes] | None = None,
     startup_timeout: float = 60.0,
+    workers: int = 1,
 ) -> ApiLoad:
     """Start the service (``fake``: with the fake detector), send ``warmup`` requests, then ``requests``
     ``POST /api/v1/score-photo`` of ``photo`` (default: the first example, else a drawn one) from
@@ -204,7 +235,11 @@ def measure(
     _import_from_this_checkout()
     name, data = photo if photo is not None else _photo(None)
     send = photo_request((name, data))
-    server, base = launch_server(fake)
+
+    def start(fake: bool, port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+        return start_server(fake, port, env, workers)
+
+    server, base = launch_server(fake, start=start)
     try:
         health = wait_ready(base, server, startup_timeout)
         if not health.get("model_loaded"):
@@ -219,6 +254,7 @@ def measure(
         sampler.done.set()
         sampler.join()
         after = rss_mb(server.pid)
+        worker_rss = tree_rss_mb(server.pid)[1:] if workers > 1 else ()
     finally:
         server.terminate()
         try:
@@ -239,6 +275,8 @@ def measure(
         before,
         sampler.peak,
         after,
+        workers,
+        worker_rss,
     )
 
 
@@ -255,6 +293,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--max-growth-mb", type=float, default=40.0, help="allowed RSS growth after the warm-up"
     )
     parser.add_argument("--startup-timeout", type=float, default=60.0)
+    parser.add_argument(
+        "--workers", type=int, default=1, help="worker processes behind the one port (as smj serve --workers)"
+    )
     args = parser.parse_args(argv)
     if args.requests < 1 or args.concurrency < 1:
         parser.error("--requests and --concurrency must be at least 1")
@@ -262,7 +303,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     _import_from_this_checkout()
     try:
         run = measure(
-            args.fake, args.requests, args.concurrency, args.warmup, _photo(args.photo), args.startup_timeout
+            args.fake,
+            args.requests,
+            args.concurrency,
+            args.warmup,
+            _photo(args.photo),
+            args.startup_timeout,
+            args.workers,
         )
     except RuntimeError as error:
         print(f"bench_api: {error}", file=sys.stderr)
@@ -287,6 +334,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     else:
         print("  server RSS: not available on this system")
+    if run.worker_rss:
+        print(
+            f"  {run.workers} workers, RSS at the end: "
+            + ", ".join(f"{rss:.1f} MB" for rss in run.worker_rss)
+        )
     if run.errors:
         return 1
     if run.growth is not None and run.growth > args.max_growth_mb:
