@@ -1,4 +1,5 @@
-"""Load a script of ``benchmarks/`` as a module, to call its ``main`` in-process."""
+"""Load a script of ``benchmarks/`` as a module, to call its functions in-process; the small synthetic
+scene folders their tests measure."""
 
 from __future__ import annotations
 
@@ -18,3 +19,12 @@ def load_benchmark(name: str) -> ModuleType:
     sys.modules[name] = module  # a dataclass of the script looks its module up there
     spec.loader.exec_module(module)
     return module
+
+
+def write_scenes(folder: Path, count: int, seed: int = 11) -> Path:
+    """``count`` synthetic 640x480 scenes (``smj dataset synth``'s layout) written to ``folder``."""
+    from datasets.synth.scene import SceneOptions
+    from datasets.synth.writer import write_dataset
+
+    write_dataset(folder, count, seed=seed, options=SceneOptions(size=(640, 480)), progress=False)
+    return folder

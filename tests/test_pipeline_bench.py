@@ -7,10 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from bench_loader import load_benchmark
+from bench_loader import load_benchmark, write_scenes
 
-from datasets.synth import SceneOptions
-from datasets.synth.writer import write_dataset
 from vision.detector import DEFAULT_WEIGHTS, Detector
 
 pytestmark = pytest.mark.skipif(not DEFAULT_WEIGHTS.is_file(), reason="no shipped model in models/")
@@ -20,9 +18,7 @@ bench = load_benchmark("bench_pipeline")
 
 @pytest.fixture(scope="module")
 def scenes(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    data = tmp_path_factory.mktemp("pipeline")
-    write_dataset(data, 4, seed=11, options=SceneOptions(size=(640, 480)), progress=False)
-    return data
+    return write_scenes(tmp_path_factory.mktemp("pipeline"), 4)
 
 
 def _winning(scenes: Path) -> list[dict]:

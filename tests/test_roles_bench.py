@@ -6,10 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from bench_loader import load_benchmark
+from bench_loader import load_benchmark, write_scenes
 
-from datasets.synth.scene import SceneOptions
-from datasets.synth.writer import write_dataset
 from vision.detections import HONOUR
 from vision.detector import Detector
 from vision.evaluate import evaluate
@@ -19,9 +17,7 @@ bench = load_benchmark("bench_roles")
 
 @pytest.fixture(scope="module")
 def scenes(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    data = tmp_path_factory.mktemp("roles")
-    write_dataset(data, 2, seed=11, options=SceneOptions(size=(640, 480)), progress=False)
-    return data
+    return write_scenes(tmp_path_factory.mktemp("roles"), 2)
 
 
 def test_tiles_of_other_roles_are_dont_care(scenes: Path) -> None:
