@@ -101,7 +101,8 @@ def upright_crops(
 
 def crops_to_blob(crops: np.ndarray) -> np.ndarray:
     """(N, S, S, 3) uint8 RGB crops -> the network's (N, 3, S, S) float32 input in [0, 1]."""
-    return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+    blob = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32)
+    return np.divide(blob, 255.0, out=blob)  # in place: one array a batch, not two
 
 
 class TileClassifier:
