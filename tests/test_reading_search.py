@@ -111,6 +111,7 @@ def test_the_reading_that_needs_an_edit_gets_the_cheapest_one(case, edits, code)
     dets, unsure = case()
     found = _search(dets, unsure)
     assert [edit.kind for edit in found.edits] == edits
+    assert found.won == (case is not _hopeless)
     if code is None:  # the first reading kept, with its warnings
         assert _kept_as_read(found, dets)
         return

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring import CHENGDU, ErrorCode, InvalidHandError, Score, is_win, score, waits
+from scoring import CHENGDU, ErrorCode, InvalidHandError, Score, score, waits
 from scoring.hand import Hand, WinContext
 from scoring.presets import Rules
 from scoring.waits import Wait, waits_to_json
@@ -107,11 +107,11 @@ def recognize(
     photo, found = detect_tiles(source, detector, conf=floor)
     first = _read(found, conf, rules, context)
     chosen, groupings = first, first.groupings
-    for second_look, turn in _second_looks(photo, found, first.grouping, detector, rules, context):
+    for second_look, turn in [] if first.won else _second_looks(photo, found, detector):
         again = detector.detect(photo, conf=floor, second_look=second_look, turn=turn)
         second = _read(again.scaled(photo.scale), conf, rules, context)
         groupings += second.groupings
-        if second.grouping.hand is not None and is_win(second.grouping.hand, rules, context):
+        if second.won:
             chosen = second
             break
     grouping = with_sharpness(photo, chosen.detections, chosen.grouping)
@@ -125,13 +125,11 @@ def _read(found: Detections, conf: float, rules: Rules, context: WinContext) -> 
 
 
 def _second_looks(
-    photo: Photo, found: Detections, grouping: Grouping, detector: Detector, rules: Rules, context: WinContext
+    photo: Photo, found: Detections, detector: Detector
 ) -> list[tuple[SecondLook, deskew.Turn | None]]:
     """The second looks worth taking at a photo that reads as no win, each with the turn it takes: those
     the detector can take at a photo of its size, the turned one only when the rows of the tiles found
     run slantwise (``vision.deskew``), turned as they say."""
-    if grouping.hand is not None and is_win(grouping.hand, rules, context):
-        return []
     width, height = photo.size
     taken: list[tuple[SecondLook, deskew.Turn | None]] = []
     for second_look in detector.second_looks(max(width, height)):

@@ -90,6 +90,7 @@ class Searched:
     grouping: Grouping
     edits: tuple[Edit, ...] = ()
     groupings: int = 1
+    won: bool = False  # whether the reading is a legal win under the rules it was searched under
 
 
 @dataclass
@@ -101,18 +102,19 @@ class _Pool:
     kept: int  # the first ``kept`` are the detections kept
     budget: int
     groupings: int = 0
-    _grouped: dict[tuple[int, ...], Grouping] = field(default_factory=dict)
+    _grouped: dict[tuple[int, ...], tuple[Detections, Grouping]] = field(default_factory=dict)
 
     @property
     def spent(self) -> bool:
         return self.groupings >= self.budget
 
-    def grouped(self, active: tuple[int, ...]) -> Grouping | None:
-        """The grouping of the tiles at ``active``, grouped once; None when that would overrun the budget."""
+    def grouped(self, active: tuple[int, ...]) -> tuple[Detections, Grouping] | None:
+        """The tiles at ``active`` and their grouping, made once; None when that would overrun the budget."""
         if active not in self._grouped:
             if self.spent and self._grouped:
                 return None
-            self._grouped[active] = self.group(self.tiles[list(active)])
+            tiles = self.tiles[list(active)]
+            self._grouped[active] = (tiles, self.group(tiles))
         return self._grouped[active]
 
     def group(self, tiles: Detections) -> Grouping:
@@ -138,16 +140,18 @@ def search(
     candidates = _unsure_candidates(detections, unsure, config)
     joined = detections.joined(candidates) if len(candidates) else detections
     pool = _Pool(joined, len(detections), config.max_groupings)
-    first = pool.grouped(tuple(range(len(detections))))
-    assert first is not None  # the first grouping is always made
+    made = pool.grouped(tuple(range(len(detections))))
+    assert made is not None  # the first grouping is always made
+    first = made[1]
     if first.hand is None or wins(first.hand):
-        return Searched(detections, first, (), pool.groupings)
+        return Searched(detections, first, (), pool.groupings, first.hand is not None)
     off = _count_off(first)
     for count_edits, rereads in _candidates(pool, first, off, threshold, config):
         active = _active(pool, count_edits)
-        base = pool.grouped(active)
-        if base is None:
+        made = pool.grouped(active)
+        if made is None:
             break  # the budget is spent
+        tiles, base = made
         if base.hand is None:
             continue
         if rereads:
@@ -162,16 +166,15 @@ def search(
                 continue  # a tile the grouping leaves out: its face changes nothing
             concealed = _concealed(base)
             judged = concealed is not None and all(edit.index in concealed for edit in local)
-            if judged and not wins(_changed_hand(base, pool.tiles[list(active)], local)):
+            if judged and not wins(_changed_hand(base, tiles, local)):
                 continue  # judged on the hand as grouped: no grouping spent
             if pool.spent:
                 break
-            tiles = pool.tiles[list(active)]
             for edit in local:
                 tiles = tiles.reread(edit.index, edit.rank)
             grouping = pool.group(tiles)
         else:
-            tiles, grouping = pool.tiles[list(active)], base
+            grouping = base
         if not wins(grouping.hand):
             continue
         if off == 0 and count_edits and WarningCode.NOT_A_MELD in grouping.codes:
@@ -355,7 +358,7 @@ def _taken(
         ignored = tuple(Group(GroupRole.IGNORED, (i,)) for i in sorted(left))  # one outline each
         grouping = replace(grouping, groups=(*grouping.groups, *ignored))
         grouping = grouping.warned(_count_warning(detections, left, WarningCode.LEFT_OUT_TILE, off))
-    return Searched(detections, grouping, (*count_edits, *rereads), pool.groupings)
+    return Searched(detections, grouping, (*count_edits, *rereads), pool.groupings, True)
 
 
 def _with_rows(detections: Detections, mapping: Sequence[int], tiles: Detections) -> Detections:
