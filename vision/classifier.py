@@ -125,6 +125,7 @@ class TileClassifier:
 
     def _load_onnx(self, threads: int | None) -> list[str]:
         model = load_onnx(self.weights, threads, ClassifierError, "classify", self.runtime)
+        self.runtime = model.runtime
         self._session = model.session
         self.imgsz = model.imgsz
         self._input = model.input.name

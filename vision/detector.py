@@ -100,10 +100,7 @@ class Detector:
             raise ModelError(f"{self.weights}: no such weights file (the shipped model is models/tiles.onnx)")
         self.backend = "onnx" if self.weights.suffix == ".onnx" else "torch"
         self._lock = threading.Lock()  # only the torch path needs it: ultralytics predictors keep state
-        try:
-            self.runtime = runtime or Runtime.beside(self.weights)
-        except ValueError as failure:
-            raise ModelError(str(failure)) from None
+        self.runtime = runtime  # the ONNX path's: the one it loaded with (load_onnx)
         names = self._load_onnx(threads) if self.backend == "onnx" else self._load_torch()
         self.localiser = names in LOCALISER_NAMES
         self._class_map = np.zeros(1, np.int64) if self.localiser else _class_map(names)
@@ -118,6 +115,7 @@ class Detector:
 
     def _load_onnx(self, threads: int | None) -> list[str]:
         model = load_onnx(self.weights, threads, ModelError, "detect", self.runtime)
+        self.runtime = model.runtime
         self._session = model.session
         self.imgsz = model.imgsz
         self.end2end = model.metadata.get("end2end", "False") == "True"

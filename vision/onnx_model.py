@@ -66,6 +66,7 @@ class OnnxModel:
     names: list[str]  # class names in the model's own order
     imgsz: int  # the input size it was exported at
     metadata: dict[str, str]
+    runtime: Runtime  # the session settings it was opened with
 
     @property
     def input(self) -> Any:  # onnxruntime.NodeArg: name and shape (ints, or names for dynamic axes)
@@ -87,9 +88,10 @@ def load_onnx(
     import onnxruntime as ort
 
     try:
-        options = (runtime or Runtime.beside(weights)).options(threads)
+        runtime = runtime or Runtime.beside(weights)
     except ValueError as failure:
         raise error(str(failure)) from None
+    options = runtime.options(threads)
     try:
         session = ort.InferenceSession(str(weights), options, providers=["CPUExecutionProvider"])
     except Exception as failure:  # onnxruntime raises its own untyped errors
@@ -106,4 +108,4 @@ def load_onnx(
         )
     names = ast.literal_eval(text)  # ultralytics stores them as a Python dict literal
     imgsz = int(json.loads(metadata["imgsz"])[0]) if metadata.get("imgsz") else 640
-    return OnnxModel(session, [names[i] for i in sorted(names)], imgsz, metadata)
+    return OnnxModel(session, [names[i] for i in sorted(names)], imgsz, metadata, runtime)
