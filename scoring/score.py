@@ -15,6 +15,7 @@ from scoring.hand import Hand, WinContext
 from scoring.presets import CHENGDU
 from scoring.result import FanItem, Payers, Score
 from scoring.rules import Rules
+from scoring.tiles import tile_counts
 from scoring.validate import validate
 
 __all__ = ["FanItem", "Score", "is_win", "score", "score_unchecked"]
@@ -28,9 +29,7 @@ def score(hand: Hand, context: WinContext = _DISCARD_WIN, rules: Rules = CHENGDU
     A hand that is not a legal win is a ``Score`` with ``valid=False`` and an ``error`` (reason code and
     message); passing something that is not a ``Hand`` of tiles raises.
     """
-    counts = [0] * 27
-    for tile in hand.all_tiles:
-        counts[tile] += 1
+    counts = tile_counts(hand.all_tiles)
     error = validate(hand, context, counts)
     if error is not None:
         return Score.invalid(rules.name, error)
@@ -47,9 +46,7 @@ def is_win(hand: Hand, rules: Rules = CHENGDU, context: WinContext = _DISCARD_WI
     >>> is_win(hand), is_win(hand, replace(CHENGDU, min_fan=1))  # 平胡: no fan
     (True, False)
     """
-    counts = [0] * 27
-    for tile in hand.all_tiles:
-        counts[tile] += 1
+    counts = tile_counts(hand.all_tiles)
     if validate(hand, context, counts) is not None:
         return False
     if rules.min_fan:
