@@ -85,7 +85,11 @@ def test_it_ships_in_int8_and_serves_beside_the_localiser(run: Path, tmp_path: P
     assert detector.classifier is not None and detector.classifier.imgsz == SIZE
 
 
-def test_a_start_checkpoint_of_another_crop_size_is_refused(run: Path, tmp_path: Path) -> None:
-    recipe = replace(FaceNetRecipe(), imgsz=SIZE * 2)
-    with pytest.raises(FaceNetError, match="reads 64 px crops"):
-        train_face_net(run / "crops", tmp_path / "run", recipe, start=run / "run" / "weights" / "best.pt")
+def test_a_start_checkpoint_of_another_crop_size_is_fine_tuned_at_the_recipes_size(
+    run: Path, tmp_path: Path
+) -> None:
+    recipe = replace(FaceNetRecipe(), imgsz=SIZE // 2)
+    train_face_net(run / "crops", tmp_path / "run", recipe, start=run / "run" / "weights" / "best.pt")
+    model, checkpoint = load_checkpoint(tmp_path / "run" / "weights" / "best.pt")
+    assert model.imgsz == checkpoint["imgsz"] == SIZE // 2
+    assert TileClassifier(tmp_path / "run" / "weights" / "best.pt").imgsz == SIZE // 2

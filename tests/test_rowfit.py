@@ -58,6 +58,25 @@ def test_a_slanted_touching_row_is_fitted_too() -> None:
     assert _ious(fitted, truth).min() > 0.75
 
 
+def test_a_row_with_a_box_as_wide_as_tall_is_fitted() -> None:
+    # the localiser's boxes on a packed row, half again as wide as the tiles: one of them wider than tall
+    image, truth = _draw([(100 + W * i, 150) for i in range(10)])
+    boxes = _widened(truth, shift=-0.1, grow=1.35)
+    boxes[7, 2] += 8  # 62 px wide, 56 tall
+    assert boxes[7, 2] - boxes[7, 0] > boxes[7, 3] - boxes[7, 1]
+    fitted = rowfit.fit_rows(image, boxes, np.full(len(boxes), 0.9))
+    assert _ious(boxes, truth).max() < 0.75
+    assert _ious(fitted, truth).min() > 0.85
+
+
+def test_a_slanted_row_with_a_box_wider_than_tall_is_left_alone() -> None:
+    slope = math.tan(math.radians(15))
+    image, truth = _draw([(100 + W * i, 100 + W * i * slope) for i in range(8)], degrees=15)
+    boxes = _widened(truth, shift=0.0, grow=1.1)
+    boxes[3, 2] = boxes[3, 0] + (boxes[3, 3] - boxes[3, 1]) * 1.1
+    np.testing.assert_array_equal(rowfit.fit_rows(image, boxes, np.full(len(boxes), 0.9)), boxes)
+
+
 def test_ink_beside_a_seam_is_not_taken_for_it() -> None:
     # faces with dark sticks (as bamboo tiles have) a little inside each edge, broken along their length
     image, truth = _draw([(100 + W * i, 150) for i in range(10)])

@@ -289,9 +289,9 @@ def train_face_net(
         recipe = FaceNetRecipe(**state["recipe"])
         data = Path(state["data"])
     elif start is not None:
-        model, _ = load_checkpoint(start)
-        if model.imgsz != recipe.imgsz:
-            raise FaceNetError(f"{start}: reads {model.imgsz} px crops, the recipe {recipe.imgsz} px")
+        _, checkpoint = load_checkpoint(start)
+        # the network pools over any input size: a start read at another crop size learns the recipe's
+        model = model_of({**checkpoint, "imgsz": recipe.imgsz})
     else:
         model = build(recipe.backbone, CLASSIFIER_CLASSES, recipe.imgsz)
     torch.manual_seed(recipe.seed)
