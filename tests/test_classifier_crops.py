@@ -262,6 +262,50 @@ def test_only_an_unsure_reading_is_read_again_upside_down_and_turned_along_its_r
     assert 0.6 < SECOND_LOOK < 1.0
 
 
+def test_a_row_tile_is_read_again_only_turned_when_row_tiles_are_not_flipped() -> None:
+    classifier = TileClassifier(Path(__file__).resolve().parents[1] / "models" / "tile_faces.onnx")
+    pixels, row = _tilted_row(35.0)
+    boxes = np.concatenate([row, [[10, 10, 40, 50]]]).astype(np.float32)  # a tile alone in a corner
+    calls: list[np.ndarray] = []
+
+    def probabilities(crops: np.ndarray) -> np.ndarray:
+        calls.append(crops)
+        probs = np.zeros((len(crops), len(CLASSIFIER_CLASSES)), np.float32)
+        probs[:, 0] = 0.6 if len(calls) == 1 else 1.0  # every tile unsure at first
+        return probs
+
+    classifier.probabilities = probabilities  # type: ignore[method-assign]
+    read = classifier.read(pixels, boxes, flip_row_tiles=False)
+    first, again = calls
+    # the corner tile upside down; the row's three turned along it, none of them upside down
+    assert len(first) == 4 and len(again) == 4
+    assert np.array_equal(again[0], first[3, ::-1, ::-1])
+    assert all(_reads_upright(crop) for crop in again[1:])
+    assert read[:, 0] == pytest.approx([0.8] * 4)
+
+
+def test_a_close_up_reads_its_row_tiles_unflipped_and_a_large_photo_flipped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from vision.detector import Detector
+
+    detector = Detector()
+    assert detector.classifier is not None
+    seen: list[bool] = []
+    read = detector.classifier.read
+
+    def recording(*args: object, flip_row_tiles: bool = True) -> np.ndarray:
+        seen.append(flip_row_tiles)
+        return read(*args, flip_row_tiles=flip_row_tiles)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(detector.classifier, "read", recording)
+    photo = Image.open(Path(__file__).resolve().parents[1] / "examples" / "hand.jpg").convert("RGB")
+    detector.detect(np.asarray(photo.resize((640, 480))))  # a close-up
+    detector.detect(np.asarray(photo))  # 1024 px: looked at as a large photo
+    assert detector.close_up(640) and not detector.close_up(1024)
+    assert seen == [False, True]
+
+
 def test_straddling_boxes_sit_on_the_seams_between_neighbours_side_by_side() -> None:
     from datasets.crops import straddling_boxes
 

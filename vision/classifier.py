@@ -177,13 +177,21 @@ class TileClassifier:
         probs[:, self._class_map] = out
         return probs
 
-    def read(self, pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray | None = None) -> np.ndarray:
+    def read(
+        self,
+        pixels: np.ndarray,
+        boxes: np.ndarray,
+        scores: np.ndarray | None = None,
+        *,
+        flip_row_tiles: bool = True,
+    ) -> np.ndarray:
         """(N, len(CLASSIFIER_CLASSES)) probabilities for boxes of an RGB image.
 
-        Each crop is read as it is. One read less than ``SECOND_LOOK`` sure is read again upside down
-        (a tile seen from across the table is the same tile) and, when it lies in a row
-        (``vision.boxes.row_directions``; ``scores``, the localiser's, tell a tile's box from a second
-        box on it), turned upright along that row (``upright_crops``); its readings are averaged.
+        Each crop is read as it is. One read less than ``SECOND_LOOK`` sure is read again: when it lies
+        in a row (``vision.boxes.row_directions``; ``scores``, the localiser's, tell a tile's box from a
+        second box on it), turned upright along that row (``upright_crops``), and upside down (a tile
+        seen from across the table is the same tile) unless it lies in a row and ``flip_row_tiles`` is
+        False; its readings are averaged.
         """
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         crops = tile_crops(pixels, boxes, self.imgsz)
@@ -192,13 +200,15 @@ class TileClassifier:
         if not len(unsure):
             return read
         angles, pitches = row_directions(boxes, scores)
-        turn = unsure[np.isfinite(angles[unsure])]
+        in_row = np.isfinite(angles[unsure])
+        turn = unsure[in_row]
+        flip = unsure if flip_row_tiles else unsure[~in_row]
         turned = upright_crops(pixels, boxes[turn], angles[turn], pitches[turn], self.imgsz)
-        again = self.probabilities(np.concatenate([crops[unsure, ::-1, ::-1], turned]))
+        again = self.probabilities(np.concatenate([crops[flip, ::-1, ::-1], turned]))
         total, views = read.copy(), np.ones(len(read), np.float32)
-        total[unsure] += again[: len(unsure)]
-        total[turn] += again[len(unsure) :]
-        views[unsure] += 1
+        total[flip] += again[: len(flip)]
+        total[turn] += again[len(flip) :]
+        views[flip] += 1
         views[turn] += 1
         return total / views[:, None]
 
