@@ -25,7 +25,7 @@ CLASSIFIER_CLASSES: tuple[str, ...] = (*DETECTOR_CLASSES, "none")
 CROP_SIZE = 64
 CROP_MARGIN = 0.08  # of the box's width and height, on each side
 BOX_MARGINS = (-0.04, 0.22)  # a training crop's margin on each side, of its box: the localiser's are loose
-SECOND_LOOK = 0.9  # a tile read less sure than this is read again: upside down, and turned along its row
+SECOND_LOOK = 0.9  # a tile read less sure than this is read again: turned along its row, and upside down
 
 
 class ClassifierError(RuntimeError):
