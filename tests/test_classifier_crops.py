@@ -232,27 +232,36 @@ def test_training_crops_of_tiles_in_rows_are_cut_along_their_rows_in_share(
     assert sum(_reads_upright(c) for c in crops) == (12 if share else 0)
 
 
-def test_only_an_unsure_reading_is_read_again_upside_down_and_turned_along_its_row() -> None:
-    from vision.classifier import SECOND_LOOK
-
+def _reread(
+    first: np.ndarray, again_class: int, *, flip_row_tiles: bool = True
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """The crops the shipped classifier reads, call by call, and its readings, for a row of three tilted tiles
+    and a tile alone in a corner, its network replaced: ``first`` (4 x classes) is the first reading, every
+    later crop is read as ``again_class`` for sure."""
     classifier = TileClassifier(Path(__file__).resolve().parents[1] / "models" / "tile_faces.onnx")
     pixels, row = _tilted_row(35.0)
-    boxes = np.concatenate([row, [[10, 10, 40, 50]]]).astype(np.float32)  # a tile alone in a corner
+    boxes = np.concatenate([row, [[10, 10, 40, 50]]]).astype(np.float32)
     calls: list[np.ndarray] = []
 
     def probabilities(crops: np.ndarray) -> np.ndarray:
         calls.append(crops)
+        if len(calls) == 1:
+            return first
         probs = np.zeros((len(crops), len(CLASSIFIER_CLASSES)), np.float32)
-        if len(calls) == 1:  # the first reading: sure of the first two tiles, unsure of the rest
-            probs[:, 0] = [1.0, 1.0, 0.6, 0.6]
-            probs[:, 1] = [0.0, 0.0, 0.4, 0.4]
-        else:
-            probs[:, 1] = 1.0
+        probs[:, again_class] = 1.0
         return probs
 
     classifier.probabilities = probabilities  # type: ignore[method-assign]
-    read = classifier.read(pixels, boxes)
-    first, again = calls
+    return calls, classifier.read(pixels, boxes, flip_row_tiles=flip_row_tiles)
+
+
+def test_only_an_unsure_reading_is_read_again_upside_down_and_turned_along_its_row() -> None:
+    from vision.classifier import SECOND_LOOK
+
+    first_reading = np.zeros((4, len(CLASSIFIER_CLASSES)), np.float32)
+    first_reading[:, 0] = [1.0, 1.0, 0.6, 0.6]  # sure of the first two tiles, unsure of the rest
+    first_reading[:, 1] = [0.0, 0.0, 0.4, 0.4]
+    (first, again), read = _reread(first_reading, 1)
     # the two unsure tiles read once more upside down, and the one in the row turned along it too
     assert len(first) == 4 and len(again) == 3
     assert np.array_equal(again[0], first[2, ::-1, ::-1]) and np.array_equal(again[1], first[3, ::-1, ::-1])
@@ -263,20 +272,9 @@ def test_only_an_unsure_reading_is_read_again_upside_down_and_turned_along_its_r
 
 
 def test_a_row_tile_is_read_again_only_turned_when_row_tiles_are_not_flipped() -> None:
-    classifier = TileClassifier(Path(__file__).resolve().parents[1] / "models" / "tile_faces.onnx")
-    pixels, row = _tilted_row(35.0)
-    boxes = np.concatenate([row, [[10, 10, 40, 50]]]).astype(np.float32)  # a tile alone in a corner
-    calls: list[np.ndarray] = []
-
-    def probabilities(crops: np.ndarray) -> np.ndarray:
-        calls.append(crops)
-        probs = np.zeros((len(crops), len(CLASSIFIER_CLASSES)), np.float32)
-        probs[:, 0] = 0.6 if len(calls) == 1 else 1.0  # every tile unsure at first
-        return probs
-
-    classifier.probabilities = probabilities  # type: ignore[method-assign]
-    read = classifier.read(pixels, boxes, flip_row_tiles=False)
-    first, again = calls
+    first_reading = np.zeros((4, len(CLASSIFIER_CLASSES)), np.float32)
+    first_reading[:, 0] = 0.6  # every tile unsure
+    (first, again), read = _reread(first_reading, 0, flip_row_tiles=False)
     # the corner tile upside down; the row's three turned along it, none of them upside down
     assert len(first) == 4 and len(again) == 4
     assert np.array_equal(again[0], first[3, ::-1, ::-1])
