@@ -31,7 +31,7 @@ from vision.looks import CONFIDENT
 from vision.rows import find_rows
 
 MIN_RUN = 3  # touching tiles: a shorter run says too little of its pitch
-# A run whose boxes are mostly (their median) taller than wide is one of standing tiles, unless one of them
+# A run whose boxes are mostly (half or more) taller than wide is one of standing tiles, unless one of them
 # is wider than tall: a tile turned sideways in a meld. In a row within LEVEL of level (as every row of a
 # large photo is once turned level) a box may be up to TURNED times wider than tall: there the localiser's
 # boxes on packed tiles come out up to half again as wide as the tiles, and one as wide as tall had left a
@@ -155,7 +155,7 @@ def fit_run(grey: np.ndarray, run: np.ndarray) -> np.ndarray:
         return run
     widths, heights = run[:, 2] - run[:, 0], run[:, 3] - run[:, 1]
     turned = TURNED if abs(math.atan(slope)) <= LEVEL else 1.0
-    if np.median(heights / widths) < STANDING or np.any(widths > turned * heights):
+    if np.count_nonzero(heights < STANDING * widths) * 2 > len(run) or np.any(widths > turned * heights):
         return run  # tiles lying flat, or a turned tile among them: a meld, left alone
     height = float(np.median(boxes[:, 3] - boxes[:, 1]))
     # a slanted row's tile box overhangs its seams by the slant of the tile's height (half each side)
