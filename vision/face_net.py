@@ -130,6 +130,11 @@ def is_face_net(checkpoint: Any) -> bool:
 
 def load_checkpoint(path: Path | str) -> tuple[Any, dict[str, Any]]:
     """(the model in eval mode, the checkpoint dict) of a ``.pt`` written by ``train_face_net``."""
+    checkpoint = _read_checkpoint(path)
+    return model_of(checkpoint), checkpoint
+
+
+def _read_checkpoint(path: Path | str) -> dict[str, Any]:
     import torch
 
     try:
@@ -138,7 +143,7 @@ def load_checkpoint(path: Path | str) -> tuple[Any, dict[str, Any]]:
         raise FaceNetError(f"{path}: not a loadable checkpoint ({error})") from None
     if not is_face_net(checkpoint):
         raise FaceNetError(f"{path}: not a pretrained-backbone tile classifier checkpoint")
-    return model_of(checkpoint), checkpoint
+    return checkpoint
 
 
 def model_of(checkpoint: dict[str, Any]) -> Any:
@@ -289,9 +294,8 @@ def train_face_net(
         recipe = FaceNetRecipe(**state["recipe"])
         data = Path(state["data"])
     elif start is not None:
-        _, checkpoint = load_checkpoint(start)
         # the network pools over any input size: a start read at another crop size learns the recipe's
-        model = model_of({**checkpoint, "imgsz": recipe.imgsz})
+        model = model_of({**_read_checkpoint(start), "imgsz": recipe.imgsz})
     else:
         model = build(recipe.backbone, CLASSIFIER_CLASSES, recipe.imgsz)
     torch.manual_seed(recipe.seed)

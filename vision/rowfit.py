@@ -151,11 +151,12 @@ def fit_run(grey: np.ndarray, run: np.ndarray) -> np.ndarray:
     boxes = run[order]
     cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
     slope = float(np.polyfit(cx, cy, 1)[0])
-    if abs(math.atan(slope)) > MAX_SLANT:
+    slant = abs(math.atan(slope))
+    if slant > MAX_SLANT:
         return run
     widths, heights = run[:, 2] - run[:, 0], run[:, 3] - run[:, 1]
-    turned = TURNED if abs(math.atan(slope)) <= LEVEL else 1.0
-    if np.count_nonzero(heights < STANDING * widths) * 2 > len(run) or np.any(widths > turned * heights):
+    widest = TURNED if slant <= LEVEL else 1.0  # the widest a standing tile's box may come out, of its height
+    if np.count_nonzero(heights < STANDING * widths) * 2 > len(run) or np.any(widths > widest * heights):
         return run  # tiles lying flat, or a turned tile among them: a meld, left alone
     height = float(np.median(boxes[:, 3] - boxes[:, 1]))
     # a slanted row's tile box overhangs its seams by the slant of the tile's height (half each side)
