@@ -176,6 +176,14 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="share of the rendered crops' tile sets whose fives are red (default 0.25)",
     )
     crops.add_argument(
+        "--one-ink",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="share of the rendered crops' tile sets printing every face in one ink: red, blue, green or "
+        "black (default 0)",
+    )
+    crops.add_argument(
         "--rendered-classes",
         default="",
         metavar="NAMES",
@@ -523,6 +531,8 @@ def run_crops(args: argparse.Namespace) -> int:
     red_fives = RED_FIVES_P if args.red_fives is None else args.red_fives
     if not 0.0 <= red_fives <= 1.0:
         raise DatasetError(f"--red-fives {red_fives}: a share from 0 to 1")
+    if not 0.0 <= args.one_ink <= 1.0:
+        raise DatasetError(f"--one-ink {args.one_ink}: a share from 0 to 1")
     try:
         art_sets = art_sets_in(args.art) if args.art and args.rendered else []
     except ArtError as error:
@@ -537,6 +547,7 @@ def run_crops(args: argparse.Namespace) -> int:
         rendered=args.rendered,
         art_sets=art_sets,
         red_five_p=red_fives,
+        one_ink_p=args.one_ink,
         rendered_classes=classes,
         straddles=args.straddles,
     )

@@ -150,15 +150,24 @@ def write_rendered_crops(
     art_sets: Sequence[ArtSet] = (),
     size: int = CROP_SIZE,
     red_five_p: float = RED_FIVES_P,
+    one_ink_p: float = 0.0,
     classes: Sequence[str] = (),
 ) -> Counter[str]:
     """Write ``n`` rendered training crops (``datasets.synth.face_crops``) under ``out/train/<class>/``,
-    turned as crops cut from photos are; returns the count per class. ``red_five_p`` and ``classes`` as
-    ``rendered_crops`` takes them (e.g. fives alone, most of them red)."""
+    turned as crops cut from photos are; returns the count per class. ``red_five_p``, ``one_ink_p`` and
+    ``classes`` as ``rendered_crops`` takes them (e.g. fives alone, most of them red)."""
     rng = random.Random(seed)
     root = Path(out) / "train"
     counts: Counter[str] = Counter()
-    crops = rendered_crops(n, seed=seed, art_sets=art_sets, size=size, red_five_p=red_five_p, classes=classes)
+    crops = rendered_crops(
+        n,
+        seed=seed,
+        art_sets=art_sets,
+        size=size,
+        red_five_p=red_five_p,
+        one_ink_p=one_ink_p,
+        classes=classes,
+    )
     for number, (name, crop) in enumerate(crops):
         if not counts[name]:
             (root / name).mkdir(parents=True, exist_ok=True)
@@ -224,6 +233,7 @@ def build_crop_dataset(
     rendered: int = 0,
     art_sets: Sequence[ArtSet] = (),
     red_five_p: float = RED_FIVES_P,
+    one_ink_p: float = 0.0,
     rendered_classes: Sequence[str] = (),
     straddles: int = 0,
 ) -> dict[str, Counter[str]]:
@@ -261,6 +271,7 @@ def build_crop_dataset(
             art_sets=art_sets,
             size=size,
             red_five_p=red_five_p,
+            one_ink_p=one_ink_p,
             classes=rendered_classes,
         )
     return counts

@@ -126,12 +126,27 @@ def test_red_fives_print_a_five_in_red_and_are_labelled_the_plain_five() -> None
     assert redness(red) > redness(plain) + 3  # the same tiles, their ink turned red
 
 
-def test_in_red_keeps_the_inks_shape_and_makes_it_red() -> None:
-    from datasets.synth.ink import Ink, in_red
+def test_sets_in_one_ink_print_every_face_in_it_and_leave_other_sets_as_they_were() -> None:
+    plain = list(rendered_crops(40, seed=9, size=48, classes=("m3", "p4", "s6")))
+    off = list(rendered_crops(40, seed=9, size=48, one_ink_p=0.0, classes=("m3", "p4", "s6")))
+    assert all(np.array_equal(a, b) for (_, a), (_, b) in zip(plain, off, strict=True))  # nothing drawn at 0
+
+    look = face_crops._Look(np.random.default_rng(3), [], art_p=0.0, red_five_p=0.0, one_ink_p=1.0)
+    assert look.one_ink is not None
+    ink = np.asarray(look.one_ink, np.float32)
+    for key in (2, 12, 23):  # 3m, 4p, 6s: faces that print in two or three colours in most sets
+        face = look.face(key)[..., :3].reshape(-1, 3)
+        darkest = face[face.sum(-1) <= np.percentile(face.sum(-1), 3)].mean(0)
+        cosine = float(darkest @ ink / (np.linalg.norm(darkest) * np.linalg.norm(ink)))
+        assert cosine > 0.97, (key, darkest, ink)
+
+
+def test_in_ink_keeps_the_inks_shape_and_makes_it_red() -> None:
+    from datasets.synth.ink import Ink, in_ink
 
     ink = Ink(40, 50)
     ink.circle(20, 25, 10, (20, 140, 70))  # a green dot
-    red = in_red(ink.rgba, (210, 30, 40))
+    red = in_ink(ink.rgba, (210, 30, 40))
     assert np.array_equal(red[..., 3], ink.rgba[..., 3])  # the same shape and coverage
     centre = red[25, 20]
     assert centre[0] > 150 and centre[1] < 90 and centre[2] < 90

@@ -22,8 +22,18 @@ import numpy as np
 
 from datasets.synth import art
 from datasets.synth.faces import HONOUR_KEYS, FaceKey, random_face_style, render_face
-from datasets.synth.ink import in_red
-from datasets.synth.look import BACKS, BODIES, FIVES, RED_FIVES_P, TEX_H, TEX_W, jitter, random_red_five
+from datasets.synth.ink import in_ink
+from datasets.synth.look import (
+    BACKS,
+    BODIES,
+    FIVES,
+    RED_FIVES_P,
+    TEX_H,
+    TEX_W,
+    jitter,
+    random_one_ink,
+    random_red_five,
+)
 from datasets.synth.tile_body import face_base, face_texture, plain_texture
 from scoring.tiles import CLASS_NAMES
 from vision.classifier import BOX_MARGINS, CROP_SIZE, tile_crops
@@ -44,7 +54,12 @@ class _Look:
     """One set's look: body and back colours, rounded corners, and its faces (procedural or art)."""
 
     def __init__(
-        self, rng: np.random.Generator, art_sets: Sequence[art.ArtSet], art_p: float, red_five_p: float
+        self,
+        rng: np.random.Generator,
+        art_sets: Sequence[art.ArtSet],
+        art_p: float,
+        red_five_p: float,
+        one_ink_p: float = 0.0,
     ) -> None:
         self.body = jitter(rng, BODIES[int(rng.integers(len(BODIES)))], 8)
         self.back = jitter(rng, BACKS[int(rng.integers(len(BACKS)))], 20)
@@ -55,6 +70,7 @@ class _Look:
             self.back = self.art.back if self.art.back is not None and rng.random() < 0.5 else self.back
         self.style = random_face_style(rng)
         self.red_five = random_red_five(rng, red_five_p)
+        self.one_ink = random_one_ink(rng, one_ink_p)
         bevel = round(float(rng.uniform(0.05, 0.16)), 2)
         gain = rng.uniform(0.88, 1.12, 3).astype(np.float32)
         self._base = face_base(TEX_W, TEX_H, self.body, self.corner, bevel, gain)
@@ -68,8 +84,10 @@ class _Look:
             else:
                 faces = self.art.faces if self.art is not None else {}
                 ink = faces[key] if key in faces else render_face(self.style, key, TEX_W, TEX_H)
+                if self.one_ink is not None:
+                    ink = in_ink(ink, self.one_ink)
                 if self.red_five is not None and key in FIVES:
-                    ink = in_red(ink, self.red_five)
+                    ink = in_ink(ink, self.red_five)
                 texture = face_texture(ink, self._base)
             self._faces[key] = texture.levels[0]
         return self._faces[key]
@@ -193,12 +211,14 @@ def rendered_crops(
     size: int = CROP_SIZE,
     art_p: float = ART_P,
     red_five_p: float = RED_FIVES_P,
+    one_ink_p: float = 0.0,
     classes: Sequence[str] = (),
 ) -> Iterator[tuple[str, np.ndarray]]:
     """``n`` (class name, (size, size, 3) uint8 RGB crop) pairs, the same for the same seed.
 
     ``art_p``: the share of looks drawn from ``art_sets``; ``red_five_p``: of sets whose fives are red
-    (labelled as plain fives); ``classes``: only these (default: every class, 万 twice as often).
+    (labelled as plain fives); ``one_ink_p``: of sets printing every face in one ink (the fives of a
+    red-five set then red over it); ``classes``: only these (default: every class, 万 twice as often).
     """
     rng = np.random.default_rng([0xFACE, seed])
     weighted = {name: w for name, w in CLASS_WEIGHTS.items() if not classes or name in classes}
@@ -207,7 +227,7 @@ def rendered_crops(
     shares = weights / weights.sum()
 
     def new_look() -> _Look:
-        return _Look(rng, art_sets, art_p, red_five_p)
+        return _Look(rng, art_sets, art_p, red_five_p, one_ink_p)
 
     look = new_look()
     for number in range(n):

@@ -14,7 +14,7 @@ import numpy as np
 
 from datasets.synth import art
 from datasets.synth.faces import FaceKey, FaceStyle, random_face_style, render_face
-from datasets.synth.ink import Colour, in_red
+from datasets.synth.ink import Colour, in_ink
 from datasets.synth.layout import TileDims
 from datasets.synth.tile_body import FaceBase, Texture, face_base, face_texture, plain_texture
 
@@ -23,6 +23,9 @@ PROCEDURAL_STYLES = 64
 RED_FIVES_P = 0.25  # share of sets whose fives are printed red (赤五): Japanese and generic sets
 FIVES = (4, 13, 22)  # 5m, 5p, 5s: a red five is labelled the plain five
 RED_FIVE_INKS: tuple[Colour, ...] = ((205, 25, 35), (220, 40, 45), (185, 20, 40), (230, 60, 50))
+# sets printed in one ink (every face red, blue, green or black): a face's colour then tells nothing of
+# its number, so a classifier trained on them reads a red five's numeral by its shape
+ONE_INKS: tuple[Colour, ...] = (*RED_FIVE_INKS, (30, 55, 160), (25, 110, 60), (30, 30, 35))
 
 BODIES: tuple[Colour, ...] = (
     (246, 243, 232),
@@ -85,7 +88,7 @@ class TileLook:
             ink = self.art_set.faces[key]
         else:
             ink = procedural_ink(self.style_id, key)
-        return in_red(ink, self.red_five) if self.red_five is not None and key in FIVES else ink
+        return in_ink(ink, self.red_five) if self.red_five is not None and key in FIVES else ink
 
     def release(self) -> None:
         """Drop this scene's composed textures (they are rebuilt on demand)."""
@@ -113,6 +116,17 @@ def random_red_five(rng: np.random.Generator, share: float = RED_FIVES_P) -> Col
     """The red of a set's fives (``share`` of sets), or None: most print them as the other tiles."""
     red = jitter(rng, RED_FIVE_INKS[int(rng.integers(len(RED_FIVE_INKS)))], 12)
     return red if rng.random() < share else None  # drawn alike whatever the share: scenes stay seeded
+
+
+def random_one_ink(rng: np.random.Generator, share: float) -> Colour | None:
+    """The one ink every face of a set prints in (``share`` of sets), or None.
+
+    Nothing is drawn at a share of 0, so looks without one ink are the same, seed for seed, as before
+    the option (the benchmarks' rendered crops among them)."""
+    if share <= 0:
+        return None
+    ink = jitter(rng, ONE_INKS[int(rng.integers(len(ONE_INKS)))], 12)
+    return ink if rng.random() < share else None
 
 
 def random_look(rng: np.random.Generator, art_sources: tuple[art.ArtSource, ...], art_p: float) -> TileLook:
