@@ -158,3 +158,40 @@ def test_boxes_of_single_tiles_are_not_split() -> None:
     image, truth = _draw([(x, 150) for x in xs], sizes=sizes)
     boxes = _widened(truth, shift=0.0, grow=1.1)
     np.testing.assert_array_equal(rowfit.split_doubles(image, boxes, np.full(3, 0.9))[0], boxes)
+
+
+def _pong_turned_in_halves() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A pong whose middle tile lies turned, the localiser's boxes on it drawn on its two halves (each as
+    tall as the turned face, a little over half its length): the photo, the true boxes, the boxes found."""
+    sizes = [(W, H), (H, W), (W, H), (W, H), (W, H)]  # a pong with its middle tile turned, two hand tiles
+    xs = [100.0, 100 + (W + H) / 2, 100 + W + H, 300.0, 300.0 + W]
+    image, truth = _draw([(x, 150) for x in xs], sizes=sizes)
+    x0, y0, x1, y1 = truth[1]
+    halves = np.array([[x0 - 2, y0, x0 + 0.62 * H, y1], [x1 - 0.62 * H, y0 - 1, x1 + 2, y1 + 1]], np.float32)
+    found = np.concatenate([truth[:1], halves, truth[2:]])
+    return image, truth, found
+
+
+def test_two_boxes_on_the_halves_of_a_turned_meld_tile_are_joined_into_one() -> None:
+    image, truth, found = _pong_turned_in_halves()
+    scores = np.array([0.9, 0.6, 0.7, 0.9, 0.9, 0.9], np.float32)
+    joined, kept = rowfit.join_halves(image, found, scores)
+    np.testing.assert_array_equal(kept, [0, 2, 3, 4, 5])  # the surer half stands for the tile
+    assert len(joined) == len(truth)
+    assert box_iou(joined[1:2], truth[1:2]).item() > 0.85
+    np.testing.assert_array_equal(joined[[0, 2, 3, 4]], found[[0, 3, 4, 5]])
+    read, source, fitted = rowfit.fit(image, found, scores)  # as the detector takes them
+    np.testing.assert_array_equal(source, kept)
+    np.testing.assert_array_equal(read, joined)
+
+
+@pytest.mark.parametrize("grow", [1.3, 1.5])
+def test_overlapping_boxes_of_a_packed_row_receding_from_the_camera_are_not_joined(grow: float) -> None:
+    scales = np.linspace(1.0, 0.7, 10)  # the far tiles smaller, as in a photo taken along the row
+    xs = 100 + np.concatenate([[0.0], np.cumsum((scales[:-1] + scales[1:]) / 2 * W)])
+    sizes = [(round(W * s), round(H * s)) for s in scales]
+    image, truth = _draw([(float(x), 150) for x in xs], sizes=sizes)
+    boxes = _widened(truth, shift=0.0, grow=grow)
+    joined, kept = rowfit.join_halves(image, boxes, np.full(len(boxes), 0.9))
+    np.testing.assert_array_equal(joined, boxes)
+    np.testing.assert_array_equal(kept, np.arange(len(boxes)))
