@@ -70,13 +70,19 @@ HALF_WIDE = 1.05
 def fit(
     pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``split_doubles`` then ``fit_rows`` on one grey copy of the photo: the boxes split, for each the
-    position of the box it came from, and the split boxes fitted to their seams."""
+    """``join_halves``, ``split_doubles`` then ``fit_rows`` on one grey copy of the photo: the boxes joined
+    and split, for each the position of the box it came from, and those boxes fitted to their seams."""
     grey = _grey(pixels)
-    joined, kept = _join_halves(grey, boxes, scores)
-    split, source = _split_doubles(grey, joined, np.asarray(scores)[kept])
+    boxes, scores = np.asarray(boxes, np.float32).reshape(-1, 4), np.asarray(scores, np.float32)
+    runs = _runs(boxes, scores)  # found again only where a step changed the boxes
+    joined, kept = _join_halves(grey, boxes, scores, runs)
+    if not np.array_equal(joined, boxes):
+        runs = _runs(joined, scores[kept])
+    split, source = _split_doubles(grey, joined, scores[kept], runs)
+    if not np.array_equal(split, joined):
+        runs = _runs(split, scores[kept][source])
     source = kept[source]
-    return split, source, _fit_rows(grey, split, np.asarray(scores)[source])
+    return split, source, _fit_rows(grey, split, scores[source], runs)
 
 
 def join_halves(pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -85,12 +91,14 @@ def join_halves(pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> tu
     return _join_halves(_grey(pixels), boxes, scores)
 
 
-def _join_halves(grey: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _join_halves(
+    grey: np.ndarray, boxes: np.ndarray, scores: np.ndarray, runs: list[np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     scores = np.asarray(scores, np.float32)
     joined: dict[int, np.ndarray] = {}  # kept position -> the joined box
     dropped: set[int] = set()
-    for members in _runs(boxes, scores):
+    for members in _runs(boxes, scores) if runs is None else runs:
         run = boxes[members]
         order = np.argsort((run[:, 0] + run[:, 2]) / 2, kind="stable")
         run, members = run[order], members[order]
@@ -151,11 +159,13 @@ def split_doubles(pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> 
     return _split_doubles(_grey(pixels), boxes, scores)
 
 
-def _split_doubles(grey: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _split_doubles(
+    grey: np.ndarray, boxes: np.ndarray, scores: np.ndarray, runs: list[np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     source = np.arange(len(boxes))
     halves: dict[int, tuple[np.ndarray, ...]] = {}
-    for members in _runs(boxes, scores):
+    for members in _runs(boxes, scores) if runs is None else runs:
         halves.update(_split_run(grey, boxes, members))
     if not halves:
         return boxes, source
@@ -205,10 +215,12 @@ def fit_rows(pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> np.nd
     return _fit_rows(_grey(pixels), boxes, scores)
 
 
-def _fit_rows(grey: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> np.ndarray:
+def _fit_rows(
+    grey: np.ndarray, boxes: np.ndarray, scores: np.ndarray, runs: list[np.ndarray] | None = None
+) -> np.ndarray:
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     fitted = boxes.copy()
-    for members in _runs(boxes, scores):
+    for members in _runs(boxes, scores) if runs is None else runs:
         fitted[members] = fit_run(grey, boxes[members])
     return fitted
 
