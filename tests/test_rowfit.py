@@ -183,6 +183,7 @@ def test_two_boxes_on_the_halves_of_a_turned_meld_tile_are_joined_into_one() -> 
     read, source, fitted = rowfit.fit(image, found, scores)  # as the detector takes them
     np.testing.assert_array_equal(source, kept)
     np.testing.assert_array_equal(read, joined)
+    np.testing.assert_array_equal(fitted, joined)  # a meld with a turned tile: not snapped to seams
 
 
 @pytest.mark.parametrize("grow", [1.3, 1.5])
