@@ -143,31 +143,14 @@ def write_crops(
 
 
 def write_rendered_crops(
-    out: Path | str,
-    n: int,
-    *,
-    seed: int = 0,
-    art_sets: Sequence[ArtSet] = (),
-    size: int = CROP_SIZE,
-    red_five_p: float = RED_FIVES_P,
-    one_ink_p: float = 0.0,
-    classes: Sequence[str] = (),
+    out: Path | str, crops: Iterable[tuple[str, np.ndarray]], *, seed: int = 0
 ) -> Counter[str]:
-    """Write ``n`` rendered training crops (``datasets.synth.face_crops``) under ``out/train/<class>/``,
-    turned as crops cut from photos are; returns the count per class. ``red_five_p``, ``one_ink_p`` and
-    ``classes`` as ``rendered_crops`` takes them (e.g. fives alone, most of them red)."""
+    """Write rendered training crops (``datasets.synth.face_crops.rendered_crops``: class name and crop)
+    under ``out/train/<class>/``, each turned as crops cut from photos are (a quarter turn drawn from
+    ``seed``, which names the files too); returns the count per class."""
     rng = random.Random(seed)
     root = Path(out) / "train"
     counts: Counter[str] = Counter()
-    crops = rendered_crops(
-        n,
-        seed=seed,
-        art_sets=art_sets,
-        size=size,
-        red_five_p=red_five_p,
-        one_ink_p=one_ink_p,
-        classes=classes,
-    )
     for number, (name, crop) in enumerate(crops):
         if not counts[name]:
             (root / name).mkdir(parents=True, exist_ok=True)
@@ -264,8 +247,7 @@ def build_crop_dataset(
             val, out, split="val", augment=False, background=1, seed=seed + number, size=size
         )
     if rendered:
-        counts["train"] += write_rendered_crops(
-            out,
+        crops = rendered_crops(
             rendered,
             seed=seed,
             art_sets=art_sets,
@@ -274,6 +256,7 @@ def build_crop_dataset(
             one_ink_p=one_ink_p,
             classes=rendered_classes,
         )
+        counts["train"] += write_rendered_crops(out, crops, seed=seed)
     return counts
 
 

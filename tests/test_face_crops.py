@@ -87,7 +87,7 @@ def test_faces_are_drawn_without_any_cjk_font(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_rendered_crops_are_written_as_training_crops_turned_like_cut_ones(tmp_path: Path) -> None:
-    counts = write_rendered_crops(tmp_path, 40, seed=3, size=32)
+    counts = write_rendered_crops(tmp_path, rendered_crops(40, seed=3, size=32), seed=3)
     files = sorted((tmp_path / "train").glob("*/rendered_3_*.png"), key=lambda path: path.name)
     assert sum(counts.values()) == 40 == len(files)
     assert counts == Counter(path.parent.name for path in files)
@@ -169,7 +169,9 @@ def test_held_out_art_sets_are_never_drawn_unless_asked_for(tmp_path: Path) -> N
 
 
 def test_rendered_crops_of_chosen_classes_are_written(tmp_path: Path) -> None:
-    counts = write_rendered_crops(tmp_path, 30, seed=4, size=32, red_five_p=1.0, classes=("m5", "s5"))
+    counts = write_rendered_crops(
+        tmp_path, rendered_crops(30, seed=4, size=32, red_five_p=1.0, classes=("m5", "s5")), seed=4
+    )
     assert sum(counts.values()) == 30 and set(counts) <= {"m5", "s5"}
     assert {p.name for p in (tmp_path / "train").iterdir()} == set(counts)
 

@@ -14,6 +14,7 @@ pytest.importorskip("torch")
 pytest.importorskip("efficientnet_lite_pytorch")
 
 from datasets.crops import write_rendered_crops
+from datasets.synth.face_crops import rendered_crops
 from vision.classifier import CLASSIFIER_CLASSES, TileClassifier
 from vision.detector import MODELS_DIR, Detector
 from vision.face_net import FaceNetError, FaceNetRecipe, load_checkpoint, train_face_net
@@ -25,7 +26,7 @@ SIZE = 64  # small crops: the smoke run and export take seconds
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("face_net")
-    write_rendered_crops(root / "crops", 96, seed=1, size=SIZE)
+    write_rendered_crops(root / "crops", rendered_crops(96, seed=1, size=SIZE), seed=1)
     # rendered crops are all training crops: a few copied to val for the validation top-1
     for folder in (root / "crops" / "train").iterdir():
         for crop in sorted(folder.iterdir())[:1]:
