@@ -160,30 +160,49 @@ def test_boxes_of_single_tiles_are_not_split() -> None:
     np.testing.assert_array_equal(rowfit.split_doubles(image, boxes, np.full(3, 0.9))[0], boxes)
 
 
-def _pong_turned_in_halves() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _pong_turned_in_halves(beside_hand: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A pong whose middle tile lies turned, the localiser's boxes on it drawn on its two halves (each as
-    tall as the turned face, a little over half its length): the photo, the true boxes, the boxes found."""
-    sizes = [(W, H), (H, W), (W, H), (W, H), (W, H)]  # a pong with its middle tile turned, two hand tiles
+    tall as the turned face, a little over half its length), two hand tiles beside it on its row or
+    none: the photo, the true boxes, the boxes found."""
+    sizes = [(W, H), (H, W), (W, H), (W, H), (W, H)]
     xs = [100.0, 100 + (W + H) / 2, 100 + W + H, 300.0, 300.0 + W]
-    image, truth = _draw([(x, 150) for x in xs], sizes=sizes)
+    count = 5 if beside_hand else 3
+    image, truth = _draw([(x, 150) for x in xs[:count]], sizes=sizes[:count])
     x0, y0, x1, y1 = truth[1]
     halves = np.array([[x0 - 2, y0, x0 + 0.62 * H, y1], [x1 - 0.62 * H, y0 - 1, x1 + 2, y1 + 1]], np.float32)
     found = np.concatenate([truth[:1], halves, truth[2:]])
     return image, truth, found
 
 
-def test_two_boxes_on_the_halves_of_a_turned_meld_tile_are_joined_into_one() -> None:
-    image, truth, found = _pong_turned_in_halves()
-    scores = np.array([0.9, 0.6, 0.7, 0.9, 0.9, 0.9], np.float32)
+@pytest.mark.parametrize("beside_hand", [True, False], ids=["beside the hand", "a row of its own"])
+def test_two_boxes_on_the_halves_of_a_turned_meld_tile_are_joined_into_one(beside_hand: bool) -> None:
+    image, truth, found = _pong_turned_in_halves(beside_hand)
+    scores = np.array([0.9, 0.6, 0.7, 0.9, 0.9, 0.9], np.float32)[: len(found)]
     joined, kept = rowfit.join_halves(image, found, scores)
-    np.testing.assert_array_equal(kept, [0, 2, 3, 4, 5])  # the surer half stands for the tile
+    others = list(range(3, len(found)))
+    np.testing.assert_array_equal(kept, [0, 2, *others])  # the surer half stands for the tile
     assert len(joined) == len(truth)
     assert box_iou(joined[1:2], truth[1:2]).item() > 0.85
-    np.testing.assert_array_equal(joined[[0, 2, 3, 4]], found[[0, 3, 4, 5]])
+    np.testing.assert_array_equal(joined[[0, *range(2, len(joined))]], found[[0, *others]])
     read, source, fitted = rowfit.fit(image, found, scores)  # as the detector takes them
     np.testing.assert_array_equal(source, kept)
     np.testing.assert_array_equal(read, joined)
-    np.testing.assert_array_equal(fitted, joined)  # a meld with a turned tile: not snapped to seams
+    np.testing.assert_array_equal(fitted[:3], joined[:3])  # a meld with a turned tile: not snapped to seams
+
+
+@pytest.mark.parametrize("seam", [True, False], ids=["a seam between them", "no seam in sight"])
+def test_two_slim_standing_tiles_boxed_short_and_overlapping_are_told_apart_by_their_seam(seam: bool) -> None:
+    width = 24  # slim tiles, half as wide as tall: two of them span about a tile's length
+    image, truth = _draw([(100 + width * i, 150) for i in range(6)], sizes=[(width, H)] * 6)
+    if not seam:
+        image = np.full_like(image, 200)  # a blank photo: nothing to tell the two tiles apart
+    boxes = truth.copy()
+    pair = _widened(truth[2:4], shift=0.0, grow=1.5)  # 36 px boxes overlapping by 12 ...
+    pair[:, 1] += 3
+    pair[:, 3] -= 3  # ... and a little short of the others
+    boxes[2:4] = pair
+    joined, kept = rowfit.join_halves(image, boxes, np.full(len(boxes), 0.9))
+    assert list(kept) == ([0, 1, 2, 3, 4, 5] if seam else [0, 1, 2, 4, 5]) and len(joined) == len(kept)
 
 
 @pytest.mark.parametrize("grow", [1.3, 1.5])

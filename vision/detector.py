@@ -203,10 +203,11 @@ class Detector:
             pixels = turn.pixels(pixels)
             reference = None if close_up else long_side
             boxes, scores, classes = self.find_tiles(pixels, floor, iou, reference=reference)
-        # a box across two touching tiles of a standing row becomes a box for each, and the boxes of such
-        # rows are snapped to their seams (vision.rowfit); the faces are read from the localiser's boxes
-        # (split): from the fitted ones 12 MP packed rows of the usual styles read their player's tiles
-        # exactly in 11 of 20 scenes against 13
+        # two boxes on the halves of a turned meld tile become one, a box across two touching tiles of a
+        # standing row a box for each, and the boxes of such rows are snapped to their seams
+        # (vision.rowfit); the faces are read from the localiser's boxes (joined and split): from the
+        # fitted ones 12 MP packed rows of the usual styles read their player's tiles exactly in 11 of 20
+        # scenes against 13
         read = boxes
         if self.fit_rows:
             read, source, boxes = rowfit.fit(pixels, boxes, scores)

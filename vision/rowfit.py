@@ -74,13 +74,13 @@ def fit(
     and split, for each the position of the box it came from, and those boxes fitted to their seams."""
     grey = _grey(pixels)
     boxes, scores = np.asarray(boxes, np.float32).reshape(-1, 4), np.asarray(scores, np.float32)
-    runs = _runs(boxes, scores)  # found again only where a step changed the boxes
-    joined, kept = _join_halves(grey, boxes, scores, runs)
-    if not np.array_equal(joined, boxes):
-        runs = _runs(joined, scores[kept])
+    rows, runs = _chains(boxes, scores)  # found again only where a step changed the boxes
+    joined, kept = _join_halves(grey, boxes, scores, rows)
+    if len(kept) < len(boxes):
+        runs = _chains(joined, scores[kept])[1]
     split, source = _split_doubles(grey, joined, scores[kept], runs)
-    if not np.array_equal(split, joined):
-        runs = _runs(split, scores[kept][source])
+    if split is not joined:
+        runs = _chains(split, scores[kept][source])[1]
     source = kept[source]
     return split, source, _fit_rows(grey, split, scores[source], runs)
 
@@ -88,29 +88,30 @@ def fit(
 def join_halves(pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``boxes`` with each pair drawn on the two halves of one turned meld tile joined into one box, and
     for each box out the position of the box it came from (of a pair, the more confident)."""
-    return _join_halves(_grey(pixels), boxes, scores)
+    boxes, scores = np.asarray(boxes, np.float32).reshape(-1, 4), np.asarray(scores, np.float32)
+    return _join_halves(_grey(pixels), boxes, scores, _chains(boxes, scores)[0])
 
 
 def _join_halves(
-    grey: np.ndarray, boxes: np.ndarray, scores: np.ndarray, runs: list[np.ndarray] | None = None
+    grey: np.ndarray, boxes: np.ndarray, scores: np.ndarray, rows: list[np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray]:
-    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
-    scores = np.asarray(scores, np.float32)
+    """``join_halves`` over ``rows`` (positions in ``boxes``): whole rows, as the halves' near centres
+    split a meld's tiles into clusters of their own."""
     joined: dict[int, np.ndarray] = {}  # kept position -> the joined box
     dropped: set[int] = set()
-    for members in _runs(boxes, scores) if runs is None else runs:
-        run = boxes[members]
-        order = np.argsort((run[:, 0] + run[:, 2]) / 2, kind="stable")
-        run, members = run[order], members[order]
-        cx, cy = (run[:, 0] + run[:, 2]) / 2, (run[:, 1] + run[:, 3]) / 2
-        if abs(math.atan(float(np.polyfit(cx, cy, 1)[0]))) > LEVEL:
+    for members in rows:
+        order, _, _, slope = _along(boxes[members])
+        if abs(math.atan(slope)) > LEVEL:
             continue  # a steep row's boxes overlap along x without sharing a tile
+        run, members = boxes[members][order], members[order]
         heights = run[:, 3] - run[:, 1]
         for i in range(len(run) - 1):
             a, b = run[i], run[i + 1]
             if int(members[i]) in dropped or int(members[i]) in joined:
                 continue
             length = float(np.median(np.delete(heights, [i, i + 1])))  # the others': a tile's length
+            if length <= 0:
+                continue
             overlap = float(a[2] - b[0])
             narrower = float(min(a[2] - a[0], b[2] - b[0]))
             span = float(max(a[2], b[2]) - min(a[0], b[0]))
@@ -124,7 +125,6 @@ def _join_halves(
             ):
                 continue
             (ax, ay), (bx, by) = (a[:2] + a[2:]) / 2, (b[:2] + b[2:]) / 2
-            slope = float((by - ay) / max(float(bx - ax), 1e-6))
             height = max(float(a[3] - a[1]), float(b[3] - b[1]))
             if _find_seam(grey, float(ax), float(bx), float(ay + by) / 2, slope, height)[1]:
                 continue  # two tiles after all
@@ -143,29 +143,43 @@ def _join_halves(
     return out, kept
 
 
-def _runs(boxes: np.ndarray, scores: np.ndarray) -> list[np.ndarray]:
-    """The positions in ``boxes`` of each run of at least ``MIN_RUN`` touching confident boxes in a row."""
+def _chains(boxes: np.ndarray, scores: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The positions in ``boxes`` of the confident boxes of each row, and of each run of touching ones in
+    a row, of at least ``MIN_RUN`` boxes each."""
     confident = np.flatnonzero(np.asarray(scores) >= CONFIDENT)
     if len(confident) < MIN_RUN:
-        return []
-    clusters = (cluster for row in find_rows(boxes[confident].astype(np.float64)) for cluster in row.clusters)
-    return [confident[list(cluster)] for cluster in clusters if len(cluster) >= MIN_RUN]
+        return [], []
+    rows = find_rows(boxes[confident].astype(np.float64))
+    clusters = [cluster for row in rows for cluster in row.clusters]
+    return (
+        [confident[list(row.members)] for row in rows if len(row.members) >= MIN_RUN],
+        [confident[list(cluster)] for cluster in clusters if len(cluster) >= MIN_RUN],
+    )
+
+
+def _along(run: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The order of a run's boxes along it (by centre x), their centres in that order and its slope."""
+    order = np.argsort((run[:, 0] + run[:, 2]) / 2, kind="stable")
+    boxes = run[order]
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    return order, cx, cy, float(np.polyfit(cx, cy, 1)[0])
 
 
 def split_doubles(pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``boxes`` (xyxy, photo pixels) with each one spanning two touching tiles of a standing row near
     level split in two at the seam between them, and for each box out the position of the box it came
     from (so its score and class go with it)."""
-    return _split_doubles(_grey(pixels), boxes, scores)
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    return _split_doubles(_grey(pixels), boxes, scores, _chains(boxes, scores)[1])
 
 
 def _split_doubles(
-    grey: np.ndarray, boxes: np.ndarray, scores: np.ndarray, runs: list[np.ndarray] | None = None
+    grey: np.ndarray, boxes: np.ndarray, scores: np.ndarray, runs: list[np.ndarray]
 ) -> tuple[np.ndarray, np.ndarray]:
-    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    """``split_doubles`` over ``runs``; ``boxes`` themselves when nothing is split."""
     source = np.arange(len(boxes))
     halves: dict[int, tuple[np.ndarray, ...]] = {}
-    for members in _runs(boxes, scores) if runs is None else runs:
+    for members in runs:
         halves.update(_split_run(grey, boxes, members))
     if not halves:
         return boxes, source
@@ -179,12 +193,9 @@ def _split_doubles(
 
 def _split_run(grey: np.ndarray, boxes: np.ndarray, members: np.ndarray) -> dict[int, tuple[np.ndarray, ...]]:
     """The halves of the boxes of one run (``members``: positions in ``boxes``) that span two tiles."""
-    run = boxes[members]
-    order = np.argsort((run[:, 0] + run[:, 2]) / 2, kind="stable")
-    run, members = run[order], members[order]
-    cx, cy = (run[:, 0] + run[:, 2]) / 2, (run[:, 1] + run[:, 3]) / 2
+    order, cx, cy, slope = _along(boxes[members])
+    run, members = boxes[members][order], members[order]
     widths, heights = run[:, 2] - run[:, 0], run[:, 3] - run[:, 1]
-    slope = float(np.polyfit(cx, cy, 1)[0])
     if abs(math.atan(slope)) > MAX_SLANT:
         return {}
     # a box across two tiles is half again as far from its neighbours' centres as they are from theirs, so
@@ -212,15 +223,13 @@ def _split_run(grey: np.ndarray, boxes: np.ndarray, members: np.ndarray) -> dict
 
 def fit_rows(pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """``boxes`` (xyxy, photo pixels) with those of packed standing rows fitted to their seams."""
-    return _fit_rows(_grey(pixels), boxes, scores)
-
-
-def _fit_rows(
-    grey: np.ndarray, boxes: np.ndarray, scores: np.ndarray, runs: list[np.ndarray] | None = None
-) -> np.ndarray:
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    return _fit_rows(_grey(pixels), boxes, scores, _chains(boxes, scores)[1])
+
+
+def _fit_rows(grey: np.ndarray, boxes: np.ndarray, scores: np.ndarray, runs: list[np.ndarray]) -> np.ndarray:
     fitted = boxes.copy()
-    for members in _runs(boxes, scores) if runs is None else runs:
+    for members in runs:
         fitted[members] = fit_run(grey, boxes[members])
     return fitted
 
@@ -229,10 +238,8 @@ def fit_run(grey: np.ndarray, run: np.ndarray) -> np.ndarray:
     """The boxes of one run of touching tiles (in order along it) fitted to the seams between them; the
     boxes as given when they are not standing tiles in a row near level."""
     run = np.asarray(run, np.float32).reshape(-1, 4)
-    order = np.argsort((run[:, 0] + run[:, 2]) / 2, kind="stable")
+    order, cx, cy, slope = _along(run)
     boxes = run[order]
-    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
-    slope = float(np.polyfit(cx, cy, 1)[0])
     slant = abs(math.atan(slope))
     if slant > MAX_SLANT:
         return run

@@ -79,13 +79,13 @@ class Ink:
         self.rgba[max(0, y0) : y1, max(0, x0) : x1] = (roi * (1 - m) + paint * m + 0.5).astype(np.uint8)
 
 
-def in_ink(rgba: np.ndarray, ink: Colour) -> np.ndarray:
+def in_ink(rgba: np.ndarray, colour: Colour) -> np.ndarray:
     """Premultiplied RGBA ink redrawn in one colour, its dark strokes deep and its light parts pale: how a
     red five (赤五, common in Japanese and generic sets) prints a five's whole face, and how a set printed
     in one ink prints every face."""
     alpha = rgba[..., 3:4].astype(np.float32) / 255.0
     straight = rgba[..., :3].astype(np.float32) / np.maximum(alpha, 1e-3)
     light = (straight @ np.array([0.299, 0.587, 0.114], np.float32))[..., None] / 255.0
-    base = np.asarray(ink, np.float32)
+    base = np.asarray(colour, np.float32)
     colour = base + (255.0 - base) * 0.75 * light**2
     return np.concatenate([np.clip(colour * alpha, 0, 255), rgba[..., 3:4]], axis=-1).astype(np.uint8)

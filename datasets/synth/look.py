@@ -23,8 +23,9 @@ PROCEDURAL_STYLES = 64
 RED_FIVES_P = 0.25  # share of sets whose fives are printed red (赤五): Japanese and generic sets
 FIVES = (4, 13, 22)  # 5m, 5p, 5s: a red five is labelled the plain five
 RED_FIVE_INKS: tuple[Colour, ...] = ((205, 25, 35), (220, 40, 45), (185, 20, 40), (230, 60, 50))
-# sets printed in one ink (every face red, blue, green or black): a face's colour then tells nothing of
-# its number, so a classifier trained on them reads a red five's numeral by its shape
+# sets printed in one ink (every face red, blue, green or black; red in four of seven, as the red fives'
+# inks): a face's colour then tells nothing of its number, so a classifier trained on them reads a red
+# five's numeral by its shape
 ONE_INKS: tuple[Colour, ...] = (*RED_FIVE_INKS, (30, 55, 160), (25, 110, 60), (30, 30, 35))
 
 BODIES: tuple[Colour, ...] = (
@@ -121,8 +122,9 @@ def random_red_five(rng: np.random.Generator, share: float = RED_FIVES_P) -> Col
 def random_one_ink(rng: np.random.Generator, share: float) -> Colour | None:
     """The one ink every face of a set prints in (``share`` of sets), or None.
 
-    Nothing is drawn at a share of 0, so looks without one ink are the same, seed for seed, as before
-    the option (the benchmarks' rendered crops among them)."""
+    At a share of 0 nothing is drawn from ``rng``, so crops rendered without the option are the same,
+    seed for seed, as before it (the benchmarks' rendered crops among them); at any other share every
+    later draw moves."""
     if share <= 0:
         return None
     ink = jitter(rng, ONE_INKS[int(rng.integers(len(ONE_INKS)))], 12)
