@@ -117,18 +117,17 @@ def _join_halves(
             overlap = float(a[2] - b[0])
             narrower = float(min(a[2] - a[0], b[2] - b[0]))
             span = float(max(a[2], b[2]) - min(a[0], b[0]))
-            short = max(float(a[3] - a[1]), float(b[3] - b[1])) <= HALF_HEIGHT * length
+            height = float(max(heights[i], heights[i + 1]))
             tall = float(max(a[3], b[3]) - min(a[1], b[1]))
             if not (
                 overlap >= HALF_OVERLAP * narrower
-                and short
+                and height <= HALF_HEIGHT * length
                 and HALF_LENGTH[0] <= span / length <= HALF_LENGTH[1]
                 and span >= HALF_WIDE * tall
             ):
                 continue
             (ax, ay), (bx, by) = (a[:2] + a[2:]) / 2, (b[:2] + b[2:]) / 2
-            height = max(float(a[3] - a[1]), float(b[3] - b[1]))
-            if _find_seam(grey, float(ax), float(bx), float(ay + by) / 2, slope, height)[1]:
+            if _seam(grey, float(ax), float(bx), float(ay + by) / 2, slope, height)[1]:
                 continue  # two tiles after all
             keep, drop = int(members[i]), int(members[i + 1])
             if scores[drop] > scores[keep]:
@@ -214,7 +213,8 @@ def _split_run(grey: np.ndarray, boxes: np.ndarray, members: np.ndarray) -> dict
     halves: dict[int, tuple[np.ndarray, ...]] = {}
     for i in np.flatnonzero(doubles):
         x0, y0, x1, y1 = (float(v) for v in run[i])
-        seam = _seam(grey, float(cx[i]) - pitch / 2, float(cx[i]) + pitch / 2, float(cy[i]), slope, y1 - y0)
+        left, right = float(cx[i]) - pitch / 2, float(cx[i]) + pitch / 2  # the two tiles' centres
+        seam = _seam(grey, left, right, float(cy[i]), slope, y1 - y0)[0]
         pair = (np.array([x0, y0, seam, y1], np.float32), np.array([seam, y0, x1, y1], np.float32))
         # a half on a tile that has a box of its own is that box's: only the other half is kept
         halves[int(members[i])] = tuple(
@@ -249,11 +249,11 @@ def fit_run(grey: np.ndarray, run: np.ndarray) -> np.ndarray:
     widest = TURNED if slant <= LEVEL else 1.0  # the widest a standing tile's box may come out, of its height
     if np.count_nonzero(heights < STANDING * widths) * 2 > len(run) or np.any(widths > widest * heights):
         return run  # tiles lying flat, or a turned tile among them: a meld, left alone
-    height = float(np.median(boxes[:, 3] - boxes[:, 1]))
+    height = float(np.median(heights))
     # a slanted row's tile box overhangs its seams by the slant of the tile's height (half each side)
     overhang = abs(slope) / math.hypot(1.0, slope) * height * 0.5
     seams = [
-        _seam(grey, float(cx[i]), float(cx[i + 1]), float(cy[i] + cy[i + 1]) / 2, slope, height)
+        _seam(grey, float(cx[i]), float(cx[i + 1]), float(cy[i] + cy[i + 1]) / 2, slope, height)[0]
         for i in range(len(boxes) - 1)
     ]
     out = boxes.copy()
@@ -274,16 +274,12 @@ def _grey(pixels: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(pixels, cv2.COLOR_RGB2GRAY) if pixels.ndim == 3 else pixels
 
 
-def _seam(grey: np.ndarray, left: float, right: float, y: float, slope: float, height: float) -> float:
-    """Where the seam between two touching tiles centred at x ``left`` and ``right`` lies: the darkest
-    column of the row's band near their midpoint, if it is dark enough, else the midpoint."""
-    return _find_seam(grey, left, right, y, slope, height)[0]
-
-
-def _find_seam(
+def _seam(
     grey: np.ndarray, left: float, right: float, y: float, slope: float, height: float
 ) -> tuple[float, bool]:
-    """``_seam``'s position, and whether a seam was seen there (else it is the midpoint)."""
+    """Where the seam between two touching tiles centred at x ``left`` and ``right`` lies, and whether one
+    was seen: the darkest column of the row's band near their midpoint, if it is dark enough, else the
+    midpoint (not seen)."""
     middle = (left + right) / 2
     pitch = right - left
     x0, x1 = math.floor(middle - pitch / 2), math.ceil(middle + pitch / 2)
