@@ -528,11 +528,10 @@ def run_crops(args: argparse.Namespace) -> int:
     unknown = [name for name in classes if name not in CLASSIFIER_CLASSES or name == "none"]
     if unknown:
         raise DatasetError(f"--rendered-classes: {', '.join(unknown)} not tile classes")
-    red_fives = RED_FIVES_P if args.red_fives is None else args.red_fives
-    if not 0.0 <= red_fives <= 1.0:
-        raise DatasetError(f"--red-fives {red_fives}: a share from 0 to 1")
-    if not 0.0 <= args.one_ink <= 1.0:
-        raise DatasetError(f"--one-ink {args.one_ink}: a share from 0 to 1")
+    red_fives = RED_FIVES_P if args.red_fives is None else args.red_fives  # the synth package loads lazily
+    for flag, share in (("--red-fives", red_fives), ("--one-ink", args.one_ink)):
+        if not 0.0 <= share <= 1.0:
+            raise DatasetError(f"{flag} {share}: a share from 0 to 1")
     try:
         art_sets = art_sets_in(args.art) if args.art and args.rendered else []
     except ArtError as error:

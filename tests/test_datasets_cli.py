@@ -531,7 +531,12 @@ def test_crops_add_rendered_training_crops(smj, dataset: Path, tmp_path: Path, c
 
 @pytest.mark.parametrize(
     ("flags", "message"),
-    [(["--rendered", "-1"], "--rendered -1"), (["--rendered", "2", "--art", "no/such/art"], "no/such/art")],
+    [
+        (["--rendered", "-1"], "--rendered -1"),
+        (["--rendered", "2", "--art", "no/such/art"], "no/such/art"),
+        (["--rendered", "2", "--red-fives", "1.5"], "--red-fives 1.5: a share from 0 to 1"),
+        (["--rendered", "2", "--one-ink", "-0.1"], "--one-ink -0.1: a share from 0 to 1"),
+    ],
 )
 def test_crops_refuse_bad_rendering_options(smj, dataset: Path, tmp_path: Path, capsys, flags, message):
     assert smj(["dataset", "crops", str(dataset), "--out", str(tmp_path / "crops"), *flags]) == 2
