@@ -215,3 +215,20 @@ def test_overlapping_boxes_of_a_packed_row_receding_from_the_camera_are_not_join
     joined, kept = rowfit.join_halves(image, boxes, np.full(len(boxes), 0.9))
     np.testing.assert_array_equal(joined, boxes)
     np.testing.assert_array_equal(kept, np.arange(len(boxes)))
+
+
+@pytest.mark.parametrize("degrees", [0.0, 12.0])
+def test_two_boxes_on_the_halves_of_a_flat_meld_tile_in_a_slanted_row_are_joined(degrees: float) -> None:
+    """A pong lying flat, seen from the front (each tile about as wide as tall), in a row slanted as a
+    meld in front of the hand may lie in a 12 MP photo; its first tile boxed in two short halves."""
+    size, turn = (52, 50), math.radians(degrees)
+    centres = [(100 + 52 * i * math.cos(turn), 150 + 52 * i * math.sin(turn)) for i in range(3)]
+    image, truth = _draw(centres, degrees=degrees, sizes=[size] * 3)
+    x0, y0, x1, y1 = truth[0]
+    half = 0.62 * (x1 - x0)
+    halves = np.array([[x0, y0 + 6, x0 + half, y1 - 6], [x1 - half, y0 + 5, x1, y1 - 5]])
+    found = np.concatenate([halves, truth[1:]]).astype(np.float32)
+    joined, kept = rowfit.join_halves(image, found, np.array([0.7, 0.6, 0.9, 0.9], np.float32))
+    np.testing.assert_array_equal(kept, [0, 2, 3])
+    assert box_iou(joined[:1], truth[:1]).item() > 0.8
+    np.testing.assert_array_equal(joined[1:], truth[1:])
