@@ -622,3 +622,34 @@ def test_a_hand_before_two_walls_of_backs_is_read_and_the_walls_left_out() -> No
     }
     ignored = sorted(len(g.indices) for g in grouping.groups if g.role is GroupRole.IGNORED)
     assert ignored == [12, 13] and not grouping.warnings
+
+
+def test_a_hand_row_short_of_tiles_is_the_hand_and_far_strays_are_not_counted_in() -> None:
+    """Eleven standing tiles (a meld's boxes missed or misread) with four loose tiles that are no meld
+    in front of them and three strays far off: making up the count from the far strays explains the
+    photo worse than the eleven alone, so the eleven are the hand (not the four, which leave the eleven
+    out), and the strays are left out (a synthetic 12 MP photo of a packed row had lost its hand so)."""
+    far = [("6m", (-9, -7)), ("9m", (3, -8)), ("2s", (16, -7))]
+    tiles = (
+        lay_row("22344556678p")
+        + lay_row("1m7m5m5m", origin=(6 * TILE_W, 1.3 * TILE_H))
+        + [t for tile, (x, y) in far for t in lay_row(tile, origin=(x * TILE_W, y * TILE_H))]
+    )
+    _, grouping = read(tiles)
+    assert grouping.hand is not None
+    assert Counter(grouping.hand.concealed) == Counter(parse_tiles("22344556678p"))
+    assert not grouping.hand.melds
+    (stray,) = [w for w in grouping.warnings if w.code is WarningCode.STRAY_TILES]
+    assert Counter(stray.tiles) == Counter(["6m", "9m", "2s", "1m", "7m", "5m", "5m"])
+    assert WarningCode.TILE_COUNT in grouping.codes
+
+
+def test_three_touching_tiles_off_the_hand_that_read_as_no_meld_are_counted_in() -> None:
+    """Unlike single strays, three touching tiles beyond ``PlanConfig.near`` that read as no meld (a pong
+    4p misread 4p 2p 4p) are more likely a misread meld than discards: they make up the count (and the
+    reading search may re-read them)."""
+    tiles = lay_row("56666777m777p") + lay_row("4p2p4p", origin=(4 * TILE_W, 6.5 * TILE_H))
+    _, grouping = read(tiles)
+    assert grouping.hand is not None
+    assert Counter(grouping.hand.concealed) == Counter(parse_tiles("56666777m777p") + parse_tiles("244p"))
+    assert WarningCode.STRAY_TILES not in grouping.codes

@@ -6,7 +6,9 @@ or near another of them. The melds and the loose face-up tiles off the hand's ro
 that bring the hand to 14 tiles plus one per kong at the least cost: a meld within ``PlanConfig.near``
 of the hand or of a nearer meld is wanted (it costs less than nothing), anything else costs its
 distance, and a meld whose tiles look much larger or smaller than the hand's (another depth) costs
-more (``PlanConfig.depth``). When no choice makes the count, the near melds count and nothing else does.
+more (``PlanConfig.depth``). When no choice makes the count, or the choice that makes it explains the
+photo worse (``Plan.evidence``) than the near melds alone (a count made up from far strays), the near
+melds count and nothing else does.
 
 Every row with upright tiles is tried as the hand's row, and the reading with the most evidence wins
 (``Plan.evidence``, weighed by ``PlanConfig``): standing tiles that are no melds and melds on the row
@@ -45,6 +47,11 @@ class PlanConfig:
     row_meld: float = 1.5
     # evidence against, in tiles, per tile of the row that reads as melds but is taken for concealed
     read_as_tiles: float = 0.5
+    # tiles: a loose cluster off the hand's row this long may be a meld misread (its tiles read as no meld);
+    # a shorter one beyond ``near`` is counted in only when that explains the photo better than leaving it
+    # out (``Plan.evidence``): single tiles far off are discards (two real photos of a hand had three of
+    # them counted in to make 14; a usual-style 12 MP packed row had lost its pong 4p, misread)
+    meld_size: int = 3
     # clusters: melds and stray clusters off the hand's row weighed by the count, nearest first (at most)
     most_optional: int = 24
 
@@ -149,14 +156,33 @@ def _plan(
     optional = sorted(melds + strays, key=lambda c: (distance[id(c)], c.members))[: config.most_optional]
     size = float(np.median(scale[[i for c in row for i in c.members]]))
     cost = {id(c): _cost(c, distance[id(c)], scale, size, config) for c in optional}
-    chosen = _fill(deficit, optional, cost)
-    fits = chosen is not None
-    if chosen is None:
-        chosen = [c for c in optional if c.melds and distance[id(c)] <= config.near]
+    filled = _fill(deficit, optional, cost)
+    near_melds = [c for c in optional if c.melds and distance[id(c)] <= config.near]
+    near_fit = sum(3 * len(c.melds or ()) for c in near_melds) == deficit
+    choices = [(filled, True)] if filled is not None else []
+    if filled is None or any(_discard(c, distance[id(c)], config) for c in filled):
+        # tiles counted in from far off the hand may explain the photo worse than the near melds alone
+        choices.append((near_melds, near_fit))
+    candidates = melds + strays
+    plans = [_made(layout, hand_row, hand, beside, candidates, chosen, fit, cost) for chosen, fit in choices]
+    return max(plans, key=lambda p: p.evidence(config))
+
+
+def _made(
+    layout: list[list[Cluster]],
+    hand_row: int,
+    hand: list[Cluster],
+    beside: list[Cluster],
+    candidates: list[Cluster],
+    chosen: list[Cluster],
+    fits: bool,
+    cost: dict[int, float],
+) -> Plan:
+    """The plan counting ``chosen`` of ``candidates`` (the clusters off the hand's row) towards the hand."""
     # In the layout's order: row by row, each in reading order.
     taken = [c for clusters in layout for c in clusters if any(c is k for k in chosen)]
     extra = tuple(c for c in taken if not c.melds)
-    left_out = tuple(c for c in melds + strays if all(c is not k for k in chosen))
+    left_out = tuple(c for c in candidates if all(c is not k for k in chosen))
     total = sum(cost[id(c)] for c in taken)
     melds_beside = sum(len(c.melds or ()) for c in beside)
     return Plan(
@@ -169,6 +195,12 @@ def _plan(
         melds_beside,
         total,
     )
+
+
+def _discard(cluster: Cluster, distance: float, config: PlanConfig) -> bool:
+    """Loose tiles too few for a misread meld and farther than ``config.near`` from the hand and its
+    melds: discards or strays, most likely."""
+    return cluster.melds is None and len(cluster.faces) < config.meld_size and distance > config.near
 
 
 def _cost(cluster: Cluster, distance: float, scale: np.ndarray, size: float, config: PlanConfig) -> float:
