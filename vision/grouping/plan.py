@@ -6,9 +6,9 @@ or near another of them. The melds and the loose face-up tiles off the hand's ro
 that bring the hand to 14 tiles plus one per kong at the least cost: a meld within ``PlanConfig.near``
 of the hand or of a nearer meld is wanted (it costs less than nothing), anything else costs its
 distance, and a meld whose tiles look much larger or smaller than the hand's (another depth) costs
-more (``PlanConfig.depth``). When no choice makes the count, or the choice that makes it explains the
-photo worse (``Plan.evidence``) than the near melds alone (a count made up from far strays), the near
-melds count and nothing else does.
+more (``PlanConfig.depth``). When no choice makes the count, or the one that makes it takes in single
+tiles or pairs from beyond ``PlanConfig.near`` (discards, most likely) and explains the photo worse
+(``Plan.evidence``) than the near melds alone, the near melds count and nothing else does.
 
 Every row with upright tiles is tried as the hand's row, and the reading with the most evidence wins
 (``Plan.evidence``, weighed by ``PlanConfig``): standing tiles that are no melds and melds on the row
