@@ -653,3 +653,17 @@ def test_three_touching_tiles_off_the_hand_that_read_as_no_meld_are_counted_in()
     assert grouping.hand is not None
     assert Counter(grouping.hand.concealed) == Counter(parse_tiles("56666777m777p") + parse_tiles("244p"))
     assert WarningCode.STRAY_TILES not in grouping.codes
+
+
+def test_a_misread_meld_in_pieces_just_off_the_hand_makes_up_the_count() -> None:
+    """A pong misread and boxed in pieces (a pair near the hand, one tile a little beyond
+    ``PlanConfig.near``): counting them in explains the photo less well by ``Plan.evidence`` than
+    leaving them out, but not by ``PlanConfig.discard_margin``, so they make up the count."""
+    tiles = (
+        lay_row("56666777m777p")
+        + lay_row("4p2p", origin=(5 * TILE_W, 1.6 * TILE_H))
+        + lay_row("4p", origin=(8 * TILE_W, 3.8 * TILE_H))
+    )
+    _, grouping = read(tiles)
+    assert grouping.hand is not None
+    assert Counter(grouping.hand.concealed) == Counter(parse_tiles("56666777m777p") + parse_tiles("244p"))

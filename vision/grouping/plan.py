@@ -8,7 +8,8 @@ of the hand or of a nearer meld is wanted (it costs less than nothing), anything
 distance, and a meld whose tiles look much larger or smaller than the hand's (another depth) costs
 more (``PlanConfig.depth``). When no choice makes the count, or the one that makes it takes in single
 tiles or pairs from beyond ``PlanConfig.near`` (discards, most likely) and explains the photo worse
-(``Plan.evidence``) than the near melds alone, the near melds count and nothing else does.
+(``Plan.evidence``) than the near melds alone by ``PlanConfig.discard_margin`` or more, the near melds
+count and nothing else does.
 
 Every row with upright tiles is tried as the hand's row, and the reading with the most evidence wins
 (``Plan.evidence``, weighed by ``PlanConfig``): standing tiles that are no melds and melds on the row
@@ -48,10 +49,12 @@ class PlanConfig:
     # evidence against, in tiles, per tile of the row that reads as melds but is taken for concealed
     read_as_tiles: float = 0.5
     # tiles: a loose cluster off the hand's row this long may be a meld misread (its tiles read as no meld);
-    # a shorter one beyond ``near`` is counted in only when that explains the photo better than leaving it
-    # out (``Plan.evidence``): single tiles far off are discards (two real photos of a hand had three of
-    # them counted in to make 14; a usual-style 12 MP packed row had lost its pong 4p, misread)
+    # a count made up with a shorter one from beyond ``near`` is weighed against the near melds alone: single
+    # tiles far off are discards (two real photos of a hand had three of them counted in to make 14)
     meld_size: int = 3
+    # evidence, in tiles: how much better the near melds alone must explain the photo than such a count (three
+    # discards 5-9 widths off: 17-20; the pieces of a misread pong 2-5 widths off in a 12 MP photo: 5-6)
+    discard_margin: float = 8.0
     # clusters: melds and stray clusters off the hand's row weighed by the count, nearest first (at most)
     most_optional: int = 24
 
@@ -159,13 +162,16 @@ def _plan(
     filled = _fill(deficit, optional, cost)
     near_melds = [c for c in optional if c.melds and distance[id(c)] <= config.near]
     near_fit = sum(3 * len(c.melds or ()) for c in near_melds) == deficit
-    choices = [(filled, True)] if filled is not None else []
-    if filled is None or any(_discard(c, distance[id(c)], config) for c in filled):
-        # tiles counted in from far off the hand may explain the photo worse than the near melds alone
-        choices.append((near_melds, near_fit))
     candidates = melds + strays
-    plans = [_made(layout, hand_row, hand, beside, candidates, chosen, fit, cost) for chosen, fit in choices]
-    return max(plans, key=lambda p: p.evidence(config))
+    without = _made(layout, hand_row, hand, beside, candidates, near_melds, near_fit, cost)
+    if filled is None:
+        return without
+    counted = _made(layout, hand_row, hand, beside, candidates, filled, True, cost)
+    # tiles counted in from far off the hand (discards, most likely) may explain the photo much worse
+    far = any(_discard(c, distance[id(c)], config) for c in filled)
+    if far and without.evidence(config) >= counted.evidence(config) + config.discard_margin:
+        return without
+    return counted
 
 
 def _made(
