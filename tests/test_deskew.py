@@ -53,15 +53,26 @@ def test_the_direction_of_the_longest_row(degrees: float) -> None:
     assert abs(off) < 2.0
 
 
-def test_the_longest_run_of_touching_tiles_says_which_way_the_hand_runs() -> None:
-    # a hand of 8 touching tiles at 25 degrees; elsewhere a longer chain at -40 degrees, broken by a gap
-    # of a tile into runs of 5 (discards): the hand's row is the one turned level
+def test_the_row_that_covers_the_most_says_which_way_the_hand_runs() -> None:
+    # a hand of 8 touching tiles at 25 degrees, nearest the camera; farther off, smaller, a longer chain of
+    # discards at -40 degrees broken by a gap of a tile into runs of 5, and a wall of 14 touching tiles
+    # running away at 70 degrees: the hand's row is the one turned level
     a = math.radians(-40.0)
-    apart = (300 + 6 * 40 * math.cos(a), 1300 + 6 * 40 * math.sin(a))
-    chain = np.concatenate([_row(-40.0, count=5, start=(300, 1300)), _row(-40.0, count=5, start=apart)])
-    boxes = np.concatenate([chain, _row(25.0, count=8, start=(900, 300))])
+    apart = (300 + 6 * 30 * math.cos(a), 1300 + 6 * 30 * math.sin(a))
+    chain = np.concatenate(
+        [_row(-40.0, count=5, side=30, start=(300, 1300)), _row(-40.0, count=5, side=30, start=apart)]
+    )
+    wall = _row(70.0, count=14, side=26, start=(1500, 200))
+    hand = _row(25.0, count=8, start=(900, 300))
+    for others in (chain, wall, np.concatenate([chain, wall])):
+        boxes = np.concatenate([others, hand])
+        found = deskew.row_degrees(boxes, np.full(len(boxes), 0.9, np.float32))
+        assert found is not None and abs(found - 25.0) < 2.0
+    # the same wall as near as the hand covers more of the photo: it is taken for the hand's row
+    wall = _row(70.0, count=14, side=40, start=(1500, 200))
+    boxes = np.concatenate([wall, hand])
     found = deskew.row_degrees(boxes, np.full(len(boxes), 0.9, np.float32))
-    assert found is not None and abs(found - 25.0) < 2.0
+    assert found is not None and abs(found - 70.0) < 2.0
 
 
 def test_no_direction_without_a_row_of_confident_tiles() -> None:

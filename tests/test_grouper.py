@@ -430,6 +430,18 @@ def test_lone_tiles_at_both_ends_of_a_level_row_take_the_right_one() -> None:
     assert grouping.hand is not None and grouping.hand.win_tile == parse_tile("5p")
 
 
+def test_a_winning_tile_set_apart_whose_box_is_larger_than_its_neighbours_is_still_apart() -> None:
+    # the winning tile set 0.45 of a tile apart, seen at another angle: its box 1.3 times the others'. By
+    # its own size it would take a pitch that made it touch its neighbour; beside its neighbour, it lies apart
+    for angle in (0, 75):
+        tiles = lay_hand(HAND, "5p", win_gap=0.45)
+        win = tiles[-1]
+        tiles[-1] = PlacedTile(win.class_id, win.centre + (win.corners - win.centre) * 1.3, win.confidence)
+        grouping = group_detections(make_detections(rotate(tiles, angle)))
+        assert grouping.hand is not None and grouping.hand.win_tile == parse_tile("5p")
+        assert grouping.win_apart and grouping.win_index == len(tiles) - 1
+
+
 def test_missing_tile() -> None:
     tiles = lay_hand("123m456p789s115p", "5p")  # 12 + 1
     confidences = [0.9] * len(tiles)

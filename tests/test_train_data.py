@@ -1,4 +1,5 @@
-"""Combining datasets for training: train parts train, val parts and --val datasets validate."""
+"""Training the localiser: combined datasets (train parts train, val parts and --val datasets validate), and
+the options `smj train` hands to its recipe."""
 
 from __future__ import annotations
 
@@ -35,3 +36,35 @@ def test_other_classes_or_a_missing_dataset_are_refused(tmp_path: Path) -> None:
         combined_data_yaml([other], tmp_path / "run")
     with pytest.raises(FileNotFoundError, match=r"no data\.yaml"):
         combined_data_yaml([tmp_path / "none"], tmp_path / "run")
+
+
+def test_smj_train_hands_the_gpu_options_to_the_localisers_recipe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import smj
+    from vision import train as training
+
+    given: list[training.Recipe] = []
+
+    def fake_train(data_dirs: list[str], out: str, recipe: training.Recipe, **kwargs: object) -> Path:
+        given.append(recipe)
+        return Path(out) / "weights" / "best.pt"
+
+    monkeypatch.setattr(training, "train", fake_train)
+    args = ["train", "--data", "a,b", "--out", str(tmp_path / "run"), "--batch", "128"]
+    gpu = ["--hours", "0.11", "--close-mosaic", "6", "--workers", "14", "--cache", "ram", "--device", "0"]
+    assert smj.main([*args, *gpu]) == 0
+    recipe = given[-1]
+    assert (recipe.time, recipe.close_mosaic, recipe.workers, recipe.cache, recipe.batch) == (
+        0.11,
+        6,
+        14,
+        "ram",
+        128,
+    )
+    assert smj.main(args) == 0  # without them: the recipe's own (a CPU run of fixed epochs)
+    assert (given[-1].time, given[-1].close_mosaic, given[-1].cache) == (None, 2, False)
+    # what only the localiser has is refused for the classifier, naming the options
+    for extra in (["--hours", "1"], ["--cache", "ram"], ["--workers", "4"]):
+        assert smj.main(["train", "--task", "classify", "--data", "c", "--out", "o", *extra]) == 2
+    assert "--workers is for the localiser" in capsys.readouterr().err

@@ -73,6 +73,16 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="to finish a fine-tune: classify without RandAugment or erasing, detect without mosaic",
     )
     train.add_argument("--device", default=None, help="cpu (default) or a CUDA device such as 0")
+    train.add_argument(
+        "--hours", type=float, default=None, help="detect: train this long; the epochs fitted to it"
+    )
+    train.add_argument(
+        "--close-mosaic", type=int, default=None, help="detect: the last N epochs without mosaic"
+    )
+    train.add_argument("--workers", type=int, default=None, help="data-loading processes (default 2)")
+    train.add_argument(
+        "--cache", choices=("ram", "disk"), default=None, help="detect: keep the decoded windows"
+    )
     train.set_defaults(func=run_train)
 
     card = commands.add_parser(
@@ -180,12 +190,18 @@ def run_train(args: argparse.Namespace) -> int:
     from vision.train import ClassifierRecipe, Recipe, train, train_classifier
 
     overrides = _given(args, "epochs", "imgsz", "batch", "model", "lr0")
+    loader = _given(args, "workers")  # the ultralytics models' data loaders
+    detect_only = _given(args, "close_mosaic", "cache") | ({"time": args.hours} if args.hours else {})
+    if detect_only and args.task != "detect":
+        return _fail("--hours, --close-mosaic and --cache are for --task detect")
+    if loader and args.task == "classify" and args.backbone != "yolo26n-cls":
+        return _fail("--workers is for the localiser and the yolo26n-cls classifier")
 
     try:
         if args.task == "classify" and args.backbone != "yolo26n-cls":
             return _train_face_net(args)
         if args.task == "classify":
-            faces = replace(ClassifierRecipe(), **overrides)
+            faces = replace(ClassifierRecipe(), **overrides, **loader)
             best = train_classifier(
                 args.data,
                 args.out,
@@ -194,7 +210,7 @@ def run_train(args: argparse.Namespace) -> int:
                 device=args.device or "cpu",
             )
         else:
-            localiser = replace(Recipe(), **overrides)
+            localiser = replace(Recipe(), **overrides, **loader, **detect_only)
             best = train(
                 args.data.split(","),
                 args.out,

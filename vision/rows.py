@@ -48,6 +48,10 @@ class RowsConfig:
     # cosine of the angle between a tile's two links: they must point (nearly) opposite ways
     collinear: float = math.cos(math.radians(150))
     touching_step: float = 1.2  # times a tile's pitch: a step up to this still counts as touching (small gap)
+    # at a row's end: the most a tile's pitch is taken to differ from its neighbour's by what their boxes'
+    # sizes say (tiles of one row are one size; an end tile's box larger than its neighbour's, a winning
+    # tile set apart seen at another angle, would make it look as if it touched)
+    end_size_ratio: float = 1.15
     reach: float = 3.0  # tile widths: the neighbours that say which way a tile's row runs
     # radians: how far a row may turn from a neighbour's row, or from the photo's direction
     turn: float = math.radians(40)
@@ -338,7 +342,7 @@ def _row(
     reading_known = abs(run[0]) >= config.vertical * length
     if (run[0] < 0) if reading_known else (run[1] < 0):
         chain = chain[::-1]
-    steps = _gaps(chain, dist, scale, photo_ratio, config.touching_step)
+    steps = _gaps(chain, dist, scale, photo_ratio, config.touching_step, config.end_size_ratio)
     clusters: list[tuple[int, ...]] = []
     cluster_gaps: list[float] = []
     current = [chain[0]]
@@ -353,7 +357,12 @@ def _row(
 
 
 def _gaps(
-    chain: list[int], dist: np.ndarray, scale: np.ndarray, photo_ratio: float, touching_step: float
+    chain: list[int],
+    dist: np.ndarray,
+    scale: np.ndarray,
+    photo_ratio: float,
+    touching_step: float,
+    end_size_ratio: float,
 ) -> list[float]:
     """The gap after each tile of a chain but the last, in tile widths.
 
@@ -362,7 +371,9 @@ def _gaps(
     turned in a meld), where the box's own extent would not (a photographed tile's box takes in its top
     and sides, more at one end of a row than at the other). A tile with no touching neighbour (the
     winning tile set apart) takes the pitch its box's size suggests, in proportion to the pitch touching
-    tiles of the chain have for theirs.
+    tiles of the chain have for theirs. At an end of a chain the neighbour's pitch, scaled by their
+    boxes' sizes held within ``end_size_ratio``, says both whether the end tile touches it and, when it
+    does not, the end tile's pitch.
     """
     if len(chain) < 2:
         return []
@@ -385,16 +396,28 @@ def _gaps(
     # a tile touches it when its step is within ``touching_step`` of the neighbour's pitch (of the pitch its
     # own box suggests, when the neighbour has none).
     size = [ratio * float(scale[member]) for member in chain]
+    ends = (0, len(chain) - 1)
+
+    def grown(k: int, other: int) -> float:
+        """How much larger tile ``k``'s pitch is than ``other``'s, by their boxes (held within
+        ``end_size_ratio`` at an end of the chain)."""
+        factor = size[k] / size[other]
+        return min(max(factor, 1 / end_size_ratio), end_size_ratio) if k in ends else factor
+
     pitch: list[float | None] = [None] * len(chain)
     measured = [False] * len(chain)
     for k in sorted(range(len(chain)), key=lambda k: (shortest[k][0], k)):
         step, other = shortest[k]
         known = pitch[other] if measured[other] else None
-        limit = known * size[k] / size[other] if known is not None else size[k]
+        limit = known * grown(k, other) if known is not None else size[k]
         pitch[k] = step if step <= touching_step * limit else None
         measured[k] = True
     touching = [p / size[k] for k, p in enumerate(pitch) if p is not None]
     lone = float(np.median(touching)) if touching else 1.0
+    for k, inner in ((ends[0], 1), (ends[1], ends[1] - 1)):  # a lone end tile beside touching ones
+        known = pitch[inner]
+        if len(chain) >= 3 and pitch[k] is None and known is not None:
+            pitch[k] = known * grown(k, inner)
     gaps = []
     for k, step in enumerate(steps):
         pa, pb = pitch[k], pitch[k + 1]

@@ -52,6 +52,8 @@ class Recipe:
     seed: int = 0
     fraction: float = 1.0
     single_cls: bool = True  # a localiser: every tile one class; the tile classifier reads the face
+    time: float | None = None  # hours: train for this long, the epochs (and the schedule) fitted to it
+    cache: bool | str = False  # "ram": the windows decoded once (a GPU trains faster than JPEGs decode)
 
     def light(self) -> Recipe:
         """This recipe without mosaic, for the last epochs of a fine-tune (as ``close_mosaic`` does)."""
