@@ -64,7 +64,19 @@ def test_smj_train_hands_the_gpu_options_to_the_localisers_recipe(
     )
     assert smj.main(args) == 0  # without them: the recipe's own (a CPU run of fixed epochs)
     assert (given[-1].time, given[-1].close_mosaic, given[-1].cache) == (None, 2, False)
-    # what only the localiser has is refused for the classifier, naming the options
-    for extra in (["--hours", "1"], ["--cache", "ram"], ["--workers", "4"]):
-        assert smj.main(["train", "--task", "classify", "--data", "c", "--out", "o", *extra]) == 2
-    assert "--workers is for the localiser" in capsys.readouterr().err
+    # what only the localiser has is refused for the classifier, each by name, before any data is read
+    out = str(tmp_path / "classifier")
+    for extra, named in (
+        (["--hours", "1"], "--hours"),
+        (["--close-mosaic", "3"], "--close-mosaic"),
+        (["--cache", "ram"], "--cache"),
+        (["--workers", "4"], "--workers is for the localiser"),
+    ):
+        assert smj.main(["train", "--task", "classify", "--data", str(tmp_path), "--out", out, *extra]) == 2
+        assert named in capsys.readouterr().err
+    # and what cannot be meant
+    assert smj.main([*args, "--hours", "0"]) == 2
+    assert "--hours 0.0: give a time above 0" in capsys.readouterr().err
+    assert smj.main([*args, "--light", "--close-mosaic", "3"]) == 2
+    assert "--light" in capsys.readouterr().err
+    assert len(given) == 2 and not (tmp_path / "classifier").exists()

@@ -69,7 +69,7 @@ def row_degrees(boxes: np.ndarray, scores: np.ndarray) -> float | None:
     The hand's row is the one whose boxes cover the most of the photo (its tiles times their median
     area): the player's tiles lie nearest the camera, so they are both many and the largest. A far wall
     or a chain of discards can hold more tiles, or a longer run of touching ones, but smaller. On the 12
-    MP scenes (seeds 4000, 4300, 5100, 5200; 118 photos) the longest run of touching tiles chose a row
+    MP scenes (seeds 4000, 4300, 5100, 5200; 120 photos) the longest run of touching tiles chose a row
     that turned the photo wrong in 3 photos with a localiser that finds far walls in pieces, and in 10 with
     one that finds them whole; this, in 1 and 2."""
     confident = np.asarray(boxes, np.float64).reshape(-1, 4)[np.asarray(scores) >= CONFIDENT]

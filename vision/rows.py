@@ -371,9 +371,10 @@ def _gaps(
     turned in a meld), where the box's own extent would not (a photographed tile's box takes in its top
     and sides, more at one end of a row than at the other). A tile with no touching neighbour (the
     winning tile set apart) takes the pitch its box's size suggests, in proportion to the pitch touching
-    tiles of the chain have for theirs. At an end of a chain the neighbour's pitch, scaled by their
-    boxes' sizes held within ``end_size_ratio``, says both whether the end tile touches it and, when it
-    does not, the end tile's pitch.
+    tiles of the chain have for theirs. An end tile measured after its neighbour is compared with the
+    neighbour's pitch scaled by their boxes' sizes held within ``end_size_ratio`` (so a tile set apart by
+    less than about 0.38 of that pitch still touches, whatever its box), and a lone end tile beside a
+    touching neighbour takes that scaled pitch as its own.
     """
     if len(chain) < 2:
         return []
