@@ -75,15 +75,21 @@ def register(commands: argparse._SubParsersAction) -> None:
     train.add_argument("--device", default=None, help="cpu (default) or a CUDA device such as 0")
     train.add_argument(
         "--hours",
+        dest="time",
+        metavar="H",
         type=float,
         default=None,
         help="detect: train this long (overrides --epochs: the epochs and the schedule are fitted to it)",
     )
     train.add_argument(
-        "--close-mosaic", type=int, default=None, help="detect: the last N epochs without mosaic"
+        "--close-mosaic", type=int, default=None, metavar="N", help="detect: the last N epochs without mosaic"
     )
     train.add_argument(
-        "--workers", type=int, default=None, help="data-loading processes (default 2; not for efficientnet)"
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="data-loading processes (default 2; not for efficientnet)",
     )
     train.add_argument(
         "--cache", choices=("ram", "disk"), default=None, help="detect: keep the decoded windows"
@@ -196,15 +202,13 @@ def run_train(args: argparse.Namespace) -> int:
 
     overrides = _given(args, "epochs", "imgsz", "batch", "model", "lr0")
     loader = _given(args, "workers")  # the ultralytics models' data loaders
-    detect_only = _given(args, "close_mosaic", "cache") | _given(args, "hours")
+    detect_only = _given(args, "close_mosaic", "cache", "time")  # --hours is the recipe's time
     if detect_only and args.task != "detect":
         return _fail("--hours, --close-mosaic and --cache are for --task detect")
-    if args.hours is not None and args.hours <= 0:
-        return _fail(f"--hours {args.hours}: give a time above 0")
+    if args.time is not None and args.time <= 0:
+        return _fail(f"--hours {args.time}: give a time above 0")
     if args.light and args.close_mosaic is not None:
         return _fail("--light trains without mosaic throughout: --close-mosaic has nothing to do")
-    if "hours" in detect_only:
-        detect_only["time"] = detect_only.pop("hours")
     if loader and args.task == "classify" and args.backbone != "yolo26n-cls":
         return _fail("--workers is for the localiser and the yolo26n-cls classifier")
 

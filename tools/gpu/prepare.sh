@@ -26,23 +26,25 @@ for split in train val; do
 done
 sed -e 's#^path: .*#path: .#' -e '/^test:/d' "$REAL/data.yaml" >"$B/real/data.yaml"
 .venv/bin/python - "$ART" "$B" <<'PY'
-import hashlib, shutil, subprocess, sys
+import importlib.util, shutil, subprocess, sys
 from pathlib import Path
 
 import cairosvg
 
 from datasets.synth import art
-from datasets.synth.fonts import _KNOWN_CJK, FACE_CHARACTERS, cjk_fonts, latin_font
+from datasets.synth.fonts import FACE_CHARACTERS, cjk_fonts, latin_font
 from datasets.synth.look import TEX_H, TEX_W
 
 source, bundle = Path(sys.argv[1]), Path(sys.argv[2])
+spec = importlib.util.spec_from_file_location("stand_in", bundle / "stubs" / "cairosvg" / "__init__.py")
+stand_in = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(stand_in)  # the copy in the bundle: it names the PNGs as it will look them up
 render = cairosvg.svg2png
 
 
 def recorded(bytestring=None, output_width=None, output_height=None, **kwargs):
     png = render(bytestring=bytestring, output_width=output_width, output_height=output_height, **kwargs)
-    key = hashlib.sha1(bytestring).hexdigest()[:20]
-    (bundle / "svgcache" / f"{key}_{output_width}x{output_height}.png").write_bytes(png)
+    stand_in.cached(bytestring, output_width, output_height).write_bytes(png)
     return png
 
 
@@ -53,7 +55,7 @@ for found in art.discover([source], held_out=False):
     target = bundle / "art" / top.name
     if not target.exists():
         shutil.copytree(top, target)
-install, extra = [], []
+install, listed = [], []
 fonts = [(f"cjk{i}", path, FACE_CHARACTERS) for i, path in enumerate(cjk_fonts())]
 for name, path, text in [*fonts, ("latin", latin_font(), "0123456789")]:
     if path is None:
@@ -65,10 +67,10 @@ for name, path, text in [*fonts, ("latin", latin_font(), "0123456789")]:
         capture_output=True,
     )
     install.append(f'[ -e {path} ] || install -D "$(dirname "$0")/{out.name}" {path}')
-    if name != "latin" and path not in _KNOWN_CJK:
-        extra.append(path)
+    if name != "latin":
+        listed.append(path)  # fc-list names them all; datasets.synth.fonts keeps its preferred ones first
 (bundle / "fonts" / "install.sh").write_text("set -e\n" + "\n".join(install) + "\n")
-(bundle / "bin" / "fc-list").write_text("#!/bin/sh\n" + "".join(f'echo "{p}: "\n' for p in extra))
+(bundle / "bin" / "fc-list").write_text("#!/bin/sh\n" + "".join(f'echo "{p}: "\n' for p in listed))
 (bundle / "bin" / "fc-list").chmod(0o755)
 PY
 du -sh "$B"
