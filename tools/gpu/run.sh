@@ -1,7 +1,7 @@
 # On the device machine, from the repository root: install what its image lacks, render the scenes and cut
-# the windows of models/README.md's "How to make them", train the localiser from yolo26n.yaml until about
-# SECONDS after the start, and leave the run's weights and log in $OUT.
-#   bash .gpu/run.sh SECONDS [SCALE]   (SCALE: a share of the scenes, to try it out small)
+# the windows of models/README.md's "How to make them", train the localiser until about SECONDS after the
+# start (from MODEL: yolo26n.yaml, or our own .pt to fine-tune; at LR0), and leave its weights and log in $OUT.
+#   [MODEL=models/tiles.pt LR0=0.005] bash .gpu/run.sh SECONDS [SCALE]   (SCALE: a share of the scenes)
 set -uo pipefail
 BUDGET=$1
 K=${2:-1}
@@ -34,7 +34,7 @@ DATA=$(printf "$D/%s," w_real_a w_real_b w_real_c w_synA w_synB w_synB_whole w_s
 RUN=/tmp/runs/loc
 (while sleep 20; do cp $RUN/weights/last.pt $RUN/results.csv "$OUT/" 2>/dev/null; done) &
 saver=$!
-python3 smj.py train --model yolo26n.yaml --data "${DATA%,}" --out $RUN --imgsz 384 --batch "${BATCH:-128}" \
+python3 smj.py train --model "${MODEL:-yolo26n.yaml}" --lr0 "${LR0:-0.01}" --data "${DATA%,}" --out $RUN --imgsz 384 --batch "${BATCH:-128}" \
     --close-mosaic 6 --workers "${WORKERS:-14}" --cache ram --device "${DEVICE:-0}" --hours "$HOURS" 2>&1 |
     tr "\r" "\n" | grep -av "it/s\|s/it\|━\|──" | tee "$OUT/train.log" | tail -30
 kill $saver
