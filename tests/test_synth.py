@@ -93,7 +93,9 @@ def test_hand_and_melds_in_the_labels_are_the_truth_hand(index: int) -> None:
 
 @pytest.mark.parametrize("index", range(6))
 def test_boxes_are_tight_around_the_drawn_tiles(index: int) -> None:
-    """On a plain table, no camera effects: every tile pixel is in a box, every box edge touches its tile."""
+    """On a plain table, no camera effects: every tile pixel is in a tile's outline, every outline edge
+    touches its tile, and a face-up tile's box is its face (as the real photos are labelled), inside its
+    outline."""
     scene = plain_scene(index)
     image = scene.image.astype(np.int16)
     foreground = np.abs(image - np.array(BACKGROUND, np.int16)).sum(axis=2) > 60
@@ -101,13 +103,27 @@ def test_boxes_are_tight_around_the_drawn_tiles(index: int) -> None:
     for ignored in scene.ignored:  # slivers of tiles too hidden or cut off to label
         x1, y1, x2, y2 = (int(v) for v in ignored)
         covered[max(0, y1 - 2) : y2 + 2, max(0, x1 - 2) : x2 + 2] = True
+    shrunk = 0
     for box in scene.boxes:
-        x1, y1, x2, y2 = (int(v) for v in box.box)
+        outline = box.outline or box.box
+        x1, y1, x2, y2 = (int(v) for v in outline)
         covered[max(0, y1 - 2) : y2 + 2, max(0, x1 - 2) : x2 + 2] = True  # anti-aliased rims: 2 px
         inside = foreground[y1:y2, x1:x2]
-        # each edge row / column of the box (within a pixel) has tile pixels on it
+        # each edge row / column of the outline (within a pixel) has tile pixels on it
         assert inside[:2].any() and inside[-2:].any() and inside[:, :2].any() and inside[:, -2:].any(), box
-    assert not (foreground & ~covered).any(), "tile pixels outside every box"
+        bx1, by1, bx2, by2 = box.box
+        assert x1 <= bx1 < bx2 <= outline[2] and y1 <= by1 < by2 <= outline[3], box
+        if box.face is None:
+            assert box.outline is None, box
+            continue
+        if box.face_visible >= 0.95:  # the whole face shows: its box is its corners' (less rounded corners)
+            qx1, qy1, qx2, qy2 = (*np.min(box.face, axis=0), *np.max(box.face, axis=0))
+            assert qx1 - 1.5 <= bx1 and qy1 - 1.5 <= by1 and bx2 <= qx2 + 1.5 and by2 <= qy2 + 1.5, box
+            assert (bx2 - bx1) * (by2 - by1) >= 0.85 * (qx2 - qx1) * (qy2 - qy1), box
+        if box.role == "hand" and box.face_visible >= 0.95:  # a standing tile shows its top too
+            shrunk += (bx2 - bx1) * (by2 - by1) < 0.95 * (outline[2] - x1) * (outline[3] - y1)
+    assert not (foreground & ~covered).any(), "tile pixels outside every outline"
+    assert shrunk >= 1
 
 
 @pytest.mark.parametrize("index", range(5))

@@ -1,4 +1,7 @@
-"""Labels from the id buffer: the tight visible box of every tile, its class, and what it belongs to."""
+"""Labels from the id buffer: the tight visible box of every tile, its class, and what it belongs to.
+
+A face-up tile is boxed by what shows of its face, as the real photos' labels box a tile's printed face; a
+face-down tile by all of it that shows (its back, and its top or side where seen)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from datasets.synth.tile_body import Body, Canvas
 from scoring.tiles import CLASS_NAMES
 from vision.detections import BACK, HONOUR
 
-MIN_VISIBLE = 0.25  # share of a tile's silhouette that must show for it to be labelled
+MIN_VISIBLE = 0.25  # share of a tile's silhouette (face up: and of its face) that must show to be labelled
 
 
 @dataclass(frozen=True)
@@ -21,7 +24,7 @@ class SceneBox:
     """One labelled tile. ``tile`` is what the tile is (``m1``.., an honour key), even when face down."""
 
     class_id: int
-    box: tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels
+    box: tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels: the visible face (face down: tile)
     role: str  # hand | meld | discard | opponent | wall | stray
     group: int  # meld index for role 'meld', else -1
     tile: str
@@ -29,6 +32,7 @@ class SceneBox:
     face: tuple[tuple[float, float], ...] | None  # face corners in the image (TL, TR, BR, BL) when face up
     visible: float  # visible pixels / full silhouette area
     face_visible: float = 0.0  # visible face pixels / face area (0 when face down)
+    outline: tuple[float, float, float, float] | None = None  # all of the tile that shows, when not ``box``
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -63,11 +67,9 @@ def _label(canvas: Canvas, camera: Camera, i: int, tile: Placed, body: Body) -> 
         return None
     ids = canvas.ids[y0:y1, x0:x1]
     mine = (ids == 2 * i + 1) | (ids == 2 * i + 2)
-    rows = np.flatnonzero(mine.any(axis=1))
-    if rows.size == 0:
+    outline = _bounds(mine, x0, y0)
+    if outline is None:
         return None
-    cols = np.flatnonzero(mine.any(axis=0))
-    box = (float(x0 + cols[0]), float(y0 + rows[0]), float(x0 + cols[-1] + 1), float(y0 + rows[-1] + 1))
     hull = cv2.convexHull(points.astype(np.float32))
     silhouette = max(float(cv2.contourArea(hull)), 1.0)
     visible = float(np.count_nonzero(mine)) / silhouette
@@ -75,11 +77,14 @@ def _label(canvas: Canvas, camera: Camera, i: int, tile: Placed, body: Body) -> 
     face_up = camera.sees_front(body.point(body.size[0] / 2, body.size[1] / 2, 0), -c) > 0.05
     face = None
     face_visible = 0.0
+    box = outline
     if face_up:
         quad = camera.project(body.front_corners())
         face = tuple((round(float(x), 2), round(float(y), 2)) for x, y in quad)
         face_area = max(float(cv2.contourArea(quad.astype(np.float32))), 1.0)
-        face_visible = min(1.0, float(np.count_nonzero(ids == 2 * i + 2)) / face_area)
+        front = ids == 2 * i + 2
+        face_visible = min(1.0, float(np.count_nonzero(front)) / face_area)
+        box = _bounds(front, x0, y0) or outline
     name = tile.key if isinstance(tile.key, str) else CLASS_NAMES[tile.key]
     if not face_up:
         class_id = BACK
@@ -88,11 +93,30 @@ def _label(canvas: Canvas, camera: Camera, i: int, tile: Placed, body: Body) -> 
     else:
         class_id = int(tile.key)
     return SceneBox(
-        class_id, box, tile.role, tile.group, name, tile.win, face, round(visible, 3), round(face_visible, 3)
+        class_id,
+        box,
+        tile.role,
+        tile.group,
+        name,
+        tile.win,
+        face,
+        round(visible, 3),
+        round(face_visible, 3),
+        None if box == outline else outline,
     )
 
 
+def _bounds(mask: np.ndarray, x0: int, y0: int) -> tuple[float, float, float, float] | None:
+    rows = np.flatnonzero(mask.any(axis=1))
+    if rows.size == 0:
+        return None
+    cols = np.flatnonzero(mask.any(axis=0))
+    return (float(x0 + cols[0]), float(y0 + rows[0]), float(x0 + cols[-1] + 1), float(y0 + rows[-1] + 1))
+
+
 def is_labelled(box: SceneBox) -> bool:
-    """Label a tile when enough of it shows; slivers (mostly hidden or cut off) become ``ignored``."""
+    """Label a tile when enough of it (face up: of its face) shows; slivers (mostly hidden or cut off) become
+    ``ignored``."""
     x1, y1, x2, y2 = box.box
-    return box.visible >= MIN_VISIBLE and x2 - x1 >= 3 and y2 - y1 >= 3
+    face_shows = box.face is None or box.face_visible >= MIN_VISIBLE
+    return box.visible >= MIN_VISIBLE and face_shows and x2 - x1 >= 3 and y2 - y1 >= 3

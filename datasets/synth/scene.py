@@ -4,8 +4,9 @@ A scene is drawn in this order: tile set look, the truth hand, camera angles, th
 row plus melds), the camera fitted to that group, the table and clutter around it (discards, other
 players' rows and melds, walls, stray tiles, honour tiles, props), shadows, every solid far-to-near,
 then the camera effects. Labels come from the id buffer filled while drawing, so every box is the
-tight axis-aligned box of what is visible of that tile (face and body), occlusion and the image border
-included. Everything random comes from one generator seeded by ``(seed, index)``.
+tight axis-aligned box of what is visible of that tile (of its face when face up, as the real photos are
+labelled), occlusion and the image border included. Everything random comes from one generator seeded
+by ``(seed, index)``.
 """
 
 from __future__ import annotations
@@ -210,7 +211,7 @@ def _render(
         _gloss(canvas, rng)
     seen = label_tiles(canvas, camera, tiles, bodies)
     boxes = [b if b is not None and is_labelled(b) else None for b in seen]
-    ignored = tuple(b.box for b in seen if b is not None and not is_labelled(b))
+    ignored = tuple(b.outline or b.box for b in seen if b is not None and not is_labelled(b))
     params = random_photo_params(rng) if options.photo else plain_photo_params()
     final = photograph(canvas.image, params, rng) if options.photo else canvas.image
     player_ok = _player_visible(seen, len(player.tiles))
