@@ -105,7 +105,7 @@ def test_boxes_are_tight_around_the_drawn_tiles(index: int) -> None:
         covered[max(0, y1 - 2) : y2 + 2, max(0, x1 - 2) : x2 + 2] = True
     shrunk = 0
     for box in scene.boxes:
-        outline = box.outline or box.box
+        outline = box.outline
         x1, y1, x2, y2 = (int(v) for v in outline)
         covered[max(0, y1 - 2) : y2 + 2, max(0, x1 - 2) : x2 + 2] = True  # anti-aliased rims: 2 px
         inside = foreground[y1:y2, x1:x2]
@@ -114,7 +114,7 @@ def test_boxes_are_tight_around_the_drawn_tiles(index: int) -> None:
         bx1, by1, bx2, by2 = box.box
         assert x1 <= bx1 < bx2 <= outline[2] and y1 <= by1 < by2 <= outline[3], box
         if box.face is None:
-            assert box.outline is None, box
+            assert box.box == box.outline, box
             continue
         if box.face_visible >= 0.95:  # the whole face shows: its box is its corners' (less rounded corners)
             qx1, qy1, qx2, qy2 = (*np.min(box.face, axis=0), *np.max(box.face, axis=0))

@@ -31,8 +31,8 @@ class SceneBox:
     win: bool
     face: tuple[tuple[float, float], ...] | None  # face corners in the image (TL, TR, BR, BL) when face up
     visible: float  # visible pixels / full silhouette area
-    face_visible: float = 0.0  # visible face pixels / face area (0 when face down)
-    outline: tuple[float, float, float, float] | None = None  # all of the tile that shows, when not ``box``
+    face_visible: float  # visible face pixels / face area (0 when face down)
+    outline: tuple[float, float, float, float]  # all of the tile that shows (face down: ``box``)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -102,7 +102,7 @@ def _label(canvas: Canvas, camera: Camera, i: int, tile: Placed, body: Body) -> 
         face,
         round(visible, 3),
         round(face_visible, 3),
-        None if box == outline else outline,
+        outline,
     )
 
 

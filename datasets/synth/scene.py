@@ -211,7 +211,7 @@ def _render(
         _gloss(canvas, rng)
     seen = label_tiles(canvas, camera, tiles, bodies)
     boxes = [b if b is not None and is_labelled(b) else None for b in seen]
-    ignored = tuple(b.outline or b.box for b in seen if b is not None and not is_labelled(b))
+    ignored = tuple(b.outline for b in seen if b is not None and not is_labelled(b))
     params = random_photo_params(rng) if options.photo else plain_photo_params()
     final = photograph(canvas.image, params, rng) if options.photo else canvas.image
     player_ok = _player_visible(seen, len(player.tiles))
