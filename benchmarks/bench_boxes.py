@@ -1,7 +1,7 @@
 """How well the detector's boxes fit the tiles, measured on synthetic scenes (``smj dataset synth`` output).
 
     python benchmarks/bench_boxes.py DIR [DIR ...] [--weights W] [--classifier C] [--limit N]
-        [--per-scene [--worst N]]
+        [--truth face|outline] [--per-scene [--worst N]]
 
 Made for photos of packed standing rows as a phone takes them, e.g.
 
@@ -13,7 +13,9 @@ Made for photos of packed standing rows as a phone takes them, e.g.
 Every scene's JPEG bytes go through the detector as users get it (``vision.pipeline.detect_tiles``:
 ``decode_photo`` then ``Detector.detect`` at the operating threshold). For each true tile, its best box
 is the found box of highest IoU with it (any class). Printed for the player's hand row and for all
-labelled tiles, the scenes split by tile style (the held-out art sets, ``datasets.synth.art.HELD_OUT``,
+labelled tiles (``--truth face``, the default: each true box as labelled, a face-up tile's visible face, as
+the real photos are labelled; ``--truth outline``: all of the tile that shows, its top too), the scenes split
+by tile style (the held-out art sets, ``datasets.synth.art.HELD_OUT``,
 and the rest): the mean best-box IoU, the share of tiles whose best box has IoU >= 0.7, the share with no
 box at all, the mean signed shift of the best box's centre along the hand row in tile widths (negative:
 toward the row's first tile), the mean ratio of the best box's extent along the row to the tile's, and the
@@ -155,6 +157,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
     parser.add_argument("--classifier", type=Path, help="tile classifier weights (default: the shipped one)")
     parser.add_argument("--limit", type=int, default=0, help="at most this many scenes per folder")
+    parser.add_argument(
+        "--truth",
+        choices=("face", "outline"),
+        default="face",
+        help="the true box of a face-up tile: its visible face (as labelled) or all of it that shows",
+    )
     parser.add_argument("--per-scene", action="store_true", help="a line per scene as well")
     parser.add_argument(
         "--worst", type=int, default=0, help="with --per-scene: this many of the player's worst-fitted tiles"
@@ -162,14 +170,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     detector = Detector(args.weights, classifier=args.classifier)
     for folder in args.data:
-        measure(folder, detector, args.limit, args.per_scene, args.worst)
+        measure(folder, detector, args.limit, args.per_scene, args.worst, args.truth)
     return 0
 
 
 def measure(
-    folder: Path, detector: object, limit: int = 0, per_scene: bool = False, worst: int = 0
+    folder: Path,
+    detector: object,
+    limit: int = 0,
+    per_scene: bool = False,
+    worst: int = 0,
+    truth_box: str = "face",
 ) -> dict[str, dict[str, Tally]]:
-    """Print (and return) the tallies of ``folder``'s scenes: by style, then "hand" and "all"."""
+    """Print (and return) the tallies of ``folder``'s scenes: by style, then "hand" and "all"; each true
+    tile boxed by ``truth_box`` ("face": its label's box; "outline": all of the tile that shows)."""
     from vision.detections import BACK
     from vision.pipeline import detect_tiles
 
@@ -181,7 +195,10 @@ def measure(
     tallies: dict[str, dict[str, Tally]] = defaultdict(lambda: {"hand": Tally([], []), "all": Tally([], [])})
     for row in rows:
         labelled = row["boxes"]
-        truth = np.array([b["box"] for b in labelled], np.float64).reshape(-1, 4)
+        key = "outline" if truth_box == "outline" else "box"
+        if any(key not in b for b in labelled):
+            raise SystemExit(f"{folder}: its scenes hold no {key!r} boxes: render them again")
+        truth = np.array([b[key] for b in labelled], np.float64).reshape(-1, 4)
         hand = np.array([b["role"] == "hand" for b in labelled], bool)
         direction = row_direction(truth[hand & ~np.array([b["win"] for b in labelled], bool)])
         started = time.perf_counter()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -48,3 +50,10 @@ def test_a_tile_no_box_touches_has_iou_zero_and_no_shift() -> None:
 def test_found_boxes_count_on_the_players_tiles_they_overlap_most(found, classes, expected) -> None:  # type: ignore[no-untyped-def]
     player = np.array([True, True, False, True])
     assert bench.player_classes(ROW, player, np.asarray(found, np.float64), np.array(classes)) == expected
+
+
+def test_scenes_rendered_without_outlines_are_refused_when_measured_against_them(tmp_path: Path) -> None:
+    box = {"cls": 0, "box": [10, 10, 40, 50], "role": "hand", "group": -1, "tile": "m1", "win": False}
+    (tmp_path / "scenes.jsonl").write_text(json.dumps({"image": "images/a.jpg", "boxes": [box]}) + "\n")
+    with pytest.raises(SystemExit, match="no 'outline' boxes"):
+        bench.measure(tmp_path, detector=None, truth_box="outline")

@@ -43,6 +43,10 @@ def test_cli_writes_images_labels_data_yaml_and_scenes(tmp_path: Path) -> None:
         assert set(scene["hand"]) == {"concealed", "win_tile", "melds"}
         assert isinstance(scene["win_apart"], bool)
         assert len(scene["boxes"]) == len(label.read_text().splitlines())
+        for box in scene["boxes"]:  # all of the tile that shows holds its face
+            x0, y0, x1, y1 = box["box"]
+            ox0, oy0, ox1, oy1 = box["outline"]
+            assert ox0 <= x0 < x1 <= ox1 and oy0 <= y0 < y1 <= oy1, box
 
 
 def test_same_seed_same_dataset_whatever_the_workers(tmp_path: Path) -> None:

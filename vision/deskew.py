@@ -7,7 +7,7 @@ tiles. On the synthetic scenes, hands whose row runs 35-90 degrees from level re
 of the scenes, level ones in 0.85. So when the first look at a large photo (not a close-up) finds a row
 that steep, the detector looks at the photo turned until that row runs level (``Turn``), at the same
 scale, reads the tiles there, and maps their boxes back to the photo as the boxes square to it that hold
-the tiles they bound (``BACK_ROUNDNESS``): the 12 MP synthetic hands read 52 of 57 against 47.
+them (as a label of a turned tile is drawn): the 12 MP synthetic hands read 52 of 57 against 47.
 A close-up is turned only when it reads as no win as it is (``vision.pipeline``), and then looked at
 as a photo of the turned size: turning every slantwise close-up read 14 more of the 289 640x480
 synthetic hands, but the real 640 px photos of a hand, turned copies the localiser trained on, worse
@@ -30,15 +30,6 @@ from vision.rows import find_rows
 
 STEEP = 30.0  # degrees from level: a row this steep is looked at turned level
 LONG_ROW = 4  # tiles: a row this long says which way the photo's rows run
-# A box found on the turned canvas bounds a tile whose outline there is not the box: a standing tile's face
-# seen from above is sheared and its corners are rounded, so it meets the box's sides short of the box's
-# corners. The box square to the photo that holds the box's corners is then too large (on the 12 MP packed
-# rows, turned 30-60 degrees, by 10% of the face on every side). So a box comes back as the one holding the
-# rounded rectangle |x/a|^p + |y/b|^p <= 1 inscribed in it, p this exponent (infinity: the box's corners,
-# 2: an ellipse); how round is measured, not derived. Chosen on packed 12 MP scenes of seed 5300 (hand-row
-# tiles with a box of IoU >= 0.7: 0.657 for the box's corners, 0.833-0.843 for p 2.7-4.3, 0.820 for 2.25);
-# on the benchmark's scenes of seeds 5100 and 5200, 0.782 and 0.696 became 0.913 and 0.916.
-BACK_ROUNDNESS = 3.0
 
 
 @dataclass(frozen=True)
@@ -57,21 +48,17 @@ class Turn:
         return cv2.warpAffine(pixels, self.matrix, self.size, flags=cv2.INTER_LINEAR, borderValue=grey)
 
     def boxes_back(self, boxes: np.ndarray) -> np.ndarray:
-        """Boxes (N x 4, xyxy) on the turned canvas as the boxes square to the photo that hold the tiles
-        they bound (see ``BACK_ROUNDNESS``), inside the photo."""
+        """Boxes (N x 4, xyxy) on the turned canvas as the boxes square to the photo that hold them,
+        inside the photo."""
         boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
         if not len(boxes):
             return np.zeros((0, 4), np.float32)
         back = cv2.invertAffineTransform(self.matrix)
-        centres = ((boxes[:, :2] + boxes[:, 2:]) / 2) @ back[:, :2].T + back[:, 2]
-        half = (boxes[:, 2:] - boxes[:, :2]) / 2  # (a, b): the half sides on the canvas
-        # the support of |x/a|^p + |y/b|^p <= 1 along each photo axis (u, v in canvas terms):
-        # (|a u|^q + |b v|^q)^(1/q), q the dual exponent of p
-        q = BACK_ROUNDNESS / (BACK_ROUNDNESS - 1)
-        reach = (np.abs(half[:, None, :] * back[None, :, :2]) ** q).sum(axis=2) ** (1 / q)
+        corners = boxes[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2)  # each box's four corners
+        mapped = corners @ back[:, :2].T + back[:, 2]
         width, height = self.photo_size
-        low = np.clip(centres - reach, 0, [width, height])
-        high = np.clip(centres + reach, 0, [width, height])
+        low = np.clip(mapped.min(axis=1), 0, [width, height])
+        high = np.clip(mapped.max(axis=1), 0, [width, height])
         return np.concatenate([low, high], axis=1).astype(np.float32)
 
 

@@ -42,6 +42,7 @@ class SceneBox:
             "group": self.group,
             "tile": self.tile,
             "win": self.win,
+            "outline": [round(v, 1) for v in self.outline],
         }
 
 
