@@ -193,9 +193,9 @@ def measure(
         rows = rows[:limit]
     seconds: dict[str, list[float]] = defaultdict(list)
     tallies: dict[str, dict[str, Tally]] = defaultdict(lambda: {"hand": Tally([], []), "all": Tally([], [])})
+    key = "outline" if truth_box == "outline" else "box"
     for row in rows:
         labelled = row["boxes"]
-        key = "outline" if truth_box == "outline" else "box"
         if any(key not in b for b in labelled):
             raise SystemExit(f"{folder}: its scenes hold no {key!r} boxes: render them again")
         truth = np.array([b[key] for b in labelled], np.float64).reshape(-1, 4)
