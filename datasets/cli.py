@@ -238,6 +238,14 @@ def _register_eval(commands: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--data", required=True, help="a dataset folder in this project's layout")
     evaluate.add_argument("--split", default="val", help="which part to measure (train, val, test, all)")
     evaluate.add_argument("--group", help="only images of this source group (e.g. hand_series)")
+    evaluate.add_argument(
+        "--leave-out",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="leave out the images whose file name starts with NAME (e.g. photos whose labels sit off "
+        "their tiles); the summary names them",
+    )
     evaluate.add_argument("--weights", help="weights (.onnx or .pt); default models/tiles.onnx")
     evaluate.add_argument("--classifier", help=CLASSIFIER_HELP)
     evaluate.add_argument("--conf", type=confidence, default=None, help="operating threshold (default 0.55)")
@@ -293,6 +301,11 @@ def run_eval(args: argparse.Namespace) -> int:
         images = [i for i in images if i.split == args.split]
     if args.group:
         images = [i for i in images if i.meta.get("source_group", "") == args.group]
+    left_out = sorted(i.image.name for i in images if i.image.name.startswith(tuple(args.leave_out)))
+    unmatched = [name for name in args.leave_out if not any(n.startswith(name) for n in left_out)]
+    if unmatched:
+        return _fail_eval(f"{args.data}: --leave-out {', '.join(unmatched)}: no such image in the split")
+    images = [i for i in images if i.image.name not in left_out]
     if not images:
         return _fail_eval(
             f"{args.data}: no images in split {args.split!r}"
@@ -302,6 +315,8 @@ def run_eval(args: argparse.Namespace) -> int:
     summary = result.summary()
     summary["weights"] = str(detector.weights)
     summary["data"] = f"{args.data} [{args.split}{', ' + args.group if args.group else ''}]"
+    if left_out:
+        summary["left_out"] = left_out
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
@@ -311,6 +326,8 @@ def run_eval(args: argparse.Namespace) -> int:
         print(json.dumps(summary, indent=2))
     else:
         print(f"{summary['data']}: {summary['images']} images, weights {summary['weights']}")
+        if left_out:
+            print(f"  left out: {', '.join(left_out)}")
         for key in (
             "map50",
             "map50_95",

@@ -343,6 +343,26 @@ def test_eval_measures_a_detector_on_a_labelled_dataset(smj, tmp_path: Path, mon
     assert json.loads((tmp_path / "eval" / "metrics.json").read_text())["map50"] == 1.0
 
 
+def test_eval_leaves_out_the_photos_named(smj, tmp_path: Path, monkeypatch, capsys):
+    import vision.detector
+
+    monkeypatch.setattr(vision.detector, "Detector", lambda weights, classifier=None: LabelReader())
+    boxes = (Box(22, 0.2, 0.4, 0.2, 0.4), Box(28, 0.6, 0.4, 0.2, 0.4))
+    photos = [
+        LabelledImage(
+            make_image(tmp_path / "raw" / f"{name}.png", (80, 60)), boxes, 80, 60, source=name, split="val"
+        )
+        for name in ("hand", "off_labels")
+    ]
+    write_yolo(photos, tmp_path / "set")
+    data = tmp_path / "set"
+    assert smj(["eval", "--data", str(data), "--json", "--leave-out", "off_"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["images"] == 1 and [Path(name).stem for name in summary["left_out"]] == ["off_labels"]
+    assert smj(["eval", "--data", str(data), "--leave-out", "nowhere"]) == 2
+    assert "--leave-out nowhere: no such image in the split" in capsys.readouterr().err
+
+
 def test_eval_of_a_split_with_no_photos_is_refused(smj, tmp_path: Path, monkeypatch, capsys):
     import vision.detector
 
