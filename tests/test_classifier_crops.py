@@ -232,12 +232,10 @@ def test_training_crops_of_tiles_in_rows_are_cut_along_their_rows_in_share(
     assert sum(_reads_upright(c) for c in crops) == (12 if share else 0)
 
 
-def _reread(
-    first: np.ndarray, again_class: int, *, flip_row_tiles: bool = True
-) -> tuple[list[np.ndarray], np.ndarray]:
+def _read_with(*, flip_row_tiles: bool) -> tuple[list[np.ndarray], np.ndarray]:
     """The crops the shipped classifier reads, call by call, and its readings, for a row of three tilted tiles
-    and a tile alone in a corner, its network replaced: ``first`` (4 x classes) is the first reading, every
-    later crop is read as ``again_class`` for sure."""
+    and a tile alone in a corner, its network replaced: the boxes as they are read as m1 for sure, every
+    other view as m2."""
     classifier = TileClassifier(Path(__file__).resolve().parents[1] / "models" / "tile_faces.onnx")
     pixels, row = _tilted_row(35.0)
     boxes = np.concatenate([row, [[10, 10, 40, 50]]]).astype(np.float32)
@@ -245,41 +243,38 @@ def _reread(
 
     def probabilities(crops: np.ndarray) -> np.ndarray:
         calls.append(crops)
-        if len(calls) == 1:
-            return first
         probs = np.zeros((len(crops), len(CLASSIFIER_CLASSES)), np.float32)
-        probs[:, again_class] = 1.0
+        probs[: len(boxes), 0] = 1.0
+        probs[len(boxes) :, 1] = 1.0
         return probs
 
     classifier.probabilities = probabilities  # type: ignore[method-assign]
     return calls, classifier.read(pixels, boxes, flip_row_tiles=flip_row_tiles)
 
 
-def test_only_an_unsure_reading_is_read_again_upside_down_and_turned_along_its_row() -> None:
-    from vision.classifier import SECOND_LOOK
-
-    first_reading = np.zeros((4, len(CLASSIFIER_CLASSES)), np.float32)
-    first_reading[:, 0] = [1.0, 1.0, 0.6, 0.6]  # sure of the first two tiles, unsure of the rest
-    first_reading[:, 1] = [0.0, 0.0, 0.4, 0.4]
-    (first, again), read = _reread(first_reading, 1)
-    # the two unsure tiles read once more upside down, and the one in the row turned along it too
-    assert len(first) == 4 and len(again) == 3
-    assert np.array_equal(again[0], first[2, ::-1, ::-1]) and np.array_equal(again[1], first[3, ::-1, ::-1])
-    assert _reads_upright(again[2])
-    assert read[:2, 0] == pytest.approx([1.0, 1.0])
-    assert read[2, 1] == pytest.approx((0.4 + 1.0 + 1.0) / 3) and read[3, 1] == pytest.approx((0.4 + 1.0) / 2)
-    assert 0.6 < SECOND_LOOK < 1.0
+def test_a_close_up_reads_every_tile_twice_in_one_batch_its_row_tiles_turned_along_the_row() -> None:
+    calls, read = _read_with(flip_row_tiles=False)
+    assert len(calls) == 1 and len(calls[0]) == 8  # one batch: four tiles, two views each
+    boxes_view, flipped, turned = calls[0][:4], calls[0][4:5], calls[0][5:]
+    assert np.array_equal(flipped[0], boxes_view[3, ::-1, ::-1])  # the corner tile upside down
+    assert all(_reads_upright(crop) for crop in turned)  # the row's three turned upright along it
+    assert not any(_reads_upright(crop) for crop in boxes_view[:3])
+    assert read[:, :2] == pytest.approx(np.full((4, 2), 0.5))  # the two readings averaged
 
 
-def test_a_row_tile_is_read_again_only_turned_when_row_tiles_are_not_flipped() -> None:
-    first_reading = np.zeros((4, len(CLASSIFIER_CLASSES)), np.float32)
-    first_reading[:, 0] = 0.6  # every tile unsure
-    (first, again), read = _reread(first_reading, 0, flip_row_tiles=False)
-    # the corner tile upside down; the row's three turned along it, none of them upside down
-    assert len(first) == 4 and len(again) == 4
-    assert np.array_equal(again[0], first[3, ::-1, ::-1])
-    assert all(_reads_upright(crop) for crop in again[1:])
-    assert read[:, 0] == pytest.approx([0.8] * 4)
+def test_a_large_photo_reads_its_row_tiles_upside_down_too() -> None:
+    calls, read = _read_with(flip_row_tiles=True)
+    assert len(calls) == 1 and len(calls[0]) == 11  # one batch: every tile upside down, the row's turned
+    boxes_view, flipped = calls[0][:4], calls[0][4:8]
+    assert all(np.array_equal(flipped[i], boxes_view[i, ::-1, ::-1]) for i in range(4))
+    assert read[:3, :2] == pytest.approx(np.full((3, 2), [1 / 3, 2 / 3]))  # three views of a row tile
+    assert read[3, :2] == pytest.approx([0.5, 0.5])
+
+
+def test_no_boxes_are_no_readings() -> None:
+    classifier = TileClassifier(Path(__file__).resolve().parents[1] / "models" / "tile_faces.onnx")
+    read = classifier.read(np.zeros((40, 40, 3), np.uint8), np.zeros((0, 4), np.float32))
+    assert read.shape == (0, len(CLASSIFIER_CLASSES))
 
 
 def test_a_close_up_reads_its_row_tiles_unflipped_and_a_large_photo_flipped(
@@ -302,6 +297,35 @@ def test_a_close_up_reads_its_row_tiles_unflipped_and_a_large_photo_flipped(
     detector.detect(np.asarray(photo))  # 1024 px: looked at as a large photo
     assert detector.close_up(640) and not detector.close_up(1024)
     assert seen == [False, True]
+
+
+def test_a_bundled_photo_is_scored_with_one_classifier_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from scoring import CHENGDU
+    from vision.detector import Detector
+    from vision.grouping.search import DISCARD_WIN
+    from vision.pipeline import score_photo
+
+    detector = Detector()
+    assert detector.classifier is not None
+    batches: list[int] = []
+    probabilities = detector.classifier.probabilities
+
+    def counted_probabilities(crops: np.ndarray) -> np.ndarray:
+        batches.append(len(crops))
+        return probabilities(crops)
+
+    monkeypatch.setattr(detector.classifier, "probabilities", counted_probabilities)
+    result = score_photo(
+        (Path(__file__).resolve().parents[1] / "examples" / "hand.jpg").read_bytes(),
+        detector,
+        DISCARD_WIN,
+        CHENGDU,
+    )
+    assert result.score is not None and result.score.error is None  # read as a win at the first look
+    tiles = len(result.detections)
+    assert len(batches) == 1 and batches[0] >= 2 * tiles  # every tile read in the one batch, twice
 
 
 def test_straddling_boxes_sit_on_the_seams_between_neighbours_side_by_side() -> None:

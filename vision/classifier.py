@@ -1,9 +1,9 @@
 """The tile classifier: reads the face of each box the localiser found, from the photo's own pixels.
 
-The detector finds where the tiles are; this small classification network (ultralytics YOLO-cls,
-exported to ONNX and shipped in INT8, see ``vision.quantize``) names each one from a crop of the
-photo at full resolution. Reading faces from crops keeps small and distant tiles legible and lets
-the localiser run at a low input size. A tile is cut two ways: ``tile_crops`` (its box) and, for a
+The detector finds where the tiles are; this small classification network (EfficientNet-Lite0,
+``vision.face_net``, exported to ONNX and shipped in INT8, see ``vision.quantize``) names each one from
+a crop of the photo at full resolution. Reading faces from crops keeps small and distant tiles legible
+and lets the localiser run at a low input size. A tile is cut two ways: ``tile_crops`` (its box) and, for a
 tile in a row, ``upright_crops`` (turned along its row); both make training and inference crops alike.
 """
 
@@ -25,7 +25,6 @@ CLASSIFIER_CLASSES: tuple[str, ...] = (*DETECTOR_CLASSES, "none")
 CROP_SIZE = 64
 CROP_MARGIN = 0.08  # of the box's width and height, on each side
 BOX_MARGINS = (-0.04, 0.22)  # a training crop's margin on each side, of its box: the localiser's are loose
-SECOND_LOOK = 0.9  # a tile read less sure than this is read again: turned along its row, and upside down
 
 
 class ClassifierError(RuntimeError):
@@ -185,29 +184,27 @@ class TileClassifier:
         *,
         flip_row_tiles: bool = True,
     ) -> np.ndarray:
-        """(N, len(CLASSIFIER_CLASSES)) probabilities for boxes of an RGB image.
+        """(N, len(CLASSIFIER_CLASSES)) probabilities for boxes of an RGB image, read in one batch.
 
-        Each crop is read as it is. One read less than ``SECOND_LOOK`` sure is read again: when it lies
+        Every tile is read from each of its views and its readings averaged: its box as it is; when it lies
         in a row (``vision.boxes.row_directions``; ``scores``, the localiser's, tell a tile's box from a
-        second box on it), turned upright along that row (``upright_crops``), and upside down (a tile
-        seen from across the table is the same tile) unless it lies in a row and ``flip_row_tiles`` is
-        False; its readings are averaged.
+        second box on it), turned upright along that row (``upright_crops``); and upside down (a tile seen
+        from across the table is the same tile) unless it lies in a row and ``flip_row_tiles`` is False.
         """
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         crops = tile_crops(pixels, boxes, self.imgsz)
-        read = self.probabilities(crops)
-        unsure = np.flatnonzero(read.max(axis=1) < SECOND_LOOK)
-        if not len(unsure):
-            return read
+        if not len(boxes):
+            return self.probabilities(crops)
         angles, pitches = row_directions(boxes, scores)
-        in_row = np.isfinite(angles[unsure])
-        turn = unsure[in_row]
-        flip = unsure if flip_row_tiles else unsure[~in_row]
+        in_row = np.isfinite(angles)
+        turn = np.flatnonzero(in_row)
+        flip = np.arange(len(boxes)) if flip_row_tiles else np.flatnonzero(~in_row)
         turned = upright_crops(pixels, boxes[turn], angles[turn], pitches[turn], self.imgsz)
-        again = self.probabilities(np.concatenate([crops[flip, ::-1, ::-1], turned]))
-        total, views = read.copy(), np.ones(len(read), np.float32)
-        total[flip] += again[: len(flip)]
-        total[turn] += again[len(flip) :]
+        read = self.probabilities(np.concatenate([crops, crops[flip, ::-1, ::-1], turned]))
+        tiles = len(boxes)
+        total, views = read[:tiles].copy(), np.ones(tiles, np.float32)
+        total[flip] += read[tiles : tiles + len(flip)]
+        total[turn] += read[tiles + len(flip) :]
         views[flip] += 1
         views[turn] += 1
         return total / views[:, None]
