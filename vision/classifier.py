@@ -186,28 +186,25 @@ class TileClassifier:
     ) -> np.ndarray:
         """(N, len(CLASSIFIER_CLASSES)) probabilities for boxes of an RGB image, read in one batch.
 
-        Every tile is read from each of its views and its readings averaged: its box as it is; when it lies
-        in a row (``vision.boxes.row_directions``; ``scores``, the localiser's, tell a tile's box from a
-        second box on it), turned upright along that row (``upright_crops``); and upside down (a tile seen
-        from across the table is the same tile) unless it lies in a row and ``flip_row_tiles`` is False.
+        Every tile is read from two views and its two readings averaged. A tile in no row: its box, as it
+        is and upside down (a tile seen from across the table is the same tile). A tile in a row
+        (``vision.boxes.row_directions``; ``scores``, the localiser's, tell a tile's box from a second box
+        on it) turned upright along that row (``upright_crops``), and, with ``flip_row_tiles``, that crop
+        upside down too, else its box as it is.
         """
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         crops = tile_crops(pixels, boxes, self.imgsz)
         if not len(boxes):
             return self.probabilities(crops)
         angles, pitches = row_directions(boxes, scores)
-        in_row = np.isfinite(angles)
-        turn = np.flatnonzero(in_row)
-        flip = np.arange(len(boxes)) if flip_row_tiles else np.flatnonzero(~in_row)
-        turned = upright_crops(pixels, boxes[turn], angles[turn], pitches[turn], self.imgsz)
-        read = self.probabilities(np.concatenate([crops, crops[flip, ::-1, ::-1], turned]))
-        tiles = len(boxes)
-        total, views = read[:tiles].copy(), np.ones(tiles, np.float32)
-        total[flip] += read[tiles : tiles + len(flip)]
-        total[turn] += read[tiles + len(flip) :]
-        views[flip] += 1
-        views[turn] += 1
-        return total / views[:, None]
+        row = np.flatnonzero(np.isfinite(angles))
+        turned = upright_crops(pixels, boxes[row], angles[row], pitches[row], self.imgsz)
+        second = crops[:, ::-1, ::-1].copy()
+        second[row] = turned
+        if flip_row_tiles:
+            crops[row] = turned[:, ::-1, ::-1]
+        read = self.probabilities(np.concatenate([crops, second]))
+        return (read[: len(boxes)] + read[len(boxes) :]) / 2
 
     def classify(self, pixels: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Class ids (into ``CLASSIFIER_CLASSES``) and their probabilities for boxes of an RGB image."""
