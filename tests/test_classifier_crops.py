@@ -234,8 +234,8 @@ def test_training_crops_of_tiles_in_rows_are_cut_along_their_rows_in_share(
 
 def _read_with(*, flip_row_tiles: bool) -> tuple[list[np.ndarray], np.ndarray]:
     """The crops the shipped classifier reads, call by call, and its readings, for a row of three tilted tiles
-    and a tile alone in a corner, its network replaced: the boxes as they are read as m1 for sure, every
-    other view as m2."""
+    and a tile alone in a corner, its network replaced: every tile's first view in the batch is read as m1 for
+    sure, its second as m2."""
     classifier = TileClassifier(Path(__file__).resolve().parents[1] / "models" / "tile_faces.onnx")
     pixels, row = _tilted_row(35.0)
     boxes = np.concatenate([row, [[10, 10, 40, 50]]]).astype(np.float32)
