@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import threading
+import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -107,6 +109,42 @@ def test_shared_between_threads_gives_the_same_answers(detector: Detector) -> No
     for first, again in zip(alone * 2, together, strict=True):
         np.testing.assert_allclose(first.boxes, again.boxes, atol=1e-3)
         assert first.class_ids.tolist() == again.class_ids.tolist()
+
+
+class _CountingSession:
+    """An ONNX Runtime session's stand-in that counts how many of its ``run`` calls are in flight at once."""
+
+    def __init__(self, session: object) -> None:
+        self._session = session
+        self._guard = threading.Lock()
+        self.in_flight = 0
+        self.most = 0
+
+    def run(self, *args: object, **kwargs: object) -> object:
+        with self._guard:
+            self.in_flight += 1
+            self.most = max(self.most, self.in_flight)
+        try:
+            time.sleep(0.01)  # long enough for another thread to come in, were it let in
+            return self._session.run(*args, **kwargs)  # type: ignore[attr-defined]
+        finally:
+            with self._guard:
+                self.in_flight -= 1
+
+
+def test_threads_sharing_it_call_each_model_one_at_a_time() -> None:
+    """Concurrent requests in one serving worker queue for each model instead of running it together:
+    two calls at once on a 2-core machine are no faster, and each grows the session's memory arena."""
+    shared = Detector(DEFAULT_WEIGHTS)
+    assert shared.classifier is not None
+    localiser = _CountingSession(shared._session)
+    classifier = _CountingSession(shared.classifier._session)
+    shared._session, shared.classifier._session = localiser, classifier
+    photos = [load_photo(EXAMPLES / f"{name}.jpg") for name in EXAMPLE_NAMES]
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        found = list(pool.map(shared.detect, photos * 2))
+    assert all(len(tiles) for tiles in found)
+    assert localiser.most == 1 and classifier.most == 1
 
 
 def test_onnx_and_torch_runtimes_agree(detector: Detector) -> None:

@@ -163,10 +163,11 @@ class TileClassifier:
             crops = np.stack([cv2.resize(c, (self.imgsz, self.imgsz)) for c in crops])
         blob = crops_to_blob(crops)
         if self.backend == "onnx":
-            if isinstance(self._fixed_batch, int) and self._fixed_batch != len(blob):
-                out = np.concatenate([self._session.run(None, {self._input: b[None]})[0] for b in blob])
-            else:
-                out = self._session.run(None, {self._input: blob})[0]
+            with self._lock:  # one call at a time, as the localiser's (``Detector``)
+                if isinstance(self._fixed_batch, int) and self._fixed_batch != len(blob):
+                    out = np.concatenate([self._session.run(None, {self._input: b[None]})[0] for b in blob])
+                else:
+                    out = self._session.run(None, {self._input: blob})[0]
         else:
             import torch
 
