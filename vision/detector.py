@@ -99,9 +99,9 @@ class Detector:
         if not self.weights.is_file():
             raise ModelError(f"{self.weights}: no such weights file (the shipped model is models/tiles.onnx)")
         self.backend = "onnx" if self.weights.suffix == ".onnx" else "torch"
-        # one model call at a time: ultralytics predictors keep state, and two ONNX Runtime calls at once on
-        # one session each take every core and grow its memory arena to hold both (a serving worker with 2-4
-        # requests in flight peaked at 333-337 MB so, 271-277 MB queued, at 7.3-7.9 photos/s either way)
+        # one model call at a time (the classifier's likewise): ultralytics predictors keep state, and two
+        # ONNX Runtime calls at once on one session gain nothing on cores the first already fills, while its
+        # memory arena grows to hold both (models/HISTORY.md)
         self._lock = threading.Lock()
         self.runtime = runtime  # the ONNX path's: the one it loaded with (load_onnx)
         names = self._load_onnx(threads) if self.backend == "onnx" else self._load_torch()
@@ -223,11 +223,7 @@ class Detector:
         # confidence is the geometric mean of the two, which ranks as their product does. Every tile is
         # read in one batch from two views (``TileClassifier.read``): a large photo's row tiles turned along
         # their row both ways up (other players' rows face the camera upside down), a close-up's from their
-        # box and turned along the row. As many hands read as when only the tiles under 0.9 sure were read
-        # again in a second batch on every synthetic set, one more of 28 on the 12 MP held-out photos, one
-        # more real photo of a hand (18/18); reading a large photo's row tiles from their box too (three
-        # views) read as many hands for 23% more time a photo; from their box and turned, never upside down,
-        # one fewer packed 12 MP hand of the held-out set
+        # box and turned along the row (the views measured against others: models/HISTORY.md)
         probs = self.classifier.read(pixels, read, scores, flip_row_tiles=not close_up)
         boxes = boxes if turn is None else turn.boxes_back(boxes)
         rows = np.arange(len(probs))
