@@ -10,7 +10,7 @@ from PIL import Image
 
 from datasets.crops import CropSource, build_crop_dataset
 from datasets.labels import Box, DatasetError, LabelledImage
-from vision.classifier import CLASSIFIER_CLASSES, ClassifierError, TileClassifier, tile_crops
+from vision.classifier import CLASSIFIER_CLASSES, ClassifierError, TileClassifier, Views, tile_crops
 
 
 def _picture() -> np.ndarray:
@@ -241,14 +241,14 @@ def _read_with(*, flip_row_tiles: bool) -> tuple[list[np.ndarray], np.ndarray]:
     boxes = np.concatenate([row, [[10, 10, 40, 50]]]).astype(np.float32)
     calls: list[np.ndarray] = []
 
-    def probabilities(crops: np.ndarray) -> np.ndarray:
+    def infer(crops: np.ndarray) -> tuple[np.ndarray, None]:
         calls.append(crops)
         probs = np.zeros((len(crops), len(CLASSIFIER_CLASSES)), np.float32)
         probs[: len(boxes), 0] = 1.0
         probs[len(boxes) :, 1] = 1.0
-        return probs
+        return probs, None
 
-    classifier.probabilities = probabilities  # type: ignore[method-assign]
+    classifier.infer = infer  # type: ignore[method-assign]
     return calls, classifier.read(pixels, boxes, flip_row_tiles=flip_row_tiles)
 
 
@@ -285,13 +285,13 @@ def test_a_close_up_reads_its_row_tiles_unflipped_and_a_large_photo_flipped(
     detector = Detector()
     assert detector.classifier is not None
     seen: list[bool] = []
-    read = detector.classifier.read
+    read = detector.classifier.read_views
 
-    def recording(*args: object, flip_row_tiles: bool = True) -> np.ndarray:
+    def recording(*args: object, flip_row_tiles: bool = True) -> Views:
         seen.append(flip_row_tiles)
         return read(*args, flip_row_tiles=flip_row_tiles)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(detector.classifier, "read", recording)
+    monkeypatch.setattr(detector.classifier, "read_views", recording)
     photo = Image.open(Path(__file__).resolve().parents[1] / "examples" / "hand.jpg").convert("RGB")
     detector.detect(np.asarray(photo.resize((640, 480))))  # a close-up
     detector.detect(np.asarray(photo))  # 1024 px: looked at as a large photo
@@ -310,13 +310,13 @@ def test_a_bundled_photo_is_scored_with_one_classifier_batch(
     detector = Detector()
     assert detector.classifier is not None
     batches: list[int] = []
-    probabilities = detector.classifier.probabilities
+    infer = detector.classifier.infer
 
-    def counted_probabilities(crops: np.ndarray) -> np.ndarray:
+    def counted_infer(crops: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         batches.append(len(crops))
-        return probabilities(crops)
+        return infer(crops)
 
-    monkeypatch.setattr(detector.classifier, "probabilities", counted_probabilities)
+    monkeypatch.setattr(detector.classifier, "infer", counted_infer)
     result = score_photo(
         (Path(__file__).resolve().parents[1] / "examples" / "hand.jpg").read_bytes(),
         detector,

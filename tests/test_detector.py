@@ -196,7 +196,7 @@ def test_a_suited_reading_less_likely_than_an_honour_is_no_other_reading(
 ) -> None:
     """A tile read s1 0.30, honour 0.25, p8 0.20, m1 0.15: the honour is likelier than p8 and m1, so they
     are no other readings (confidence 0): the tile is not kept for its pooled readings, nor re-read as p8."""
-    from vision.classifier import CLASSIFIER_CLASSES
+    from vision.classifier import CLASSIFIER_CLASSES, Views
 
     boxes = np.array([[10, 10, 40, 50], [60, 10, 90, 50]], np.float32)
     monkeypatch.setattr(
@@ -207,7 +207,7 @@ def test_a_suited_reading_less_likely_than_an_honour_is_no_other_reading(
     probs[0, [s1, honour, p8, m1]] = [0.30, 0.25, 0.20, 0.15]
     probs[1, [s1, p8, m1, honour]] = [0.30, 0.25, 0.20, 0.15]  # both others likelier than an honour
     assert detector.classifier is not None
-    monkeypatch.setattr(detector.classifier, "read", lambda *_, **__: probs)
+    monkeypatch.setattr(detector.classifier, "read_views", lambda *_, **__: Views(probs, None))
     found = detector.detect(np.zeros((100, 100, 3), np.uint8), conf=0.3)
     assert found.alternatives is not None and found.alternative_confidences is not None
     assert [DETECTOR_CLASSES[c] for c in found.alternatives[0]] == ["p8", "m1"]

@@ -64,9 +64,12 @@ def test_the_onnx_export_reads_crops_as_torch_does(run: Path, tmp_path: Path) ->
     onnx = TileClassifier(models / "tile_faces.onnx")
     torch_read = TileClassifier(models / "tile_faces.pt")
     assert onnx.imgsz == torch_read.imgsz == SIZE
-    a, b = onnx.probabilities(crops), torch_read.probabilities(crops)
+    (a, a_features), (b, b_features) = onnx.infer(crops), torch_read.infer(crops)
     assert np.allclose(a, b, atol=1e-4)
     assert np.allclose(a.sum(1), 1.0, atol=1e-4)  # probabilities, not logits
+    assert a_features is not None and b_features is not None and a_features.shape == (6, onnx.feature_size)
+    assert np.allclose(a_features, b_features, atol=1e-4)  # the same pooled features, unit length
+    assert np.allclose(np.linalg.norm(a_features, axis=1), 1.0, atol=1e-5)
     manifest = json.loads((models / "manifest.json").read_text())
     assert manifest["classifier"]["input_size"] == SIZE and manifest["classifier"]["onnx"] == "float32"
 

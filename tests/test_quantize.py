@@ -62,3 +62,34 @@ def test_no_calibration_crops_is_a_clear_error(tmp_path: Path) -> None:
     for folder in (tmp_path / "empty", tmp_path / "missing"):
         with pytest.raises(ValueError, match="no crop images to calibrate"):
             calibration_crops(folder, 32)
+
+
+@pytest.mark.skipif(not SHIPPED.is_file(), reason="no shipped classifier")
+def test_the_shipped_classifiers_features_keep_their_neighbours_in_int8() -> None:
+    """Each example crop's nearest other crop by the INT8 model's features shows the face that the float
+    weights' features find nearest, and the two models' features of a crop point the same way."""
+    pytest.importorskip("torch")
+    crops, truth = _example_crops()
+    int8 = TileClassifier(SHIPPED)
+    float32 = TileClassifier(MODELS_DIR / "tile_faces.pt")
+    assert int8.has_features and float32.has_features
+    (_, a), (_, b) = int8.infer(crops), float32.infer(crops)
+    assert a is not None and b is not None
+    assert np.median((a * b).sum(1)) > 0.98
+    nearest = []
+    for features in (a, b):
+        cosines = features @ features.T
+        np.fill_diagonal(cosines, -1.0)
+        nearest.append(truth[cosines.argmax(1)])
+    assert (nearest[0] == nearest[1]).mean() >= 0.95
+
+
+def test_a_features_output_is_added_once(tmp_path: Path) -> None:
+    onnx = pytest.importorskip("onnx")
+    from vision.face_net import add_features_output
+
+    copy = tmp_path / "faces.onnx"
+    copy.write_bytes(SHIPPED.read_bytes())
+    add_features_output(copy)
+    outputs = [output.name for output in onnx.load(str(copy)).graph.output]
+    assert outputs == ["output0", "features"]

@@ -10,6 +10,7 @@ tile in a row, ``upright_crops`` (turned along its row); both make training and 
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,20 @@ CLASSIFIER_CLASSES: tuple[str, ...] = (*DETECTOR_CLASSES, "none")
 CROP_SIZE = 64
 CROP_MARGIN = 0.08  # of the box's width and height, on each side
 BOX_MARGINS = (-0.04, 0.22)  # a training crop's margin on each side, of its box: the localiser's are loose
+FEATURES = "features"  # the ONNX output holding each crop's pooled features (vision.face_net)
 
 
 class ClassifierError(RuntimeError):
     """The classifier weights are missing or unusable."""
+
+
+@dataclass(frozen=True, eq=False)
+class Views:
+    """What ``TileClassifier.read_views`` gives for N tiles: their class probabilities (N, C), the two views'
+    readings averaged, and each view's L2-normalised features (N, 2, D), None for a model without them."""
+
+    probabilities: np.ndarray
+    features: np.ndarray | None
 
 
 def tile_crops(
@@ -116,6 +127,8 @@ class TileClassifier:
             raise ClassifierError(f"{self.weights}: no such classifier weights file")
         self.backend = "onnx" if self.weights.suffix == ".onnx" else "torch"
         self._lock = threading.Lock()
+        self.has_features = False  # whether the model gives each crop's features (``infer``)
+        self.feature_size = 0
         names = self._load_onnx(threads) if self.backend == "onnx" else self._load_torch()
         unknown = [name for name in names if name not in CLASSIFIER_CLASSES]
         if unknown:
@@ -129,6 +142,11 @@ class TileClassifier:
         self.imgsz = model.imgsz
         self._input = model.input.name
         self._fixed_batch = model.input.shape[0]
+        outputs = [output.name for output in self._session.get_outputs()]
+        self.has_features = FEATURES in outputs
+        if self.has_features:
+            self._features_at = outputs.index(FEATURES)
+            self.feature_size = int(self._session.get_outputs()[self._features_at].shape[1] or 0)
         return model.names
 
     def _load_torch(self) -> list[str]:
@@ -146,6 +164,8 @@ class TileClassifier:
             if face_net.is_face_net(checkpoint):
                 self._module = face_net.model_of(checkpoint)
                 self.imgsz = self._module.imgsz
+                self.has_features = True
+                self.feature_size = int(self._module.net._fc.in_features)
             else:
                 self._module = (checkpoint.get("ema") or checkpoint["model"]).float().eval()
                 self.imgsz = int(checkpoint.get("train_args", {}).get("imgsz", CROP_SIZE))
@@ -156,26 +176,43 @@ class TileClassifier:
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """(N, len(CLASSIFIER_CLASSES)) class probabilities for (N, S, S, 3) uint8 RGB crops."""
+        return self.infer(crops)[0]
+
+    def infer(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """Class probabilities (N, len(CLASSIFIER_CLASSES)) and the crops' features (N, D), L2-normalised,
+        from one call of the network (``vision.face_net.add_features_output``); features None for a model
+        without them (``has_features``)."""
         probs = np.zeros((len(crops), len(CLASSIFIER_CLASSES)), np.float32)
         if not len(crops):
-            return probs
+            return probs, np.zeros((0, self.feature_size), np.float32) if self.has_features else None
         if crops.shape[1] != self.imgsz:
             crops = np.stack([cv2.resize(c, (self.imgsz, self.imgsz)) for c in crops])
         blob = crops_to_blob(crops)
+        features: np.ndarray | None = None
         if self.backend == "onnx":
             with self._lock:  # one call at a time, as the localiser's (``Detector``)
                 if isinstance(self._fixed_batch, int) and self._fixed_batch != len(blob):
-                    out = np.concatenate([self._session.run(None, {self._input: b[None]})[0] for b in blob])
+                    runs = [self._session.run(None, {self._input: b[None]}) for b in blob]
+                    outputs = [np.concatenate(parts) for parts in zip(*runs, strict=True)]
                 else:
-                    out = self._session.run(None, {self._input: blob})[0]
+                    outputs = self._session.run(None, {self._input: blob})
+            out = outputs[0]
+            if self.has_features:
+                features = outputs[self._features_at]
         else:
             import torch
 
+            from vision import face_net
+
             with self._lock, torch.inference_mode():
-                result = self._module(torch.from_numpy(blob))
+                if self.has_features:
+                    result, found = face_net.torch_features(self._module, torch.from_numpy(blob))
+                    features = found.numpy()
+                else:
+                    result = self._module(torch.from_numpy(blob))
             out = (result[0] if isinstance(result, tuple) else result).numpy()
         probs[:, self._class_map] = out
-        return probs
+        return probs, None if features is None else features.astype(np.float32, copy=False)
 
     def read(
         self,
@@ -185,18 +222,30 @@ class TileClassifier:
         *,
         flip_row_tiles: bool = True,
     ) -> np.ndarray:
-        """(N, len(CLASSIFIER_CLASSES)) probabilities for boxes of an RGB image, read in one batch.
+        """(N, len(CLASSIFIER_CLASSES)) probabilities for boxes of an RGB image, read in one batch
+        (``read_views``)."""
+        return self.read_views(pixels, boxes, scores, flip_row_tiles=flip_row_tiles).probabilities
 
-        Every tile is read from two views and its two readings averaged. A tile in no row: its box, as it
-        is and upside down (a tile seen from across the table is the same tile). A tile in a row
-        (``vision.boxes.row_directions``; ``scores``, the localiser's, tell a tile's box from a second box
-        on it) turned upright along that row (``upright_crops``), and, with ``flip_row_tiles``, that crop
-        upside down too, else its box as it is.
+    def read_views(
+        self,
+        pixels: np.ndarray,
+        boxes: np.ndarray,
+        scores: np.ndarray | None = None,
+        *,
+        flip_row_tiles: bool = True,
+    ) -> Views:
+        """Every tile read in one batch from two views, its two readings averaged, and each view's features.
+
+        A tile in no row: its box, as it is and upside down (a tile seen from across the table is the same
+        tile). A tile in a row (``vision.boxes.row_directions``; ``scores``, the localiser's, tell a tile's
+        box from a second box on it) turned upright along that row (``upright_crops``), and, with
+        ``flip_row_tiles``, that crop upside down too, else its box as it is.
         """
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
         crops = tile_crops(pixels, boxes, self.imgsz)
         if not len(boxes):
-            return self.probabilities(crops)
+            probs, features = self.infer(crops)
+            return Views(probs, None if features is None else features[:, None])
         angles, pitches = row_directions(boxes, scores)
         row = np.flatnonzero(np.isfinite(angles))
         turned = upright_crops(pixels, boxes[row], angles[row], pitches[row], self.imgsz)
@@ -204,8 +253,10 @@ class TileClassifier:
         second[row] = turned
         if flip_row_tiles:
             crops[row] = turned[:, ::-1, ::-1]
-        read = self.probabilities(np.concatenate([crops, second]))
-        return (read[: len(boxes)] + read[len(boxes) :]) / 2
+        read, features = self.infer(np.concatenate([crops, second]))
+        n = len(boxes)
+        views = None if features is None else np.stack([features[:n], features[n:]], axis=1)
+        return Views((read[:n] + read[n:]) / 2, views)
 
     def classify(self, pixels: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Class ids (into ``CLASSIFIER_CLASSES``) and their probabilities for boxes of an RGB image."""

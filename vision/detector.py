@@ -11,6 +11,7 @@ many threads.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from vision.classifier import NONE, ClassifierError, TileClassifier
 from vision.detections import DETECTOR_CLASSES, HONOUR, Detections
 from vision.images import Photo
 from vision.onnx_model import Runtime, load_onnx
+from vision.tileset import TileSet
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_WEIGHTS = MODELS_DIR / "tiles.onnx"
@@ -43,6 +45,21 @@ SUITED_COUNT = len(CLASS_NAMES)
 
 class ModelError(RuntimeError):
     """The weights are missing or not a tile detector of this project."""
+
+
+@dataclass(frozen=True, eq=False)
+class Located:
+    """The localiser's tiles in one photo (``Detector.locate``): ``pixels`` as they are read (the photo, or
+    turned level), ``read`` the boxes their faces are read from in those pixels, ``photo_boxes`` the fitted
+    boxes in the photo's own pixels; ``size`` the photo's (width, height)."""
+
+    pixels: np.ndarray
+    read: np.ndarray
+    photo_boxes: np.ndarray
+    scores: np.ndarray
+    classes: np.ndarray
+    size: tuple[int, int]
+    close_up: bool
 
 
 def letterbox(
@@ -173,6 +190,7 @@ class Detector:
         box_conf: float | None = None,
         second_look: looks.SecondLook | None = None,
         turn: deskew.Turn | None = None,
+        tile_set: TileSet | None = None,
     ) -> Detections:
         """Tiles in an RGB image; boxes in the image's own pixels.
 
@@ -184,8 +202,71 @@ class Detector:
         pipeline's second look at a close-up that reads as no win) looks at a close-up turned level, its
         turned view then looked at as a photo of its own size, or enlarged. ``turn``, with the turned second
         look: the turn the caller found from the tiles of its first look (``deskew.turn_level``), which
-        spares looking at the photo as it is again to find it.
+        spares looking at the photo as it is again to find it. ``tile_set``: the set on the table; its
+        examples name the faces with the classifier (``vision.tileset``).
         """
+        found = self.locate(photo, conf=conf, iou=iou, box_conf=box_conf, second_look=second_look, turn=turn)
+        width, height = found.size
+        boxes, scores, classes = found.photo_boxes, found.scores, found.classes
+        if self.classifier is None:
+            keep = classes >= 0
+            return Detections(boxes[keep], classes[keep], scores[keep], (width, height))
+        # a box the localiser is sure enough of, named by the classifier (unless "none"); its
+        # confidence is the geometric mean of the two, which ranks as their product does. Every tile is
+        # read in one batch from two views (``TileClassifier.read_views``): a large photo's row tiles turned
+        # along their row both ways up (other players' rows face the camera upside down), a close-up's from
+        # their box and turned along the row (the views measured against others: models/HISTORY.md)
+        if tile_set is not None and not self.classifier.has_features:
+            raise ModelError(f"{self.classifier.weights}: gives no features to read a tile set with")
+        views = self.classifier.read_views(
+            found.pixels, found.read, found.scores, flip_row_tiles=not found.close_up
+        )
+        probs = views.probabilities
+        if tile_set is not None:
+            assert views.features is not None
+            probs = tile_set.read(probs, views.features)
+        rows = np.arange(len(probs))
+        classes = probs.argmax(1).astype(np.int64) if len(probs) else np.zeros(0, np.int64)
+        suited = probs[:, :SUITED_COUNT].copy()  # the other choices: the likeliest other suited tiles
+        first_suited = classes < SUITED_COUNT
+        suited[rows[first_suited], classes[first_suited]] = 0.0
+        others = np.argsort(-suited, axis=1, kind="stable")[:, :ALTERNATIVES]
+        box_scores = scores
+        scores = np.sqrt(box_scores * probs[rows, classes]).astype(np.float32)
+        keep = (classes != NONE) & (scores >= conf)
+        # a suited reading less likely than "an honour tile" or "no tile" is no other reading of that box:
+        # confidence 0, so it neither makes a tile of it (pooled readings) nor is tried by a re-reading
+        other_probs = np.take_along_axis(suited, others, axis=1)
+        other_probs[other_probs <= np.maximum(probs[:, HONOUR], probs[:, NONE])[:, None]] = 0.0
+        other_scores = np.sqrt(box_scores[:, None] * other_probs)
+        return Detections(
+            boxes[keep], classes[keep], scores[keep], (width, height), others[keep], other_scores[keep]
+        )
+
+    def examples(self, photo: Photo | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What a set is taught from a photo of it: every box the localiser is sure of (photo pixels), the
+        classifier's probabilities of each, and the features of every view the reader uses, (N, V, D):
+        its box as it lies and upside down, and for a tile in a row turned along it, both ways up."""
+        if self.classifier is None or not self.classifier.has_features:
+            raise ModelError("teaching a tile set needs a classifier that gives features (models/tile_faces)")
+        found = self.locate(photo, conf=DEFAULT_CONF)
+        views = self.classifier.read_views(found.pixels, found.read, found.scores, flip_row_tiles=False)
+        turned = self.classifier.read_views(found.pixels, found.read, found.scores, flip_row_tiles=True)
+        assert views.features is not None and turned.features is not None
+        return found.photo_boxes, views.probabilities, np.concatenate([views.features, turned.features], 1)
+
+    def locate(
+        self,
+        photo: Photo | np.ndarray,
+        *,
+        conf: float = DEFAULT_CONF,
+        iou: float | None = None,
+        box_conf: float | None = None,
+        second_look: looks.SecondLook | None = None,
+        turn: deskew.Turn | None = None,
+    ) -> Located:
+        """The localiser's tiles in an RGB image, as ``detect`` (its arguments) finds them before their
+        faces are read."""
         if turn is not None and second_look is not looks.SecondLook.TURNED:
             raise ValueError("a turn is given only with the turned second look")
         pixels = photo.pixels if isinstance(photo, Photo) else photo
@@ -215,34 +296,8 @@ class Detector:
         if self.fit_rows:
             read, source, boxes = rowfit.fit(pixels, boxes, scores)
             scores, classes = scores[source], classes[source]
-        if self.classifier is None:
-            keep = classes >= 0
-            boxes = boxes if turn is None else turn.boxes_back(boxes)
-            return Detections(boxes[keep], classes[keep], scores[keep], (width, height))
-        # a box the localiser is sure enough of, named by the classifier (unless "none"); its
-        # confidence is the geometric mean of the two, which ranks as their product does. Every tile is
-        # read in one batch from two views (``TileClassifier.read``): a large photo's row tiles turned along
-        # their row both ways up (other players' rows face the camera upside down), a close-up's from their
-        # box and turned along the row (the views measured against others: models/HISTORY.md)
-        probs = self.classifier.read(pixels, read, scores, flip_row_tiles=not close_up)
-        boxes = boxes if turn is None else turn.boxes_back(boxes)
-        rows = np.arange(len(probs))
-        classes = probs.argmax(1).astype(np.int64) if len(probs) else np.zeros(0, np.int64)
-        suited = probs[:, :SUITED_COUNT].copy()  # the other choices: the likeliest other suited tiles
-        first_suited = classes < SUITED_COUNT
-        suited[rows[first_suited], classes[first_suited]] = 0.0
-        others = np.argsort(-suited, axis=1, kind="stable")[:, :ALTERNATIVES]
-        box_scores = scores
-        scores = np.sqrt(box_scores * probs[rows, classes]).astype(np.float32)
-        keep = (classes != NONE) & (scores >= conf)
-        # a suited reading less likely than "an honour tile" or "no tile" is no other reading of that box:
-        # confidence 0, so it neither makes a tile of it (pooled readings) nor is tried by a re-reading
-        other_probs = np.take_along_axis(suited, others, axis=1)
-        other_probs[other_probs <= np.maximum(probs[:, HONOUR], probs[:, NONE])[:, None]] = 0.0
-        other_scores = np.sqrt(box_scores[:, None] * other_probs)
-        return Detections(
-            boxes[keep], classes[keep], scores[keep], (width, height), others[keep], other_scores[keep]
-        )
+        photo_boxes = boxes if turn is None else turn.boxes_back(boxes)
+        return Located(pixels, read, photo_boxes, scores, classes, (width, height), close_up)
 
     def _close_up_side(self, *, enlarged: bool = False) -> int:
         return looks.close_up_side(self.imgsz, enlarged=enlarged) if self.dynamic else self.imgsz

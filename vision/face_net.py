@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from vision.classifier import CLASSIFIER_CLASSES
+from vision.classifier import CLASSIFIER_CLASSES, FEATURES
 from vision.quantize import CROP_SUFFIXES
 
 KIND = "smj-face-net"
@@ -184,7 +184,65 @@ def export_onnx(weights: Path, out: Path | None = None) -> Path:
         entry = proto.metadata_props.add()
         entry.key, entry.value = key, value
     onnx.save(proto, str(out))
-    return out
+    return add_features_output(out)
+
+
+def add_features_output(path: Path) -> Path:
+    """Give the classifier ONNX at ``path`` a second output, ``features``: the global average pool's
+    output (the layer before the class layer), flattened and L2-normalised, so that the cosine similarity
+    of two crops is the dot product of their features. Works on the fp32 export and on its INT8 rewrite
+    (the pool's own floating-point output is taken, before any quantization of it); a model that has the
+    output already is left as it is."""
+    import onnx
+    from onnx import helper
+
+    proto = onnx.load(str(path))
+    graph = proto.graph
+    if any(output.name == FEATURES for output in graph.output):
+        return path
+    pools = [node for node in graph.node if node.op_type == "GlobalAveragePool"]
+    if len(pools) != 1:
+        raise FaceNetError(f"{path}: expected one GlobalAveragePool before the class layer, not {len(pools)}")
+    pooled = pools[0].output[0]
+    weights = {tensor.name: tensor for tensor in graph.initializer}
+    gemms = [node for node in graph.node if node.op_type == "Gemm" and node.input[1] in weights]
+    if len(gemms) != 1:
+        raise FaceNetError(f"{path}: expected one class layer (Gemm), found {len(gemms)}")
+    transposed = any(a.name == "transB" and a.i == 1 for a in gemms[0].attribute)
+    size = int(weights[gemms[0].input[1]].dims[1 if transposed else 0])
+    epsilon = helper.make_tensor("features_epsilon", onnx.TensorProto.FLOAT, [], [1e-6])
+    graph.initializer.append(epsilon)
+    graph.node.extend(
+        [
+            helper.make_node("Flatten", [pooled], ["features_flat"], name="features_flatten", axis=1),
+            helper.make_node(
+                "ReduceL2", ["features_flat"], ["features_norm"], name="features_norm", axes=[1], keepdims=1
+            ),
+            helper.make_node(
+                "Max", ["features_norm", "features_epsilon"], ["features_safe"], name="features_floor"
+            ),
+            helper.make_node("Div", ["features_flat", "features_safe"], [FEATURES], name="features_unit"),
+        ]
+    )
+    graph.output.append(helper.make_tensor_value_info(FEATURES, onnx.TensorProto.FLOAT, ["batch", size]))
+    onnx.checker.check_model(proto)
+    onnx.save(proto, str(path))
+    return path
+
+
+def torch_features(model: Any, x: Any) -> tuple[Any, Any]:
+    """(probabilities, L2-normalised pooled features) of a face net in eval mode for a batch ``x``: what
+    the ONNX export's two outputs hold."""
+    import torch
+
+    captured: list[Any] = []
+    hook = model.net._fc.register_forward_hook(lambda _module, inputs, _out: captured.append(inputs[0]))
+    try:
+        with torch.inference_mode():
+            probs = model(x)
+    finally:
+        hook.remove()
+    return probs, torch.nn.functional.normalize(captured[0].flatten(1), dim=1, eps=1e-6)
 
 
 # --- data ------------------------------------------------------------------------------------------------

@@ -173,7 +173,8 @@ def ship(
         manifest["classifier"] = {
             "classes": faces_names,
             "input_size": faces_imgsz,
-            "onnx": f"INT8 (static QDQ, per-channel), calibrated on {len(crops)} crops of {crops_folder}"
+            "onnx": f"INT8 (static QDQ, per-channel, 7-bit weights), calibrated on {len(crops)} crops of "
+            f"{crops_folder}; a second output, features: the pooled features in float, L2-normalised"
             if quantize
             else "float32",
         }

@@ -94,6 +94,13 @@ def add_synth_arguments(parser: argparse.ArgumentParser) -> None:
         "tile may still stand apart), as players push a standing hand together",
     )
     parser.add_argument(
+        "--calibration",
+        action="store_true",
+        help="photos of the layout a set is taught from (smj set add) instead of hands: the 27 suited tiles "
+        "face up in three rows of nine (万, 筒, 条 from the top, 1 to 9 left to right), some with a back "
+        "in a fourth row, some taken from across the table; scenes.jsonl's hand is null",
+    )
+    parser.add_argument(
         "--workers",
         type=int,
         default=1,
@@ -161,6 +168,7 @@ def run_synth(args: argparse.Namespace) -> int:
         exif_orientation=args.exif_orientation,
         packed=args.packed,
         hand_pose="stand" if args.packed else None,
+        calibration=args.calibration,
     )
     try:
         summary = write_dataset(

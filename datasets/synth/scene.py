@@ -50,13 +50,15 @@ class SceneOptions:
     fill: tuple[float, float] = (0.55, 0.98)  # how much of the frame the player's tiles span
     exif_orientation: int = 1  # 6: stored turned a quarter, upright only through EXIF (as phones write)
     packed: bool = False  # the hand row's tiles touch edge to edge (the winning tile may stand apart)
+    # a photo of the layout a set is taught from instead of a hand (``datasets.synth.calibration``)
+    calibration: bool = False
 
 
 @dataclass(frozen=True, eq=False)
 class Scene:
     image: np.ndarray  # (height, width, 3) uint8 RGB
     boxes: tuple[SceneBox, ...]
-    hand: Hand
+    hand: Hand | None  # None: a photo of a set's layout (``SceneOptions.calibration``), no hand in it
     win_apart: bool
     winning: bool
     hand_pose: str
@@ -95,7 +97,7 @@ class Scene:
             "image": image,
             "width": self.width,
             "height": self.height,
-            "hand": self.hand.to_json(),
+            "hand": None if self.hand is None else self.hand.to_json(),
             "win_apart": self.win_apart,
             "winning": self.winning,
             "hand_pose": self.hand_pose,
@@ -104,6 +106,8 @@ class Scene:
         }
         if self.photo is not None:
             data["photo"] = self.photo.to_json()
+        if "layout" in self.extra:
+            data["layout"] = self.extra["layout"]
         if with_boxes:
             data["boxes"] = [b.to_json() for b in self.boxes]
             data["ignored"] = [[round(v, 1) for v in box] for box in self.ignored]
@@ -124,7 +128,7 @@ def render_scene(
     sources = _sources(art_sets)
     scene = None
     for _ in range(4):  # a scene whose player's tiles are not all clearly visible is drawn again
-        scene = _render(rng, index, size, sources, options)
+        scene = (_calibration if options.calibration else _render)(rng, index, size, sources, options)
         if scene.extra.get("player_ok"):
             break
     assert scene is not None
@@ -229,6 +233,19 @@ def _render(
         photo=params if options.photo else None,
         extra={"player_ok": player_ok, "tile_px": tile_px, "look": look},
     )
+
+
+def _calibration(
+    rng: np.random.Generator,
+    index: int,
+    size: tuple[int, int],
+    sources: tuple[art.ArtSource, ...],
+    options: SceneOptions,
+) -> Scene:
+    from datasets.synth.calibration import render_calibration
+
+    parts = render_calibration(rng, index, size, sources, options.art_p, options.fill, options.photo)
+    return Scene(hand=None, win_apart=False, winning=False, hand_pose=UP, index=index, **parts)  # type: ignore[arg-type]
 
 
 def _light_direction(rng: np.random.Generator) -> np.ndarray:

@@ -1,0 +1,212 @@
+"""The set on the table, learnt from examples: each face's features as the classifier sees them.
+
+A player uses one set all evening, and a set whose art differs from every set the classifier trained on is
+misread systematically (the same face wrong in every copy). The classifier's pooled features
+(``TileClassifier.read_views``) still tell that set's faces apart: compared by cosine similarity with one
+example of each face cut from one photo of the set, they name its tiles far better than its class layer does.
+
+``TileSet`` holds the examples (a class id and an L2-normalised feature vector each, every view the reader
+uses: as it lies, upside down, turned along its row both ways up) and reads a tile from its two views:
+``similarities`` gives its cosine to each face of the set (the best example of that face, averaged over the
+tile's views), and ``read`` turns the classifier's probabilities into the set's reading (``FUSION``). The
+layout a set is taught from (``name_layout``): the 27 suited tiles face up in three rows of nine, 万 on top,
+筒 in the middle, 条 at the bottom, 1 to 9 left to right, and an optional fourth row of the set's variants.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+
+from scoring.tiles import CLASS_NAMES
+from vision.classifier import CLASSIFIER_CLASSES, NONE
+from vision.detections import BACK
+from vision.rows import find_rows
+
+SUITED = len(CLASS_NAMES)
+TEMPERATURE = 0.05  # of the softmax of cosine similarities that shares a tile's suited probability out
+# the fourth row of a layout, left to right, each optional but in this order: a red 5万, a red 5筒, a red 5条
+# (each read as its five) and a back
+VARIANTS: tuple[tuple[str, int], ...] = (
+    ("red 5m", CLASS_NAMES.index("m5")),
+    ("red 5p", CLASS_NAMES.index("p5")),
+    ("red 5s", CLASS_NAMES.index("s5")),
+    ("back", BACK),
+)
+ROW_SUITS = ("m", "p", "s")
+
+
+class Fusion(StrEnum):
+    """How a set's similarities and the classifier's probabilities make a tile's reading."""
+
+    FUSED = "fused"  # the classifier's probability of the set's faces shared out by a softmax of similarities
+    NEAREST = "nearest"  # the softmax of similarities alone, over the classifier's probability of the faces
+
+
+FUSION = Fusion.FUSED  # measured against NEAREST in models/README.md ("Your set")
+
+
+class LayoutError(ValueError):
+    """A photo that is not the layout a set is taught from; the message says what was seen."""
+
+
+@dataclass(frozen=True, eq=False)
+class TileSet:
+    """Examples of a set's faces: ``faces`` (M,) class ids into ``CLASSIFIER_CLASSES``, ``features`` (M, D)
+    L2-normalised. Build it with ``TileSet.of``, which measures ``separation``."""
+
+    name: str
+    faces: np.ndarray
+    features: np.ndarray
+    # the highest cosine between examples of two different faces: a crop nearer than this to one of the
+    # set's faces is that tile, whatever the classifier thinks (a red five it calls no tile)
+    separation: float
+
+    @classmethod
+    def of(cls, name: str, faces: np.ndarray | list[int], features: np.ndarray) -> TileSet:
+        faces = np.asarray(faces, np.int64).reshape(-1)
+        features = np.asarray(features, np.float32).reshape(len(faces), -1)
+        if not len(faces):
+            raise ValueError(f"set {name!r}: no examples")
+        if faces.min() < 0 or faces.max() >= len(CLASSIFIER_CLASSES):
+            raise ValueError(f"set {name!r}: face ids must index the classifier's classes")
+        cosines = features @ features.T
+        different = faces[:, None] != faces[None, :]
+        separation = float(cosines[different].max()) if different.any() else 1.0
+        return cls(name, faces, features, separation)
+
+    @property
+    def classes(self) -> np.ndarray:
+        """The class ids the set has examples of, ascending."""
+        return np.unique(self.faces)
+
+    def similarities(self, views: np.ndarray) -> np.ndarray:
+        """(N, len(classes)): each tile's cosine to each face of the set, from (N, V, D) features of its
+        views: the best example of the face for each view, averaged over the views."""
+        views = np.asarray(views, np.float32)
+        n, count, _ = views.shape
+        cosines = views.reshape(n * count, -1) @ self.features.T  # (N*V, M)
+        classes = self.classes
+        best = np.full((n * count, len(classes)), -1.0, np.float32)
+        for k, face in enumerate(classes):
+            best[:, k] = cosines[:, self.faces == face].max(axis=1)
+        return best.reshape(n, count, len(classes)).mean(axis=1)
+
+    def read(self, probabilities: np.ndarray, views: np.ndarray, fusion: Fusion = FUSION) -> np.ndarray:
+        """(N, len(CLASSIFIER_CLASSES)) probabilities of tiles read with this set.
+
+        The classifier's probability that a tile is one of the set's faces is shared out among them by a
+        softmax of its similarities (at ``TEMPERATURE``): ``FUSED`` weighs that softmax by the classifier's
+        own probabilities of those faces, ``NEAREST`` takes it alone. A face the set has no example of
+        (``back``, ``honour``, ``none`` unless taught) keeps the classifier's probability, unless the tile
+        is nearer to one of the set's faces than two different faces of the set are to each other
+        (``separation``): then it is that tile, all of its probability shared out.
+        """
+        probabilities = np.asarray(probabilities, np.float32)
+        if not len(probabilities):
+            return probabilities.copy()
+        classes = self.classes
+        similarities = self.similarities(views)
+        weights = np.exp((similarities - similarities.max(axis=1, keepdims=True)) / TEMPERATURE)
+        if fusion is Fusion.FUSED:
+            weights *= np.maximum(probabilities[:, classes], 1e-6)
+        weights /= weights.sum(axis=1, keepdims=True)
+        sure = similarities.max(axis=1) > self.separation
+        shared = np.where(sure, 1.0, probabilities[:, classes].sum(axis=1))
+        read = np.where(sure[:, None], 0.0, probabilities)
+        read[:, classes] = shared[:, None] * weights
+        return read
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The tiles of a layout photo named: ``faces[i]`` the class id of ``tiles[i]`` (an index into the boxes
+    given to ``name_layout``), ``variants`` how many of them came from the fourth row, ``turned`` whether
+    the photo was taken from across the table (its rows read upside down)."""
+
+    tiles: tuple[int, ...]
+    faces: tuple[int, ...]
+    variants: int
+    turned: bool
+
+
+def name_layout(boxes: np.ndarray, probabilities: np.ndarray) -> Layout:
+    """Name each tile of a photo of the layout a set is taught from, by its place.
+
+    ``boxes`` (N, 4) and the classifier's ``probabilities`` (N, C) of what the localiser found; boxes the
+    classifier reads as no tile are left out. The rows (``vision.rows.find_rows``) must be three of nine,
+    and may have a fourth of one to four variants (``VARIANTS``, named in that order by the classifier's
+    likeliest reading of them among the four). Rows are ordered across their direction and tiles along
+    it; a photo taken from across the table reads the whole layout upside down: the way up taken is the
+    one on which the classifier's own readings agree most. Raises ``LayoutError`` saying what was seen.
+    """
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    probabilities = np.asarray(probabilities, np.float32)
+    tiles = np.flatnonzero(probabilities.argmax(axis=1) != NONE) if len(boxes) else np.zeros(0, np.int64)
+    rows = [[int(tiles[i]) for i in row.members] for row in find_rows(boxes[tiles])] if len(tiles) else []
+    sizes = sorted((len(row) for row in rows), reverse=True)
+    full = [row for row in rows if len(row) == 9]
+    extra = [row for row in rows if len(row) != 9]
+    if len(full) != 3 or len(extra) > 1 or (extra and len(extra[0]) > len(VARIANTS)):
+        seen = ", ".join(str(size) for size in sizes) or "none"
+        raise LayoutError(
+            f"found {len(tiles)} tiles in rows of {seen}: lay the 27 suited tiles out face up in three rows "
+            "of nine (万 on top, 筒 in the middle, 条 at the bottom, 1 to 9 left to right), and at most "
+            f"one more row below of up to {len(VARIANTS)} variants (red 5万, 5筒, 5条, a back, in that order)"
+        )
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    along = _direction(centres, full)
+    across = np.array([-along[1], along[0]])  # y down: down the photo when the rows run left to right
+    ordered = sorted([*full, *extra], key=lambda row: float(np.mean(centres[row] @ across)))
+    ordered = [sorted(row, key=lambda i: float(centres[i] @ along)) for row in ordered]
+    candidates = [_named(ordered, extra, probabilities, turned) for turned in (False, True)]
+    return max(candidates, key=lambda named: named[0])[1]
+
+
+def _direction(centres: np.ndarray, rows: list[list[int]]) -> np.ndarray:
+    """The unit direction the rows run in (first tile to last, pointing rightwards in the photo)."""
+    steps = []
+    for row in rows:
+        points = centres[row]
+        _, _, vt = np.linalg.svd(points - points.mean(axis=0))
+        step = vt[0]
+        steps.append(step if step[0] >= 0 else -step)
+    mean = np.mean(steps, axis=0)
+    if abs(mean[0]) < 1e-9 and mean[1] < 0:
+        mean = -mean
+    return mean / max(float(np.linalg.norm(mean)), 1e-9)
+
+
+def _named(
+    ordered: list[list[int]], extra: list[list[int]], probabilities: np.ndarray, turned: bool
+) -> tuple[float, Layout]:
+    """The layout read one way up, and how well the classifier's readings agree with it (log-likelihood)."""
+    rows = [list(reversed(row)) for row in reversed(ordered)] if turned else list(ordered)
+    variants = rows.pop() if extra else []
+    if any(len(row) != 9 for row in rows):  # the variants' row lies above the others this way up
+        return -math.inf, Layout((), (), 0, turned)
+    tiles: list[int] = []
+    faces: list[int] = []
+    for suit, row in zip(ROW_SUITS, rows, strict=True):
+        tiles += row
+        faces += [CLASS_NAMES.index(f"{suit}{rank}") for rank in range(1, 10)]
+    if variants:
+        tiles += variants
+        faces += _variant_faces(variants, probabilities)
+    chosen = probabilities[tiles, faces]
+    agreement = float(np.log(np.maximum(chosen, 1e-6)).sum())
+    return agreement, Layout(tuple(tiles), tuple(faces), len(variants), turned)
+
+
+def _variant_faces(tiles: list[int], probabilities: np.ndarray) -> list[int]:
+    """The variants' faces: the choice of ``VARIANTS`` in their order that the classifier finds likeliest."""
+    faces = [face for _, face in VARIANTS]
+    best: tuple[float, tuple[int, ...]] = (-math.inf, ())
+    for chosen in itertools.combinations(faces, len(tiles)):
+        likelihood = float(np.log(np.maximum(probabilities[tiles, list(chosen)], 1e-6)).sum())
+        best = max(best, (likelihood, chosen))
+    return list(best[1])
