@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 os.environ.setdefault("YOLO_OFFLINE", "1")
 
-PHOTO_OPTIONS = ("annotate", "weights", "classifier", "conf")  # smj score options of a photo only
+PHOTO_OPTIONS = ("annotate", "weights", "classifier", "conf", "set")  # smj score options of a photo only
 HAND_OPTIONS = ("hand", "pong", "kong", "added-kong", "concealed-kong", "win")  # of a hand given as text
 
 
@@ -46,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="with a photo: detection confidence threshold",
     )
+    score.add_argument(
+        "--set", metavar="NAME", help="with a photo: the set on the table (smj set add), read with its faces"
+    )
     scoring_cli.add_hand_arguments(score, hand_required=False)
     scoring_cli.add_context_arguments(score)
     score.set_defaults(func=_run_score)
@@ -53,8 +56,26 @@ def build_parser() -> argparse.ArgumentParser:
     scoring_cli.register(commands)
     _register_optional(commands, "vision.cli")
     _register_optional(commands, "datasets.cli")
+    _register_optional(commands, "store.cli")
     _register_optional(commands, "api.cli")
+    detect = commands.choices["detect"]
+    detect.add_argument(
+        "--set", metavar="NAME", help="the set on the table (smj set add), read with its faces"
+    )
+    detect.set_defaults(func=_run_detect)
     return parser
+
+
+def _set_loader(args: argparse.Namespace):  # -> a function of the classifier giving the TileSet, or None
+    from store import cli as store_cli
+
+    return store_cli.set_loader(args.set) if args.set else None
+
+
+def _run_detect(args: argparse.Namespace) -> int:
+    from vision import cli as vision_cli
+
+    return vision_cli.run_detect(args, _set_loader(args))
 
 
 def _register_optional(commands: argparse._SubParsersAction, module_name: str) -> None:
@@ -87,7 +108,7 @@ def _run_score(args: argparse.Namespace) -> int:
         return 2
     from vision import cli as vision_cli
 
-    return vision_cli.run_score_photo(args)
+    return vision_cli.run_score_photo(args, _set_loader(args))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

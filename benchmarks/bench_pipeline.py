@@ -1,7 +1,7 @@
 """Photo -> score, measured on synthetic scenes with known truth (``smj dataset synth`` output).
 
     python benchmarks/bench_pipeline.py DIR [DIR ...] [--weights W] [--classifier C] [--limit N]
-        [--truth-detections]
+        [--truth-detections] [--set-photo LAYOUT.jpg]
 
 For every scene of ``DIR/scenes.jsonl`` whose true hand is a win: reads the JPEG bytes, detects, groups
 and scores, then compares with the truth. Prints, per folder, the full-hand exact rate (concealed
@@ -33,6 +33,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from vision.detector import Detector
+    from vision.tileset import TileSet
 
 
 def _same_hand(found: object, truth: object, row: dict) -> bool:
@@ -153,11 +154,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--truth-detections", action="store_true")
     parser.add_argument("--failures", action="store_true", help="a line for each scene not read exactly")
+    parser.add_argument(
+        "--set-photo",
+        type=Path,
+        help="read every photo with the set taught from this photo of its layout (smj set add)",
+    )
     args = parser.parse_args(argv)
     detector = None if args.truth_detections else Detector(args.weights, classifier=args.classifier)
+    tile_set = None
+    if args.set_photo is not None and detector is not None:
+        from vision.pipeline import teach_set
+
+        tile_set = teach_set(args.set_photo, detector, args.set_photo.stem).tile_set
+        print(f"read with the set taught from {args.set_photo}")
     for folder in args.data:
         try:
-            tally = measure(folder, detector, args.limit)
+            tally = measure(folder, detector, args.limit, tile_set)
         except ValueError as error:
             print(f"bench_pipeline: {error}", file=sys.stderr)
             return 2
@@ -165,10 +177,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def measure(folder: Path, detector: Detector | None, limit: int = 0) -> PipelineTally:
+def measure(
+    folder: Path, detector: Detector | None, limit: int = 0, tile_set: TileSet | None = None
+) -> PipelineTally:
     """Read, group and score every winning scene of ``folder/scenes.jsonl`` (the first ``limit``; 0: all)
     from its JPEG bytes with ``detector``, or from its labelled boxes when ``detector`` is None, and
-    compare with the truth. Raises ``ValueError`` when the folder has no winning scene."""
+    compare with the truth (the faces read with ``tile_set`` when given). Raises ``ValueError`` when the
+    folder has no winning scene."""
     from scoring import WinContext, score
     from scoring.hand import Hand
     from scoring.presets import CHENGDU
@@ -211,7 +226,7 @@ def measure(folder: Path, detector: Detector | None, limit: int = 0) -> Pipeline
         else:
             data = (folder / row["image"]).read_bytes()
             start = time.perf_counter()
-            result = score_photo(data, detector, context, CHENGDU)
+            result = score_photo(data, detector, context, CHENGDU, tile_set=tile_set)
             times.append(time.perf_counter() - start)
             groupings.append(result.groupings)
             hand, found_score = result.hand, result.score

@@ -1,6 +1,6 @@
-"""Layers run one way: ``scoring`` (standard library only), then ``vision``, then ``datasets``, then ``api``
-and the command line (``smj.py``). Every import of every module is read with ``ast``, those inside
-functions (loaded when a command runs) and under ``TYPE_CHECKING`` included."""
+"""Layers run one way: ``scoring`` (standard library only), then ``vision``, then ``datasets``, then the
+``store``, then ``api`` and the command line (``smj.py``). Every import of every module is read with
+``ast``, those inside functions (loaded when a command runs) and under ``TYPE_CHECKING`` included."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = {"scoring": 0, "vision": 1, "datasets": 2, "api": 3, "smj": 3}
-PACKAGES = ("scoring", "vision", "datasets", "api")
+LAYERS = {"scoring": 0, "vision": 1, "datasets": 2, "store": 3, "api": 4, "smj": 4}
+PACKAGES = ("scoring", "vision", "datasets", "store", "api")
 # the grouper reads the detector's boxes: nothing the detector is built from imports it
 GROUPER = ("vision.grouper", "vision.grouping")
 

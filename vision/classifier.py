@@ -9,6 +9,8 @@ tile in a row, ``upright_crops`` (turned along its row); both make training and 
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,10 +38,12 @@ class ClassifierError(RuntimeError):
 @dataclass(frozen=True, eq=False)
 class Views:
     """What ``TileClassifier.read_views`` gives for N tiles: their class probabilities (N, C), the two views'
-    readings averaged, and each view's L2-normalised features (N, 2, D), None for a model without them."""
+    readings averaged, each view's L2-normalised features (N, 2, D), None for a model without them, and the
+    views' crops (N, 2, S, S, 3)."""
 
     probabilities: np.ndarray
     features: np.ndarray | None
+    crops: np.ndarray
 
 
 def tile_crops(
@@ -174,6 +178,12 @@ class TileClassifier:
         names = self._module.names
         return [names[i] for i in sorted(names)]
 
+    @functools.cached_property
+    def identity(self) -> str:
+        """The weights file's sha256: which model gave a feature vector (a stored set's examples)."""
+        with self.weights.open("rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """(N, len(CLASSIFIER_CLASSES)) class probabilities for (N, S, S, 3) uint8 RGB crops."""
         return self.infer(crops)[0]
@@ -245,7 +255,7 @@ class TileClassifier:
         crops = tile_crops(pixels, boxes, self.imgsz)
         if not len(boxes):
             probs, features = self.infer(crops)
-            return Views(probs, None if features is None else features[:, None])
+            return Views(probs, None if features is None else features[:, None], crops[:, None])
         angles, pitches = row_directions(boxes, scores)
         row = np.flatnonzero(np.isfinite(angles))
         turned = upright_crops(pixels, boxes[row], angles[row], pitches[row], self.imgsz)
@@ -256,7 +266,27 @@ class TileClassifier:
         read, features = self.infer(np.concatenate([crops, second]))
         n = len(boxes)
         views = None if features is None else np.stack([features[:n], features[n:]], axis=1)
-        return Views((read[:n] + read[n:]) / 2, views)
+        return Views((read[:n] + read[n:]) / 2, views, np.stack([crops, second], axis=1))
+
+    def example_views(
+        self, pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+        """What a set keeps of each tile, from one batch: every view the reader uses (``read_views``) as
+        crops (N, 4, S, S, 3), in this order: its box as it lies, upside down, turned along its row (a tile
+        in no row: its box again), and that upside down; their features (N, 4, D) (None for a model without
+        them) and the tile's probabilities (N, C), averaged over the views."""
+        boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+        crops = tile_crops(pixels, boxes, self.imgsz)
+        turned = crops.copy()
+        if len(boxes):
+            angles, pitches = row_directions(boxes, scores)
+            row = np.flatnonzero(np.isfinite(angles))
+            turned[row] = upright_crops(pixels, boxes[row], angles[row], pitches[row], self.imgsz)
+        views = np.stack([crops, crops[:, ::-1, ::-1], turned, turned[:, ::-1, ::-1]], axis=1)
+        n = len(boxes)
+        probs, features = self.infer(views.reshape(n * 4, *views.shape[2:]))
+        mean = probs.reshape(n, 4, -1).mean(axis=1)
+        return views, None if features is None else features.reshape(n, 4, -1), mean
 
     def classify(self, pixels: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Class ids (into ``CLASSIFIER_CLASSES``) and their probabilities for boxes of an RGB image."""

@@ -9,8 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+SetLoader = Callable[[Any], Any]  # the detector's classifier -> the vision.tileset.TileSet to read with
 
 CLASSIFIER_HELP = "tile classifier weights (.onnx or .pt); default models/tile_faces.onnx"
 
@@ -139,7 +142,8 @@ def load_detector(args: argparse.Namespace):  # -> vision.detector.Detector
     )
 
 
-def run_detect(args: argparse.Namespace) -> int:
+def run_detect(args: argparse.Namespace, tile_set_for: SetLoader | None = None) -> int:
+    """``smj detect``; ``tile_set_for`` gives the set on the table (``--set``) for the classifier."""
     from vision.annotate import draw_detections, save_rgb
     from vision.detector import DEFAULT_CONF, ModelError
     from vision.images import ImageError
@@ -147,7 +151,8 @@ def run_detect(args: argparse.Namespace) -> int:
 
     try:
         detector = load_detector(args)
-    except ModelError as error:
+        tile_set = tile_set_for(detector.classifier) if tile_set_for is not None else None
+    except (ModelError, ValueError) as error:
         return _fail(str(error))
     conf = DEFAULT_CONF if args.conf is None else args.conf
     if args.annotate and Path(args.annotate).exists() and not Path(args.annotate).is_dir():
@@ -156,7 +161,7 @@ def run_detect(args: argparse.Namespace) -> int:
     written: set[str] = set()
     for image in args.images:
         try:
-            photo, detections = detect_tiles(image, detector, conf=conf)
+            photo, detections = detect_tiles(image, detector, conf=conf, tile_set=tile_set)
         except ImageError as error:
             print(f"smj detect: {error.message}", file=sys.stderr)
             status = 2
@@ -312,8 +317,9 @@ def run_ship(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_score_photo(args: argparse.Namespace) -> int:
-    """``smj score PHOTO``: detect, group and score a photographed hand."""
+def run_score_photo(args: argparse.Namespace, tile_set_for: SetLoader | None = None) -> int:
+    """``smj score PHOTO``: detect, group and score a photographed hand (its faces read with the set
+    ``tile_set_for`` gives for the detector's classifier, ``--set``)."""
     from scoring import cli as scoring_cli
     from vision.annotate import check_image_path, draw_detections, save_rgb
     from vision.detector import DEFAULT_CONF, ModelError
@@ -328,10 +334,16 @@ def run_score_photo(args: argparse.Namespace) -> int:
         return _fail(str(error))
     try:
         detector = load_detector(args)
+        tile_set = tile_set_for(detector.classifier) if tile_set_for is not None else None
         result = score_photo(
-            args.photo, detector, context, rules, conf=DEFAULT_CONF if args.conf is None else args.conf
+            args.photo,
+            detector,
+            context,
+            rules,
+            conf=DEFAULT_CONF if args.conf is None else args.conf,
+            tile_set=tile_set,
         )
-    except (ModelError, ImageError) as error:
+    except (ModelError, ImageError, ValueError) as error:
         return _fail(str(error))
     payload = result.to_json(args.photo)
     if args.json:

@@ -62,6 +62,18 @@ class Located:
     close_up: bool
 
 
+@dataclass(frozen=True, eq=False)
+class Examples:
+    """Every tile the localiser is sure of in a photo of a set (``Detector.examples``): ``boxes`` in photo
+    pixels, the classifier's ``probabilities``, and the features and crops of every view the reader uses,
+    (N, 4, D) and (N, 4, S, S, 3), as ``TileClassifier.example_views`` orders them."""
+
+    boxes: np.ndarray
+    probabilities: np.ndarray
+    features: np.ndarray
+    crops: np.ndarray
+
+
 def letterbox(
     pixels: np.ndarray, shape: int | tuple[int, int]
 ) -> tuple[np.ndarray, float, tuple[float, float]]:
@@ -243,17 +255,14 @@ class Detector:
             boxes[keep], classes[keep], scores[keep], (width, height), others[keep], other_scores[keep]
         )
 
-    def examples(self, photo: Photo | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """What a set is taught from a photo of it: every box the localiser is sure of (photo pixels), the
-        classifier's probabilities of each, and the features of every view the reader uses, (N, V, D):
-        its box as it lies and upside down, and for a tile in a row turned along it, both ways up."""
+    def examples(self, photo: Photo | np.ndarray) -> Examples:
+        """What a set is taught from, in a photo of it (``Examples``)."""
         if self.classifier is None or not self.classifier.has_features:
             raise ModelError("teaching a tile set needs a classifier that gives features (models/tile_faces)")
         found = self.locate(photo, conf=DEFAULT_CONF)
-        views = self.classifier.read_views(found.pixels, found.read, found.scores, flip_row_tiles=False)
-        turned = self.classifier.read_views(found.pixels, found.read, found.scores, flip_row_tiles=True)
-        assert views.features is not None and turned.features is not None
-        return found.photo_boxes, views.probabilities, np.concatenate([views.features, turned.features], 1)
+        crops, features, probabilities = self.classifier.example_views(found.pixels, found.read, found.scores)
+        assert features is not None
+        return Examples(found.photo_boxes, probabilities, features, crops)
 
     def locate(
         self,

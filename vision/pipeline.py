@@ -13,14 +13,19 @@ from scoring.presets import Rules
 from scoring.waits import Wait, waits_to_json
 from vision import deskew
 from vision.detections import Detections
-from vision.detector import DEFAULT_CONF, Detector
+from vision.detector import DEFAULT_CONF, Detector, Examples
 from vision.grouper import Grouping
-from vision.grouping.result import GroupingWarning, GroupRole, WarningCode
+from vision.grouping.result import GroupingWarning, GroupRole, WarningCode, warning_name
 from vision.grouping.search import DISCARD_WIN, SEARCH, Searched, search
 from vision.images import DEFAULT_MAX_PIXELS, Photo, load_photo
 from vision.looks import SecondLook
 from vision.sharpness import BLURRED, photo_sharpness
+from vision.tileset import ROW_SUITS, Layout, TileSet, name_layout
 
+# a placed tile whose second likeliest face is at least this likely against its first is named in a
+# ``close_faces`` warning (confidences are the square root of the box's times the face's probability: the
+# ratio of two faces' confidences squared is that of their probabilities)
+CLOSE_FACES = 0.5
 # Large JPEGs are decoded reduced (by the JPEG decoder itself) to at least this long a side:
 # the detector sees 640 pixels, and a 12 MP photo decodes several times faster.
 DECODE_LONG_SIDE = 1600
@@ -36,12 +41,43 @@ def decode_photo(
 
 
 def detect_tiles(
-    source: bytes | str | Path | Photo, detector: Detector, *, conf: float = DEFAULT_CONF
+    source: bytes | str | Path | Photo,
+    detector: Detector,
+    *,
+    conf: float = DEFAULT_CONF,
+    tile_set: TileSet | None = None,
 ) -> tuple[Photo, Detections]:
-    """Decode (unless given a Photo) and detect; boxes are in the upright full-resolution photo's pixels."""
+    """Decode (unless given a Photo) and detect (the faces read with ``tile_set``, the set on the table, when
+    given); boxes are in the upright full-resolution photo's pixels."""
     photo = source if isinstance(source, Photo) else decode_photo(source)
-    detections = detector.detect(photo, conf=conf)
+    detections = detector.detect(photo, conf=conf, tile_set=tile_set)
     return photo, detections.scaled(photo.scale)
+
+
+@dataclass(frozen=True, eq=False)
+class Taught:
+    """A set learnt from a photo of its layout (``teach_set``): the photo's tiles (``Examples``), the layout
+    naming them, and the set they make."""
+
+    photo: Photo
+    examples: Examples
+    layout: Layout
+    tile_set: TileSet
+
+
+def teach_set(
+    source: bytes | str | Path | Photo, detector: Detector, name: str, suits: tuple[str, ...] = ROW_SUITS
+) -> Taught:
+    """Learn a set from a photo of its layout (``vision.tileset.name_layout``; ``suits``: its rows). Raises
+    ``ImageError`` for a photo that can't be read and ``LayoutError`` for one that is not the layout."""
+    photo = source if isinstance(source, Photo) else decode_photo(source)
+    examples = detector.examples(photo)
+    layout = name_layout(examples.boxes, examples.probabilities, suits)
+    tiles = list(layout.tiles)
+    views = examples.features.shape[1]
+    faces = np.repeat(np.asarray(layout.faces, np.int64), views)
+    features = examples.features[tiles].reshape(len(tiles) * views, -1)
+    return Taught(photo, examples, layout, TileSet.of(name, faces, features))
 
 
 def recognition_json(photo: Photo, detections: Detections, grouping: Grouping) -> dict[str, object]:
@@ -94,6 +130,7 @@ def recognize(
     conf: float = DEFAULT_CONF,
     rules: Rules = CHENGDU,
     context: WinContext = DISCARD_WIN,
+    tile_set: TileSet | None = None,
 ) -> Recognition:
     """Detect and read the hand (``read_hand``), so the detections returned may differ from the
     detector's: a tile re-read, an unsure tile (found below ``conf``) taken back, a tile left out.
@@ -102,19 +139,20 @@ def recognize(
     readings it is (``Detections.presences``): a tile the classifier cannot tell between two faces is
     still a tile of the hand, and the hand's legality under ``rules`` in ``context`` picks its reading. A
     close-up that reads as no win is looked at again (``Detector.second_looks``): turned level when its
-    rows run slantwise, then enlarged; the first of those readings that is a win is taken."""
+    rows run slantwise, then enlarged; the first of those readings that is a win is taken. ``tile_set``: the
+    set on the table, whose examples name the faces (``vision.tileset``)."""
     floor = min(conf, SEARCH.unsure_conf)  # unsure tiles are found too: the search may take them back
-    photo, found = detect_tiles(source, detector, conf=floor)
+    photo, found = detect_tiles(source, detector, conf=floor, tile_set=tile_set)
     first = _read(found, conf, rules, context)
     chosen, groupings = first, first.groupings
     for second_look, turn in [] if first.won else _second_looks(photo, found, detector):
-        again = detector.detect(photo, conf=floor, second_look=second_look, turn=turn)
+        again = detector.detect(photo, conf=floor, second_look=second_look, turn=turn, tile_set=tile_set)
         second = _read(again.scaled(photo.scale), conf, rules, context)
         groupings += second.groupings
         if second.won:
             chosen = second
             break
-    grouping = with_sharpness(photo, chosen.detections, chosen.grouping)
+    grouping = with_close_faces(chosen.detections, with_sharpness(photo, chosen.detections, chosen.grouping))
     return Recognition(photo, chosen.detections, grouping, groupings)
 
 
@@ -161,6 +199,49 @@ def with_sharpness(photo: Photo, detections: Detections, grouping: Grouping) -> 
     return grouping.warned(warning)
 
 
+def with_close_faces(detections: Detections, grouping: Grouping) -> Grouping:
+    """The grouping with a ``close_faces`` warning for each tile of the hand or a meld whose two likeliest
+    faces are close (the second at least ``CLOSE_FACES`` as likely as the first), naming the tile, its
+    place and both faces: the reading may be right, and the search may have found a win with it, but the
+    player should look at that tile."""
+    if detections.alternatives is None or detections.alternative_confidences is None:
+        return grouping
+    for where, index in _places(grouping):
+        first = float(detections.confidences[index])
+        second = float(detections.alternative_confidences[index, 0])
+        if first <= 0 or (second / first) ** 2 < CLOSE_FACES:
+            continue
+        read = warning_name(int(detections.class_ids[index]))
+        other = warning_name(int(detections.alternatives[index, 0]))
+        share = (second / first) ** 2
+        warning = GroupingWarning(
+            WarningCode.CLOSE_FACES,
+            f"{where} reads as {read}, but it may be {other} (its face {share:.0%} as likely): check it",
+            (index,),
+            (read, other),
+        )
+        grouping = grouping.warned(warning)
+    return grouping
+
+
+def _places(grouping: Grouping) -> list[tuple[str, int]]:
+    """Each placed tile's detection index with where it lies, in words: "the winning tile", "tile 3 of the
+    hand" (counted in reading order), "a tile of meld 2"."""
+    places: list[tuple[str, int]] = []
+    melds = 0
+    for group in grouping.groups:
+        if group.role is GroupRole.MELD:
+            melds += 1
+        for position, index in enumerate(group.indices, start=1):
+            if index == grouping.win_index:
+                places.append(("the winning tile", index))
+            elif group.role is GroupRole.HAND:
+                places.append((f"tile {position} of the hand", index))
+            elif group.role is GroupRole.MELD:
+                places.append((f"a tile of meld {melds}", index))
+    return places
+
+
 def read_hand(
     detections: Detections,
     unsure: Detections | None = None,
@@ -182,8 +263,9 @@ def score_photo(
     rules: Rules,
     *,
     conf: float = DEFAULT_CONF,
+    tile_set: TileSet | None = None,
 ) -> PhotoScore:
-    read = recognize(source, detector, conf=conf, rules=rules, context=context)
+    read = recognize(source, detector, conf=conf, rules=rules, context=context, tile_set=tile_set)
     hand = read.grouping.hand
     result = score(hand, context, rules) if hand is not None else None
     error = result.error if result is not None else None

@@ -38,6 +38,7 @@ VARIANTS: tuple[tuple[str, int], ...] = (
     ("back", BACK),
 )
 ROW_SUITS = ("m", "p", "s")
+SUIT_NAMES = {"m": "万 (m)", "p": "筒 (p)", "s": "条 (s)"}
 
 
 class Fusion(StrEnum):
@@ -134,11 +135,12 @@ class Layout:
     turned: bool
 
 
-def name_layout(boxes: np.ndarray, probabilities: np.ndarray) -> Layout:
-    """Name each tile of a photo of the layout a set is taught from, by its place.
+def name_layout(boxes: np.ndarray, probabilities: np.ndarray, suits: tuple[str, ...] = ROW_SUITS) -> Layout:
+    """Name each tile of a photo of the layout a set is taught from, by its place: a row of nine of each of
+    ``suits`` (by default 万, 筒 and 条, from the top; one suit: a photo of one row adding to a set).
 
     ``boxes`` (N, 4) and the classifier's ``probabilities`` (N, C) of what the localiser found; boxes the
-    classifier reads as no tile are left out. The rows (``vision.rows.find_rows``) must be three of nine,
+    classifier reads as no tile are left out. The rows (``vision.rows.find_rows``) must be one of nine a suit,
     and may have a fourth of one to four variants (``VARIANTS``, named in that order by the classifier's
     likeliest reading of them among the four). Rows are ordered across their direction and tiles along
     it; a photo taken from across the table reads the whole layout upside down: the way up taken is the
@@ -151,19 +153,25 @@ def name_layout(boxes: np.ndarray, probabilities: np.ndarray) -> Layout:
     sizes = sorted((len(row) for row in rows), reverse=True)
     full = [row for row in rows if len(row) == 9]
     extra = [row for row in rows if len(row) != 9]
-    if len(full) != 3 or len(extra) > 1 or (extra and len(extra[0]) > len(VARIANTS)):
+    if len(full) != len(suits) or len(extra) > 1 or (extra and len(extra[0]) > len(VARIANTS)):
         seen = ", ".join(str(size) for size in sizes) or "none"
+        if len(suits) == 1:
+            wanted = f"lay the nine {SUIT_NAMES[suits[0]]} tiles out face up in one row, 1 to 9 left to right"
+        else:
+            wanted = (
+                "lay the 27 suited tiles out face up in three rows of nine (万 on top, 筒 in the middle, "
+                "条 at the bottom, 1 to 9 left to right)"
+            )
         raise LayoutError(
-            f"found {len(tiles)} tiles in rows of {seen}: lay the 27 suited tiles out face up in three rows "
-            "of nine (万 on top, 筒 in the middle, 条 at the bottom, 1 to 9 left to right), and at most "
-            f"one more row below of up to {len(VARIANTS)} variants (red 5万, 5筒, 5条, a back, in that order)"
+            f"found {len(tiles)} tiles in rows of {seen}: {wanted}, and at most one more row below of up to "
+            f"{len(VARIANTS)} variants (red 5万, 5筒, 5条, a back, in that order)"
         )
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     along = _direction(centres, full)
     across = np.array([-along[1], along[0]])  # y down: down the photo when the rows run left to right
     ordered = sorted([*full, *extra], key=lambda row: float(np.mean(centres[row] @ across)))
     ordered = [sorted(row, key=lambda i: float(centres[i] @ along)) for row in ordered]
-    candidates = [_named(ordered, extra, probabilities, turned) for turned in (False, True)]
+    candidates = [_named(ordered, extra, probabilities, suits, turned) for turned in (False, True)]
     return max(candidates, key=lambda named: named[0])[1]
 
 
@@ -182,7 +190,11 @@ def _direction(centres: np.ndarray, rows: list[list[int]]) -> np.ndarray:
 
 
 def _named(
-    ordered: list[list[int]], extra: list[list[int]], probabilities: np.ndarray, turned: bool
+    ordered: list[list[int]],
+    extra: list[list[int]],
+    probabilities: np.ndarray,
+    suits: tuple[str, ...],
+    turned: bool,
 ) -> tuple[float, Layout]:
     """The layout read one way up, and how well the classifier's readings agree with it (log-likelihood)."""
     rows = [list(reversed(row)) for row in reversed(ordered)] if turned else list(ordered)
@@ -191,7 +203,7 @@ def _named(
         return -math.inf, Layout((), (), 0, turned)
     tiles: list[int] = []
     faces: list[int] = []
-    for suit, row in zip(ROW_SUITS, rows, strict=True):
+    for suit, row in zip(suits, rows, strict=True):
         tiles += row
         faces += [CLASS_NAMES.index(f"{suit}{rank}") for rank in range(1, 10)]
     if variants:

@@ -31,6 +31,7 @@ class WarningCode(StrEnum):
     UNSURE_TILE = "unsure_tile"
     LEFT_OUT_TILE = "left_out_tile"
     BLURRED_PHOTO = "blurred_photo"
+    CLOSE_FACES = "close_faces"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,187 @@
+"""``smj set add|list|show|remove``: the sets on the table, taught from photos and kept in the store; and
+``--set NAME`` for ``smj score`` and ``smj detect`` (``set_loader``).
+
+Top-level imports stay light: the store, numpy and the models load inside the command that needs them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+LAYOUT_HELP = (
+    "a photo of the set laid out face up: three rows of nine, 万 (m) on top, 筒 (p) in the middle, 条 (s) "
+    "at the bottom, 1 to 9 left to right; below them an optional fourth row of variants, in this order, "
+    "each optional: a red 5万, a red 5筒, a red 5条, a back (a photo from across the table is read turned)"
+)
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    group = commands.add_parser(
+        "set",
+        help="the tile sets on your table: teach one from a photo, list, show, remove",
+        description="A set taught from one photo of its tiles reads that set's faces right in every photo "
+        "after it (smj score PHOTO --set NAME). Sets live in the store: SMJ_DATABASE_URL, by default a "
+        "SQLite file in your data folder.",
+    )
+    sets = group.add_subparsers(dest="set_command", required=True, metavar="COMMAND")
+    add = sets.add_parser("add", help="teach a set from a photo of its tiles", description=LAYOUT_HELP)
+    add.add_argument("name", help="the set's name (1-40 letters, digits, spaces, '.', '-', '_')")
+    add.add_argument("photo", help=LAYOUT_HELP)
+    add.add_argument(
+        "--row",
+        choices=("m", "p", "s"),
+        help="the photo holds one row of nine of this suit, 1 to 9 left to right: its tiles are added to "
+        "the stored set as more examples",
+    )
+    add.add_argument("--replace", action="store_true", help="replace a stored set of this name")
+    add.add_argument("--json", action="store_true", help="print what was stored as JSON")
+    add.set_defaults(func=run_add)
+    listing = sets.add_parser("list", help="the stored sets")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(func=run_list)
+    show = sets.add_parser("show", help="a set's examples as a contact sheet (PNG), each named")
+    show.add_argument("name")
+    show.add_argument("--out", required=True, metavar="PNG", help="where to write the contact sheet")
+    show.set_defaults(func=run_show)
+    remove = sets.add_parser("remove", help="remove a stored set")
+    remove.add_argument("name")
+    remove.set_defaults(func=run_remove)
+
+
+def _fail(message: str) -> int:
+    print(f"smj set: {message}", file=sys.stderr)
+    return 2
+
+
+def _store() -> Any:
+    from store import open_store
+
+    return open_store()
+
+
+def set_loader(name: str) -> Any:
+    """For ``--set NAME``: a function of the detector's classifier giving the stored set as it reads it;
+    an unknown set or an unreachable store raises ``ValueError`` with the message to print."""
+
+    def load(classifier: Any) -> Any:
+        from store import StoreError
+        from store.sets import tile_set
+
+        if classifier is None:
+            raise ValueError(f"--set {name}: the detector has no tile classifier to read a set with")
+        try:
+            return tile_set(_store(), name, classifier)
+        except StoreError as error:
+            raise ValueError(str(error)) from None
+
+    return load
+
+
+def run_add(args: argparse.Namespace) -> int:
+    from store import StoreError
+    from store.sets import Example, SetError, add_examples, save_set
+    from vision.detections import DETECTOR_CLASSES
+    from vision.detector import Detector, ModelError
+    from vision.images import ImageError
+    from vision.pipeline import teach_set
+    from vision.tileset import ROW_SUITS, LayoutError
+
+    try:
+        detector = Detector()
+        taught = teach_set(args.photo, detector, args.name, (args.row,) if args.row else ROW_SUITS)
+    except (ModelError, ImageError, LayoutError) as error:
+        return _fail(f"{args.photo}: {getattr(error, 'message', None) or error}")
+    found, layout = taught.examples, taught.layout
+    origin = "row" if args.row else "layout"
+    examples = [
+        Example(DETECTOR_CLASSES[face], found.crops[tile], found.features[tile], origin)
+        for tile, face in zip(layout.tiles, layout.faces, strict=True)
+    ]
+    assert detector.classifier is not None
+    model = detector.classifier.identity
+    source = f"{Path(args.photo).name} ({'a row of ' + args.row if args.row else 'the layout'})"
+    try:
+        store = _store()
+        summary = (
+            add_examples(store, args.name, examples, model)
+            if args.row
+            else save_set(store, args.name, examples, source, model, replace=args.replace)
+        )
+    except (StoreError, SetError) as error:
+        hint = " (give --replace to replace it)" if getattr(error, "code", "") == "set_exists" else ""
+        return _fail(f"{error}{hint}")
+    alone = found.probabilities[list(layout.tiles)].argmax(axis=1)
+    faces = [
+        {
+            "face": DETECTOR_CLASSES[face],
+            "classifier_alone": DETECTOR_CLASSES[int(read)] if read < 29 else "none",
+        }
+        for face, read in zip(layout.faces, alone, strict=True)
+    ]
+    if args.json:
+        print(json.dumps({**summary.to_json(), "turned": layout.turned, "stored": faces}, ensure_ascii=False))
+        return 0
+    way = " (taken from across the table: read turned)" if layout.turned else ""
+    print(f"set {summary.name!r}: stored {len(examples)} tiles from {args.photo}{way}")
+    print(
+        f"  {summary.examples} examples of {summary.faces} faces in all, {len(found.features[0])} views each"
+    )
+    misread = [
+        f"{f['face']} (alone read as {f['classifier_alone']})"
+        for f in faces
+        if f["face"] != f["classifier_alone"]
+    ]
+    if misread:
+        print(f"  faces the classifier alone misreads, now read from the set: {', '.join(misread)}")
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from store import StoreError
+    from store.sets import list_sets
+
+    try:
+        summaries = list_sets(_store())
+    except StoreError as error:
+        return _fail(str(error))
+    if args.json:
+        print(json.dumps([s.to_json() for s in summaries], ensure_ascii=False))
+    elif not summaries:
+        print("no sets stored (teach one: smj set add NAME PHOTO)")
+    for s in [] if args.json else summaries:
+        when = f"{s.updated_at:%Y-%m-%d %H:%M}"
+        print(f"{s.name}: {s.examples} examples of {s.faces} faces, from {s.source}, {when}")
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from store import StoreError
+    from store.sets import SetError, examples_of
+    from store.sheet import contact_sheet
+
+    try:
+        examples = examples_of(_store(), args.name)
+    except (StoreError, SetError) as error:
+        return _fail(str(error))
+    try:
+        contact_sheet(examples, Path(args.out))
+    except OSError as error:
+        return _fail(f"{args.out}: {error}")
+    print(f"{args.out}: {len(examples)} examples of set {args.name!r}")
+    return 0
+
+
+def run_remove(args: argparse.Namespace) -> int:
+    from store import StoreError
+    from store.sets import SetError, remove_set
+
+    try:
+        remove_set(_store(), args.name)
+    except (StoreError, SetError) as error:
+        return _fail(str(error))
+    print(f"removed set {args.name!r}")
+    return 0

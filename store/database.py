@@ -1,0 +1,125 @@
+"""Opening the store: its URL, its engine, and its schema brought up to date (Alembic)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+URL_VARIABLE = "SMJ_DATABASE_URL"
+
+
+class StoreError(RuntimeError):
+    """The store can't be opened or upgraded; the message names the database (never its password)."""
+
+
+def user_data_dir() -> Path:
+    """This user's data folder for smj: ``$XDG_DATA_HOME/smj``, else ``~/.local/share/smj``
+    (``%LOCALAPPDATA%\\smj`` on Windows); never inside the source tree."""
+    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "smj"
+    base = os.environ.get("XDG_DATA_HOME") or ""
+    return (Path(base) if Path(base).is_absolute() else Path.home() / ".local" / "share") / "smj"
+
+
+def default_url() -> str:
+    """``SMJ_DATABASE_URL`` when set, else a SQLite file ``smj.db`` in the user's data folder."""
+    return os.environ.get(URL_VARIABLE) or f"sqlite:///{user_data_dir() / 'smj.db'}"
+
+
+@dataclass(frozen=True, eq=False)
+class Store:
+    """An open store: ``transaction()`` is a unit of work (``with``: committed when the block ends,
+    rolled back when it raises)."""
+
+    url: str  # as shown to people: the password hidden
+    engine: Engine
+    sessions: sessionmaker[Session]
+
+    def transaction(self) -> AbstractContextManager[Session]:
+        return self.sessions.begin()
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+_OPENED: dict[str, Store] = {}
+_LOCK = threading.Lock()
+
+
+def open_store(url: str | None = None) -> Store:
+    """The store at ``url`` (default ``default_url()``), its schema upgraded to this code's; one engine per
+    URL in a process. Raises ``StoreError`` naming the database when it can't be reached or upgraded."""
+    url = url or default_url()
+    with _LOCK:
+        if url in _OPENED:
+            return _OPENED[url]
+        try:
+            parsed = make_url(url)
+        except ArgumentError:
+            raise StoreError(f"{URL_VARIABLE}: {url!r} is not a database URL") from None
+        shown = parsed.render_as_string(hide_password=True)
+        if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+            Path(str(parsed.database)).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            engine = create_engine(parsed, pool_pre_ping=True)
+        except (ArgumentError, ImportError) as failure:
+            raise StoreError(f"{shown}: can't open this database ({failure})") from None
+        if parsed.get_backend_name() == "sqlite":
+            event.listen(engine, "connect", _sqlite_pragmas)
+        try:
+            _upgrade(engine)
+        except (OperationalError, SQLAlchemyError) as failure:
+            engine.dispose()
+            reason = str(getattr(failure, "orig", None) or failure).strip().splitlines()[0]
+            raise StoreError(f"{shown}: can't open or upgrade the store ({reason})") from None
+        store = Store(shown, engine, sessionmaker(engine, expire_on_commit=False))
+        _OPENED[url] = store
+        return store
+
+
+def _sqlite_pragmas(connection: object, _record: object) -> None:
+    cursor = connection.cursor()  # type: ignore[attr-defined]
+    cursor.execute("PRAGMA foreign_keys=ON")  # a set's examples go with it
+    cursor.execute("PRAGMA busy_timeout=10000")  # the CLI and a server writing at once wait, not fail
+    cursor.close()
+
+
+def _upgrade(engine: Engine) -> None:
+    """Bring the schema to the newest revision in ``migrations/versions`` (an empty database included)."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+def schema_revision(store: Store) -> str | None:
+    """The revision the store's schema is at (Alembic's), None for a database it never touched."""
+    from alembic.runtime.migration import MigrationContext
+
+    with store.engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def head_revision() -> str:
+    """The newest revision this code knows."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    head = ScriptDirectory.from_config(config).get_current_head()
+    assert head is not None
+    return head

@@ -1,0 +1,215 @@
+"""Tile sets in the store: each a name and its examples (a face, the crops of its views, their features).
+
+A set is taught from a photo of its layout (``vision.tileset.name_layout``), grows by further photos of a
+row and by the player's corrections (at most ``TAUGHT_PER_FACE`` corrections a face, the newest kept), and
+is read back as a ``vision.tileset.TileSet`` for the classifier in use: an example whose features another
+classifier gave is read again from its stored crops (and stored so), so a new model keeps every set.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import cv2
+import numpy as np
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from store.database import Store
+from store.schema import ExampleRow, TileSetRow, now
+from vision.classifier import CLASSIFIER_CLASSES, TileClassifier
+from vision.tileset import TileSet
+
+NAME = re.compile(r"[^\W_][\w .\-]{0,39}")  # letters (any script), digits, spaces, '.', '-', '_'
+NAME_RULE = "1-40 letters, digits, spaces, '.', '-' or '_', starting with a letter or digit"
+ORIGINS = ("layout", "row", "correction")
+TAUGHT_PER_FACE = 8  # corrections kept a face: the newest (a set's own examples are never dropped)
+
+
+class SetError(ValueError):
+    """A request about a set that can't be done: ``code`` says which (``bad_set_name``, ``no_such_set``,
+    ``set_exists``, ``bad_example``), the message says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True, eq=False)
+class Example:
+    """An example of a face: ``crops`` (V, S, S, 3) uint8 RGB, one a view the reader uses, and their
+    features (V, D) as ``model`` gave them."""
+
+    face: str
+    crops: np.ndarray
+    features: np.ndarray
+    origin: str = "layout"
+
+    def __post_init__(self) -> None:
+        if self.face not in CLASSIFIER_CLASSES:
+            raise SetError("bad_example", f"{self.face!r} is not a tile class")
+        if self.origin not in ORIGINS:
+            raise SetError("bad_example", f"origin {self.origin!r}: one of {', '.join(ORIGINS)}")
+        if self.crops.ndim != 4 or len(self.crops) != len(self.features) or not len(self.crops):
+            raise SetError("bad_example", "an example needs one crop and one feature vector a view")
+
+
+@dataclass(frozen=True)
+class SetSummary:
+    name: str
+    source: str
+    examples: int
+    faces: int  # distinct faces with examples
+    created_at: datetime
+    updated_at: datetime
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "source": self.source,
+            "examples": self.examples,
+            "faces": self.faces,
+            "created_at": self.created_at.isoformat(),
+            "updated_at": self.updated_at.isoformat(),
+        }
+
+
+def checked_name(name: str) -> str:
+    name = name.strip()
+    if not NAME.fullmatch(name):
+        raise SetError("bad_set_name", f"set name {name!r}: {NAME_RULE}")
+    return name
+
+
+def save_set(
+    store: Store, name: str, examples: Sequence[Example], source: str, model: str, *, replace: bool = False
+) -> SetSummary:
+    """Store a set under ``name``; an existing set of that name is refused (``set_exists``) unless
+    ``replace``, which swaps it whole in one transaction."""
+    name = checked_name(name)
+    if not examples:
+        raise SetError("bad_example", f"set {name!r}: no examples to store")
+    try:
+        with store.transaction() as session:
+            row = session.scalar(select(TileSetRow).where(TileSetRow.name == name))
+            if row is not None and not replace:
+                raise SetError("set_exists", f"a set named {name!r} exists: remove it or ask to replace it")
+            if row is not None:
+                session.delete(row)
+                session.flush()
+            row = TileSetRow(name=name, source=source)
+            row.examples = [_row(example, model) for example in examples]
+            session.add(row)
+    except IntegrityError:  # another writer stored the name between the look and the write
+        raise SetError("set_exists", f"a set named {name!r} exists: remove it or ask to replace it") from None
+    return summary(store, name)
+
+
+def add_examples(store: Store, name: str, examples: Sequence[Example], model: str) -> SetSummary:
+    """Add examples to a stored set; of its corrections, the newest ``TAUGHT_PER_FACE`` a face are kept."""
+    with store.transaction() as session:
+        row = _get(session, name)
+        row.examples.extend(_row(example, model) for example in examples)
+        row.updated_at = now()
+        session.flush()
+        for face in {example.face for example in examples if example.origin == "correction"}:
+            taught = session.scalars(
+                select(ExampleRow.id)
+                .where(
+                    ExampleRow.set_id == row.id, ExampleRow.face == face, ExampleRow.origin == "correction"
+                )
+                .order_by(ExampleRow.id.desc())
+                .offset(TAUGHT_PER_FACE)
+            ).all()
+            if taught:
+                session.execute(delete(ExampleRow).where(ExampleRow.id.in_(taught)))
+                session.expire(row, ["examples"])
+    return summary(store, name)
+
+
+def summary(store: Store, name: str) -> SetSummary:
+    with store.transaction() as session:
+        row = _get(session, name)
+        counts = session.execute(
+            select(func.count(ExampleRow.id), func.count(func.distinct(ExampleRow.face))).where(
+                ExampleRow.set_id == row.id
+            )
+        ).one()
+        return SetSummary(row.name, row.source, counts[0], counts[1], row.created_at, row.updated_at)
+
+
+def list_sets(store: Store) -> list[SetSummary]:
+    with store.transaction() as session:
+        names = session.scalars(select(TileSetRow.name).order_by(TileSetRow.name)).all()
+    return [summary(store, name) for name in names]
+
+
+def remove_set(store: Store, name: str) -> None:
+    with store.transaction() as session:
+        session.delete(_get(session, name))
+
+
+def examples_of(store: Store, name: str) -> list[Example]:
+    """A stored set's examples, oldest first."""
+    with store.transaction() as session:
+        return [_example(row) for row in _get(session, name).examples]
+
+
+def tile_set(store: Store, name: str, classifier: TileClassifier) -> TileSet:
+    """The stored set as ``classifier`` reads it: examples another model gave features to are read again
+    from their crops, and stored so."""
+    model = classifier.identity
+    with store.transaction() as session:
+        rows = list(_get(session, name).examples)
+        stale = [row for row in rows if row.model != model]
+        for row in stale:
+            crops = _crops(row)
+            _, features = classifier.infer(crops)
+            assert features is not None
+            row.features, row.model = features.astype(np.float32).tobytes(), model
+        faces, features = [], []
+        for row in rows:
+            vectors = np.frombuffer(row.features, np.float32).reshape(row.views, -1)
+            faces += [CLASSIFIER_CLASSES.index(row.face)] * row.views
+            features.append(vectors)
+        real_name = _get(session, name).name
+    return TileSet.of(real_name, faces, np.concatenate(features))
+
+
+def _get(session: Session, name: str) -> TileSetRow:
+    row = session.scalar(select(TileSetRow).where(TileSetRow.name == name.strip()))
+    if row is None:
+        raise SetError("no_such_set", f"no set named {name!r} (smj set list shows the stored ones)")
+    return row
+
+
+def _row(example: Example, model: str) -> ExampleRow:
+    views, size = len(example.crops), example.crops.shape[1]
+    strip = np.ascontiguousarray(example.crops.transpose(1, 0, 2, 3).reshape(size, views * size, 3))
+    ok, png = cv2.imencode(".png", cv2.cvtColor(strip, cv2.COLOR_RGB2BGR))
+    assert ok
+    return ExampleRow(
+        face=example.face,
+        origin=example.origin,
+        crops=png.tobytes(),
+        features=np.asarray(example.features, np.float32).tobytes(),
+        views=views,
+        model=model,
+    )
+
+
+def _crops(row: ExampleRow) -> np.ndarray:
+    strip = cv2.cvtColor(
+        cv2.imdecode(np.frombuffer(row.crops, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB
+    )
+    size = strip.shape[0]
+    return np.ascontiguousarray(strip.reshape(size, row.views, size, 3).transpose(1, 0, 2, 3))
+
+
+def _example(row: ExampleRow) -> Example:
+    features = np.frombuffer(row.features, np.float32).reshape(row.views, -1)
+    return Example(row.face, _crops(row), features.copy(), row.origin)
