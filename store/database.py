@@ -68,7 +68,11 @@ def open_store(url: str | None = None) -> Store:
             raise StoreError(f"{URL_VARIABLE}: {url!r} is not a database URL") from None
         shown = parsed.render_as_string(hide_password=True)
         if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-            Path(str(parsed.database)).parent.mkdir(parents=True, exist_ok=True)
+            folder = Path(str(parsed.database)).parent
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as failure:
+                raise StoreError(f"{shown}: can't open or upgrade the store ({failure.strerror})") from None
         try:
             engine = create_engine(parsed, pool_pre_ping=True)
         except (ArgumentError, ImportError) as failure:

@@ -69,6 +69,7 @@ class Examples:
     (N, 4, D) and (N, 4, S, S, 3), as ``TileClassifier.example_views`` orders them."""
 
     boxes: np.ndarray
+    scores: np.ndarray  # the localiser's
     probabilities: np.ndarray
     features: np.ndarray
     crops: np.ndarray
@@ -262,7 +263,7 @@ class Detector:
         found = self.locate(photo, conf=DEFAULT_CONF)
         crops, features, probabilities = self.classifier.example_views(found.pixels, found.read, found.scores)
         assert features is not None
-        return Examples(found.photo_boxes, probabilities, features, crops)
+        return Examples(found.photo_boxes, found.scores, probabilities, features, crops)
 
     def locate(
         self,

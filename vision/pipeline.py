@@ -72,7 +72,7 @@ def teach_set(
     ``ImageError`` for a photo that can't be read and ``LayoutError`` for one that is not the layout."""
     photo = source if isinstance(source, Photo) else decode_photo(source)
     examples = detector.examples(photo)
-    layout = name_layout(examples.boxes, examples.probabilities, suits)
+    layout = name_layout(examples.boxes, examples.probabilities, suits, examples.scores)
     tiles = list(layout.tiles)
     views = examples.features.shape[1]
     faces = np.repeat(np.asarray(layout.faces, np.int64), views)

@@ -94,6 +94,14 @@ def add_synth_arguments(parser: argparse.ArgumentParser) -> None:
         "tile may still stand apart), as players push a standing hand together",
     )
     parser.add_argument(
+        "--style",
+        type=int,
+        choices=range(64),
+        metavar="N",
+        help="draw every scene's faces in procedural style N (0-63) instead of a random look: one set "
+        "throughout, as at a real table (with --calibration: the photo that teaches it)",
+    )
+    parser.add_argument(
         "--calibration",
         action="store_true",
         help="photos of the layout a set is taught from (smj set add) instead of hands: the 27 suited tiles "
@@ -169,6 +177,7 @@ def run_synth(args: argparse.Namespace) -> int:
         packed=args.packed,
         hand_pose="stand" if args.packed else None,
         calibration=args.calibration,
+        style=args.style,
     )
     try:
         summary = write_dataset(

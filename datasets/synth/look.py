@@ -131,7 +131,14 @@ def random_one_ink(rng: np.random.Generator, share: float) -> Colour | None:
     return ink if rng.random() < share else None
 
 
-def random_look(rng: np.random.Generator, art_sources: tuple[art.ArtSource, ...], art_p: float) -> TileLook:
+def random_look(
+    rng: np.random.Generator,
+    art_sources: tuple[art.ArtSource, ...],
+    art_p: float,
+    style: int | None = None,
+) -> TileLook:
+    """A set's look drawn from ``rng``; ``style``: its faces are procedural style ``style`` whatever is
+    drawn (the same draws are made, so the rest of a seed's scene stays as it is)."""
     width = float(rng.uniform(23, 30))
     # slim to squat faces, thin (travel sets) to thick (automatic-table) tiles
     dims = TileDims(width, width * float(rng.uniform(1.22, 1.5)), width * float(rng.uniform(0.5, 0.9)))
@@ -142,6 +149,8 @@ def random_look(rng: np.random.Generator, art_sources: tuple[art.ArtSource, ...]
     source = f"procedural-{style_id}"
     use_art = bool(art_sources) and rng.random() < art_p
     art_index = int(rng.integers(len(art_sources))) if art_sources else 0
+    if style is not None:
+        style_id, source, use_art = style, f"procedural-{style}", False
     if use_art:
         art_set = art.load(art_sources[art_index], TEX_W, TEX_H)
         source = art_set.name

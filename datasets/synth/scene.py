@@ -52,6 +52,7 @@ class SceneOptions:
     packed: bool = False  # the hand row's tiles touch edge to edge (the winning tile may stand apart)
     # a photo of the layout a set is taught from instead of a hand (``datasets.synth.calibration``)
     calibration: bool = False
+    style: int | None = None  # every scene's faces in this procedural style (0..63), not a random one
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,7 +155,7 @@ def _render(
     options: SceneOptions,
 ) -> Scene:
     width = size[0]
-    look = random_look(rng, sources, options.art_p)
+    look = random_look(rng, sources, options.art_p, options.style)
     dims = look.dims
     plan = random_hand(rng, options.winning_p)
     hand_pose = options.hand_pose or (STAND if rng.random() < 0.55 else UP)
@@ -244,7 +245,9 @@ def _calibration(
 ) -> Scene:
     from datasets.synth.calibration import render_calibration
 
-    parts = render_calibration(rng, index, size, sources, options.art_p, options.fill, options.photo)
+    parts = render_calibration(
+        rng, index, size, sources, options.art_p, options.fill, options.photo, style=options.style
+    )
     return Scene(hand=None, win_apart=False, winning=False, hand_pose=UP, index=index, **parts)  # type: ignore[arg-type]
 
 

@@ -1,0 +1,150 @@
+"""The store: its schema made and upgraded from an empty database, tile sets stored, read back, replaced only
+when asked, corrections bounded, examples read again for a new classifier; on SQLite and on a real
+PostgreSQL server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sqlalchemy import create_engine, inspect
+
+from store import StoreError, open_store
+from store.database import head_revision, schema_revision
+from store.sets import (
+    TAUGHT_PER_FACE,
+    Example,
+    SetError,
+    add_examples,
+    examples_of,
+    list_sets,
+    remove_set,
+    save_set,
+    tile_set,
+)
+from vision.classifier import CLASSIFIER_CLASSES
+
+FACES = ("m1", "m2", "p5")
+
+
+def _example(face: str, seed: int, origin: str = "layout") -> Example:
+    rng = np.random.default_rng(seed)
+    crops = rng.integers(0, 255, (4, 16, 16, 3), np.uint8)
+    features = rng.normal(size=(4, 8)).astype(np.float32)
+    return Example(face, crops, features / np.linalg.norm(features, axis=1, keepdims=True), origin)
+
+
+class FakeClassifier:
+    """Reads any crop as features of its mean colour: what ``tile_set`` asks of a classifier."""
+
+    identity = "fake-model"
+
+    def infer(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        features = np.zeros((len(crops), 8), np.float32)
+        features[:, :3] = crops.reshape(len(crops), -1, 3).mean(axis=1)
+        features /= np.linalg.norm(features, axis=1, keepdims=True)
+        return np.zeros((len(crops), len(CLASSIFIER_CLASSES)), np.float32), features
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'store.db'}"
+    base: str = request.getfixturevalue("postgres_url")
+    store = open_store(base)
+    with store.engine.begin() as connection:  # each test its own tables: empty them
+        for table in ("set_examples", "tile_sets"):
+            connection.exec_driver_sql(f"DELETE FROM {table}")
+    return base
+
+
+def test_an_empty_database_is_upgraded_to_the_newest_schema(url: str) -> None:
+    store = open_store(url)
+    assert schema_revision(store) == head_revision()
+    tables = set(inspect(store.engine).get_table_names())
+    assert {"tile_sets", "set_examples", "alembic_version"} <= tables
+
+
+def test_a_set_is_stored_listed_read_and_removed(url: str) -> None:
+    store = open_store(url)
+    examples = [_example(face, i) for i, face in enumerate(FACES)]
+    summary = save_set(store, " 奶奶的 set-2 ", examples, "layout.jpg", "model-a")
+    assert (summary.name, summary.examples, summary.faces) == ("奶奶的 set-2", 3, 3)
+    assert [s.name for s in list_sets(store)] == ["奶奶的 set-2"]
+    back = examples_of(store, summary.name)
+    assert [e.face for e in back] == list(FACES)
+    assert np.array_equal(back[0].crops, examples[0].crops)
+    assert np.allclose(back[2].features, examples[2].features)
+    remove_set(store, summary.name)
+    assert list_sets(store) == []
+    with pytest.raises(SetError) as missing:
+        remove_set(store, summary.name)
+    assert missing.value.code == "no_such_set"
+
+
+def test_a_name_is_checked_and_an_existing_set_replaced_only_when_asked(url: str) -> None:
+    store = open_store(url)
+    with pytest.raises(SetError) as bad:
+        save_set(store, "../etc", [_example("m1", 0)], "x", "model-a")
+    assert bad.value.code == "bad_set_name"
+    save_set(store, "home", [_example("m1", 0)], "first.jpg", "model-a")
+    with pytest.raises(SetError) as exists:
+        save_set(store, "home", [_example("m2", 1)], "second.jpg", "model-a")
+    assert exists.value.code == "set_exists"
+    assert [e.face for e in examples_of(store, "home")] == ["m1"]  # the refused write changed nothing
+    twice = [_example("m2", 1), _example("p5", 2)]
+    replaced = save_set(store, "home", twice, "second.jpg", "model-a", replace=True)
+    assert replaced.source == "second.jpg" and [e.face for e in examples_of(store, "home")] == ["m2", "p5"]
+
+
+def test_corrections_keep_the_newest_few_a_face_and_never_drop_the_layout(url: str) -> None:
+    store = open_store(url)
+    save_set(store, "club", [_example("m1", 0), _example("m2", 1)], "layout.jpg", "model-a")
+    for seed in range(TAUGHT_PER_FACE + 3):
+        add_examples(store, "club", [_example("m1", 100 + seed, "correction")], "model-a")
+    kept = examples_of(store, "club")
+    taught = [e for e in kept if e.origin == "correction"]
+    assert len(taught) == TAUGHT_PER_FACE
+    newest = _example("m1", 100 + TAUGHT_PER_FACE + 2)
+    assert np.array_equal(taught[-1].crops, newest.crops)
+    assert [e.face for e in kept if e.origin == "layout"] == ["m1", "m2"]
+
+
+def test_a_set_is_read_again_from_its_crops_for_another_classifier(url: str) -> None:
+    store = open_store(url)
+    save_set(store, "new-model", [_example(face, i) for i, face in enumerate(FACES)], "x", "model-a")
+    classifier = FakeClassifier()
+    read = tile_set(store, "new-model", classifier)  # type: ignore[arg-type]
+    expected = classifier.infer(examples_of(store, "new-model")[0].crops)[1]
+    assert np.allclose(read.features[:4], expected, atol=1e-6)
+    assert [CLASSIFIER_CLASSES[i] for i in read.classes] == sorted(FACES, key=CLASSIFIER_CLASSES.index)
+    assert np.allclose(examples_of(store, "new-model")[0].features, expected, atol=1e-6)  # stored so
+
+
+def test_a_store_that_cannot_be_opened_says_which(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="not a database URL"):
+        open_store("no such thing")
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(StoreError, match="can't open or upgrade"):
+        open_store(f"sqlite:///{blocker}/inside/store.db")
+
+
+def test_a_database_another_version_made_is_upgraded_not_recreated(tmp_path: Path) -> None:
+    """A database holding sets at an older revision (here: the tables of revision 0001 without Alembic's
+    marker, as a copy restored by hand) keeps its rows through the upgrade."""
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    store = open_store(url)
+    save_set(store, "kept", [_example("m1", 0)], "x", "model-a")
+    store.close()
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.exec_driver_sql("UPDATE alembic_version SET version_num = '0001'")
+    engine.dispose()
+    from store import database
+
+    database._OPENED.pop(url, None)
+    again = open_store(url)
+    assert [e.face for e in examples_of(again, "kept")] == ["m1"]
+    assert schema_revision(again) == head_revision()
