@@ -58,11 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     _register_optional(commands, "datasets.cli")
     _register_optional(commands, "store.cli")
     _register_optional(commands, "api.cli")
-    detect = commands.choices["detect"]
-    detect.add_argument(
-        "--set", metavar="NAME", help="the set on the table (smj set add), read with its faces"
-    )
-    detect.set_defaults(func=_run_detect)
+    detect = commands.choices.get("detect")
+    if detect is not None:  # the vision commands are registered
+        detect.add_argument("--set", metavar="NAME", help="the set on the table (smj set add), read with it")
+        detect.set_defaults(func=_run_detect)
     return parser
 
 

@@ -55,7 +55,7 @@ class Fusion(StrEnum):
     NEAREST = "nearest"  # the softmax of similarities alone, over the classifier's probability of the faces
 
 
-FUSION = Fusion.FUSED  # measured against NEAREST in models/README.md ("Your set")
+FUSION = Fusion.NEAREST  # measured against NEAREST in models/README.md ("Your set")
 
 
 class LayoutError(ValueError):
@@ -77,9 +77,9 @@ class TileSet:
     @classmethod
     def of(cls, name: str, faces: np.ndarray | list[int], features: np.ndarray) -> TileSet:
         faces = np.asarray(faces, np.int64).reshape(-1)
-        features = np.asarray(features, np.float32).reshape(len(faces), -1)
         if not len(faces):
             raise ValueError(f"set {name!r}: no examples")
+        features = np.asarray(features, np.float32).reshape(len(faces), -1)
         if faces.min() < 0 or faces.max() >= len(CLASSIFIER_CLASSES):
             raise ValueError(f"set {name!r}: face ids must index the classifier's classes")
         cosines = features @ features.T
@@ -157,8 +157,9 @@ def name_layout(
     """Name each tile of a photo of the layout a set is taught from, by its place: a row of nine of each of
     ``suits`` (by default 万, 筒 and 条, from the top; one suit: a photo of one row adding to a set).
 
-    ``boxes`` (N, 4) and the classifier's ``probabilities`` (N, C) of what the localiser found; boxes the
-    classifier reads as no tile are left out, and of two boxes on one tile (``DUPLICATE_IOU``, or one half
+    ``boxes`` (N, 4) and the classifier's ``probabilities`` (N, C) of what the localiser found: every box,
+    or when they do not make the layout those the classifier does not read as no tile; of two boxes on one
+    tile (``DUPLICATE_IOU``, or one half
     inside the other) the one the localiser is less sure of (``scores``). The rows
     (``vision.rows.find_rows``) must be one of nine a suit, and may have one more of one to four variants
     (``VARIANTS``, named in that order by the classifier's likeliest reading of them among the four). Rows
@@ -168,16 +169,14 @@ def name_layout(
     """
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     probabilities = np.asarray(probabilities, np.float32)
-    tiles = np.flatnonzero(probabilities.argmax(axis=1) != NONE) if len(boxes) else np.zeros(0, np.int64)
-    if len(tiles):
-        confidence = None if scores is None else np.asarray(scores)[tiles]
-        kept, _ = drop_duplicates(boxes[tiles], confidence, iou=DUPLICATE_IOU, cover=DUPLICATE_COVER)
-        tiles = tiles[kept]
-    rows = [[int(tiles[i]) for i in row.members] for row in find_rows(boxes[tiles])] if len(tiles) else []
-    sizes = sorted((len(row) for row in rows), reverse=True)
-    full = [row for row in rows if len(row) == 9]
-    extra = [row for row in rows if len(row) != 9]
-    if len(full) != len(suits) or len(extra) > 1 or (extra and len(extra[0]) > len(VARIANTS)):
+    found = np.arange(len(boxes))
+    tiles = np.flatnonzero(probabilities.argmax(axis=1) != NONE) if len(boxes) else found
+    # every box first (a face of a set the classifier has never seen may read as no tile), then the tiles
+    for chosen in (found, tiles) if len(tiles) < len(found) else (tiles,):
+        full, extra, sizes, count = _rows(boxes, chosen, scores, len(suits), set(tiles.tolist()))
+        if full is not None:
+            break
+    if full is None:
         seen = ", ".join(str(size) for size in sizes) or "none"
         if len(suits) == 1:
             wanted = f"lay the nine {SUIT_NAMES[suits[0]]} tiles out face up in one row, 1 to 9 left to right"
@@ -187,7 +186,7 @@ def name_layout(
                 "条 at the bottom, 1 to 9 left to right)"
             )
         raise LayoutError(
-            f"found {len(tiles)} tiles in rows of {seen}: {wanted}, and at most one more row below of up to "
+            f"found {count} tiles in rows of {seen}: {wanted}, and at most one more row below of up to "
             f"{len(VARIANTS)} variants (red 5万, 5筒, 5条, a back, in that order)"
         )
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
@@ -197,6 +196,27 @@ def name_layout(
     ordered = [sorted(row, key=lambda i: float(centres[i] @ along)) for row in ordered]
     candidates = [_named(ordered, extra, probabilities, suits, turned) for turned in (False, True)]
     return max(candidates, key=lambda named: named[0])[1]
+
+
+def _rows(
+    boxes: np.ndarray, chosen: np.ndarray, scores: np.ndarray | None, suits: int, tiles: set[int]
+) -> tuple[list[list[int]] | None, list[list[int]], list[int], int]:
+    """The rows of nine and the variants' row of the ``chosen`` boxes (one box a tile), None for the rows of
+    nine when they are not the layout's (a variant must be one of ``tiles``, boxes read as a tile); with the
+    rows' sizes, largest first, and the tiles counted."""
+    if len(chosen):
+        confidence = None if scores is None else np.asarray(scores)[chosen]
+        kept, _ = drop_duplicates(boxes[chosen], confidence, iou=DUPLICATE_IOU, cover=DUPLICATE_COVER)
+        chosen = chosen[kept]
+    rows = [[int(chosen[i]) for i in row.members] for row in find_rows(boxes[chosen])] if len(chosen) else []
+    sizes = sorted((len(row) for row in rows), reverse=True)
+    full = [row for row in rows if len(row) == 9]
+    extra = [row for row in rows if len(row) != 9]
+    if len(full) != suits or len(extra) > 1 or (extra and len(extra[0]) > len(VARIANTS)):
+        return None, extra, sizes, len(chosen)
+    if extra and not set(extra[0]) <= tiles:
+        return None, extra, sizes, len(chosen)
+    return full, extra, sizes, len(chosen)
 
 
 def _direction(centres: np.ndarray, rows: list[list[int]]) -> np.ndarray:
