@@ -1,5 +1,5 @@
 """The dependencies routes declare, each named once: ``SettingsDep``, ``DetectorDep``, ``PhotoUploadDep``,
-``ContextFormDep``, ``PresetFormDep``, ``WorkersDep``.
+``ContextFormDep``, ``PresetFormDep``, ``WorkersDep``, ``StoreDep``, ``TileSetFormDep``.
 
 Tests swap the detector with ``app.dependency_overrides[get_detector] = lambda: FakeDetector()`` and the
 settings with ``app.dependency_overrides[get_settings]`` (or ``create_app(settings)``).
@@ -21,6 +21,9 @@ from api.work import Workers
 from scoring import Rules, WinContext, get_preset
 from scoring.conditions import WIN_CONDITIONS
 from scoring.presets import DEFAULT_PRESET
+from store import Store, StoreError, open_store
+from store.sets import SetError, tile_set
+from vision.tileset import TileSet
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
@@ -115,3 +118,46 @@ def preset_form(
 
 
 PresetFormDep = Annotated[Rules, Depends(preset_form)]
+
+
+def get_store(settings: SettingsDep) -> Store:
+    """The store (``SMJ_DATABASE_URL``); 503 ``store_unavailable`` naming it when it can't be opened."""
+    try:
+        return open_store(settings.database_url)
+    except StoreError as error:
+        raise ApiError(503, "store_unavailable", str(error)) from None
+
+
+StoreDep = Annotated[Store, Depends(get_store)]
+
+
+async def tile_set_form(
+    settings: SettingsDep,
+    detector: DetectorDep,
+    workers: WorkersDep,
+    name: Annotated[
+        str | None,
+        Form(alias="set", max_length=64, description="the set on the table (POST /api/v1/sets) to read with"),
+    ] = None,
+) -> TileSet | None:
+    """The stored set named by the form field ``set``, as the detector's classifier reads it; None without
+    one. 404 ``no_such_set``; 422 when this detector reads no sets."""
+    if not name:
+        return None
+    classifier = getattr(detector, "classifier", None)
+    if classifier is None or not getattr(classifier, "has_features", False):
+        raise ApiError(422, "sets_unsupported", "this server's detector reads no tile sets")
+    store = get_store(settings)
+    try:
+        return await workers.hands(tile_set, store, name, classifier)
+    except SetError as error:
+        raise set_error(error) from None
+
+
+TileSetFormDep = Annotated[TileSet | None, Depends(tile_set_form)]
+
+
+def set_error(error: SetError) -> ApiError:
+    """A store's refusal about a set as the API answers it."""
+    status = {"no_such_set": 404, "no_such_example": 404, "set_exists": 409}.get(error.code, 422)
+    return ApiError(status, error.code, str(error))

@@ -98,8 +98,10 @@ class FakeDetector:
         iou: float = 0.6,
         second_look: SecondLook | None = None,
         turn: Turn | None = None,
+        tile_set: object = None,
     ) -> Detections:
-        """The fake has one look: ``second_look`` and ``turn`` change nothing."""
+        """The fake has one look and no classifier: ``second_look``, ``turn`` and ``tile_set`` change
+        nothing."""
         pixels = photo.pixels if isinstance(photo, Photo) else photo
         height, width = int(pixels.shape[0]), int(pixels.shape[1])
         placed = layout(self.rows, aspect=width / height)

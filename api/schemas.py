@@ -458,3 +458,51 @@ class ExampleOut(BaseModel):
     labels: str
     hands: str
     boxes: int
+
+
+# ---- the sets on the table
+
+
+class SetOut(BaseModel):
+    name: str
+    source: str = Field(description="what it was taught from")
+    examples: int
+    faces: int = Field(description="distinct faces with examples (27 suited, back, honour, none)")
+    created_at: str
+    updated_at: str
+
+
+class SetsOut(BaseModel):
+    sets: list[SetOut]
+
+
+class SetExampleOut(BaseModel):
+    id: int
+    face: Literal[DetectorClass, "none"]  # type: ignore[valid-type]
+    origin: Literal["layout", "row", "correction"]
+    crop: str = Field(description="the tile as the reader sees it: a PNG data URL")
+
+
+class SetDetailOut(SetOut):
+    tiles: list[SetExampleOut]
+
+
+class TaughtTileOut(BaseModel):
+    face: str
+    classifier_alone: str = Field(description="what the classifier reads it as without the set")
+
+
+class SetTaughtOut(SetDetailOut):
+    turned: bool = Field(description="the photo was taken from across the table (its rows read turned)")
+    taught: list[TaughtTileOut] = Field(description="the tiles of the photo, in the order stored")
+
+
+class ExampleFaceIn(_In):
+    face: Literal[DetectorClass, "none"] = Field(description="the face this example shows")  # type: ignore[valid-type]
+
+
+class SetCorrectionIn(_In):
+    box: tuple[FiniteFloat, FiniteFloat, FiniteFloat, FiniteFloat] = Field(
+        description="x1, y1, x2, y2 in pixels of the upright photo"
+    )
+    face: SuitedClass = Field(description="the face the player says the tile shows")

@@ -36,6 +36,7 @@ from vision.detections import CLASS_IDS, Detections
 from vision.grouper import Grouping
 from vision.images import Photo, load_photo
 from vision.looks import SecondLook
+from vision.tileset import TileSet
 
 if TYPE_CHECKING:
     from vision.detector import Detector
@@ -51,6 +52,7 @@ class TileDetector(Protocol):
         conf: float = ...,
         second_look: SecondLook | None = ...,
         turn: Turn | None = ...,
+        tile_set: TileSet | None = ...,
     ) -> Detections: ...
 
     def second_looks(self, long_side: int) -> tuple[SecondLook, ...]: ...
@@ -74,24 +76,35 @@ def decode_to_save(data: bytes, max_pixels: int, max_decode_bytes: int | None = 
     )
 
 
-def recognize(photo: Photo, detector: TileDetector, conf: float) -> tuple[Detections, Grouping]:
-    """Detections in the full-resolution upright photo's pixels, and their grouping (``vision.pipeline``)."""
-    read = pipeline.recognize(photo, cast("Detector", detector), conf=conf)
+def recognize(
+    photo: Photo, detector: TileDetector, conf: float, tile_set: TileSet | None = None
+) -> tuple[Detections, Grouping]:
+    """Detections in the full-resolution upright photo's pixels, and their grouping (``vision.pipeline``),
+    the faces read with ``tile_set`` when given."""
+    read = pipeline.recognize(photo, cast("Detector", detector), conf=conf, tile_set=tile_set)
     return read.detections, read.grouping
 
 
-def recognition_json(photo: Photo, detector: TileDetector, conf: float) -> dict[str, Any]:
+def recognition_json(
+    photo: Photo, detector: TileDetector, conf: float, tile_set: TileSet | None = None
+) -> dict[str, Any]:
     """What ``/recognize`` answers (``vision.pipeline.recognition_json``)."""
-    detections, grouping = recognize(photo, detector, conf)
+    detections, grouping = recognize(photo, detector, conf, tile_set)
     return pipeline.recognition_json(photo, detections, grouping)
 
 
 def score_photo_json(
-    photo: Photo, detector: TileDetector, context: WinContext, rules: Rules, conf: float
+    photo: Photo,
+    detector: TileDetector,
+    context: WinContext,
+    rules: Rules,
+    conf: float,
+    tile_set: TileSet | None = None,
 ) -> dict[str, Any]:
     """``vision.pipeline.recognition_json`` plus ``score`` (``vision.pipeline.score_photo``): null when no
     tile was read, and ``waits`` when the hand read is one tile short of a win."""
-    return pipeline.score_photo(photo, cast("Detector", detector), context, rules, conf=conf).to_json()
+    detector_ = cast("Detector", detector)
+    return pipeline.score_photo(photo, detector_, context, rules, conf=conf, tile_set=tile_set).to_json()
 
 
 def group(detections: Detections, rules: Rules) -> tuple[Detections, Grouping]:

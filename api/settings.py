@@ -25,6 +25,8 @@ variable                     meaning                                    default
                              any address (unless ``off``)
 ``SMJ_MAX_EXAMPLES``         examples the folder takes (507 after)      2,000
 ``SMJ_MAX_EXAMPLES_BYTES``   bytes its images and labels may hold       2 GB (2,000,000,000 bytes)
+``SMJ_DATABASE_URL``         the store: tile sets (a SQLAlchemy URL,    ``smj.db`` (SQLite) in the user's data
+                             e.g. ``postgresql+psycopg://...``)         folder
 ``SMJ_ALLOWED_ORIGINS``      CORS origins, comma-separated or JSON      none (the page is served same-origin)
 ===========================  =========================================  ======================================
 
@@ -33,7 +35,6 @@ A relative path is taken from the working directory.
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -41,17 +42,10 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from store.database import user_data_dir
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 MB = 1_000_000
-
-
-def user_data_dir() -> Path:
-    """This user's data folder for smj: ``$XDG_DATA_HOME/smj``, else ``~/.local/share/smj``
-    (``%LOCALAPPDATA%\\smj`` on Windows); never inside the source tree."""
-    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"]) / "smj"
-    base = os.environ.get("XDG_DATA_HOME") or ""
-    return (Path(base) if Path(base).is_absolute() else Path.home() / ".local" / "share") / "smj"
 
 
 class Settings(BaseSettings):
@@ -80,6 +74,9 @@ class Settings(BaseSettings):
     examples_token: SecretStr | None = Field(default=None, description="a save must send this token")
     max_examples: int = Field(default=2_000, ge=0, description="examples the folder takes")
     max_examples_bytes: int = Field(default=2_000 * MB, ge=0, description="bytes the saved examples may hold")
+    database_url: str | None = Field(
+        default=None, description="the store (tile sets): a SQLAlchemy URL; default a SQLite file"
+    )
     allowed_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="origins allowed by CORS; empty: same-origin only"
     )

@@ -32,7 +32,7 @@ TAUGHT_PER_FACE = 8  # corrections kept a face: the newest (a set's own examples
 
 class SetError(ValueError):
     """A request about a set that can't be done: ``code`` says which (``bad_set_name``, ``no_such_set``,
-    ``set_exists``, ``bad_example``), the message says why."""
+    ``set_exists``, ``bad_example``, ``no_such_example``), the message says why."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -48,6 +48,7 @@ class Example:
     crops: np.ndarray
     features: np.ndarray
     origin: str = "layout"
+    id: int | None = None  # the store's, once stored
 
     def __post_init__(self) -> None:
         if self.face not in CLASSIFIER_CLASSES:
@@ -128,6 +129,21 @@ def add_examples(store: Store, name: str, examples: Sequence[Example], model: st
             if taught:
                 session.execute(delete(ExampleRow).where(ExampleRow.id.in_(taught)))
                 session.expire(row, ["examples"])
+    return summary(store, name)
+
+
+def rename_example(store: Store, name: str, example: int, face: str) -> SetSummary:
+    """Name a stored example of a set another face (a tile of the layout the photo misplaced)."""
+    if face not in CLASSIFIER_CLASSES:
+        raise SetError("bad_example", f"{face!r} is not a tile class")
+    with store.transaction() as session:
+        row = _get(session, name)
+        query = select(ExampleRow).where(ExampleRow.set_id == row.id, ExampleRow.id == example)
+        found = session.scalar(query)
+        if found is None:
+            raise SetError("no_such_example", f"set {row.name!r} has no example {example}")
+        found.face = face
+        row.updated_at = now()
     return summary(store, name)
 
 
@@ -212,4 +228,4 @@ def _crops(row: ExampleRow) -> np.ndarray:
 
 def _example(row: ExampleRow) -> Example:
     features = np.frombuffer(row.features, np.float32).reshape(row.views, -1)
-    return Example(row.face, _crops(row), features.copy(), row.origin)
+    return Example(row.face, _crops(row), features.copy(), row.origin, row.id)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from scoring.tiles import CLASS_NAMES
+from tests.set_builders import layout_and_hand
 from tests.smj_runner import run
 from vision.classifier import CLASSIFIER_CLASSES, NONE
 from vision.detections import BACK, HONOUR
@@ -125,42 +126,7 @@ def test_a_set_needs_examples_of_known_classes() -> None:
         TileSet.of("bad", [40], np.ones((1, 4), np.float32))
 
 
-# --- end to end: a set the shipped classifier misreads --------------------------------------------------
-
-STYLE = 5  # procedural faces the classifier reads right, but for the 4 筒 drawn below
-P4 = CLASS_NAMES.index("p4")
-
-
-@pytest.fixture
-def foreign_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Draw the 4 筒 of every procedural style with a small red flower between its four pips, as some sets
-    print it: the shipped classifier reads it as a 5 筒 in every copy."""
-    import datasets.synth.look as look
-
-    plain = look.procedural_ink
-
-    def with_flower(style_id: int, key: object) -> np.ndarray:
-        ink = plain(style_id, key)  # type: ignore[arg-type]
-        if key != P4:
-            return ink
-        ink = ink.copy()
-        height, width = ink.shape[:2]
-        x, y, r = width // 2, height // 2, width // 9
-        diamond = np.array([[x, y - r], [x + r, y], [x, y + r], [x - r, y]], np.int32)
-        cv2.fillConvexPoly(ink, diamond, (200, 30, 40, 255), lineType=cv2.LINE_AA)
-        return ink
-
-    monkeypatch.setattr(look, "procedural_ink", with_flower)
-
-
-def _render(path: Path, seed: int, index: int, **options: object) -> dict[str, object]:
-    from datasets.synth.scene import SceneOptions, render_scene
-
-    scene = render_scene(
-        seed, index, (1024, 768), options=SceneOptions(size=(1024, 768), style=STYLE, art_p=0, **options)
-    )
-    cv2.imwrite(str(path), cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92])
-    return {} if scene.hand is None else scene.hand.to_json()
+# --- end to end: a set the shipped classifier misreads (tests/set_builders.py) -------------------------
 
 
 @pytest.fixture
@@ -173,11 +139,9 @@ def smj_main(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object
 
 @pytest.mark.slow
 def test_a_set_taught_from_one_photo_reads_the_tile_the_classifier_misreads(
-    foreign_set: None, smj_main: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    smj_main: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    layout, hand = tmp_path / "layout.jpg", tmp_path / "hand.jpg"
-    _render(layout, 2, 0, calibration=True)
-    truth = _render(hand, 2, 3, honour_p=0.0, winning_p=1.0)
+    layout, hand, truth = layout_and_hand(tmp_path)
     assert "4" in str(truth["concealed"]).split("p")[0][-8:]  # the hand holds a 4 筒
 
     code, out, err = run(smj_main, capsys, "score", str(hand), "--json")  # type: ignore[arg-type]

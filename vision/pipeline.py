@@ -80,6 +80,22 @@ def teach_set(
     return Taught(photo, examples, layout, TileSet.of(name, faces, features))
 
 
+def tile_views(photo: Photo, detector: Detector, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The crops (N, 4, S, S, 3) and features (N, 4, D) of tiles at ``boxes`` (the upright full-resolution
+    photo's pixels, as ``detect_tiles`` gives them) in every view the reader uses: what a set keeps of a
+    tile the player named (``TileClassifier.example_views``). Raises ``ModelError`` for a classifier that
+    gives no features."""
+    from vision.detector import ModelError
+
+    classifier = detector.classifier
+    if classifier is None or not classifier.has_features:
+        raise ModelError("teaching a tile set needs a classifier that gives features (models/tile_faces)")
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4) / photo.scale
+    crops, features, _ = classifier.example_views(photo.pixels, boxes)
+    assert features is not None
+    return crops, features
+
+
 def recognition_json(photo: Photo, detections: Detections, grouping: Grouping) -> dict[str, object]:
     """``{"width", "height"}`` of the upright photo, ``"detections"`` and the grouping (``Grouping.to_json``):
     what the API's ``recognize`` answers."""

@@ -1,7 +1,8 @@
 """The routes, one module per concern; each is thin: parse (dependencies, schemas), call, return JSON.
 
 ``health`` (``/healthz``), ``photos`` (recognize, score-photo), ``hands`` (score, waits, group, presets,
-conditions, tiles), ``settle`` (a round's payments), ``examples`` (saving corrected photos), ``page``
+conditions, tiles), ``settle`` (a round's payments), ``examples`` (saving corrected photos), ``sets`` (the
+sets on the table, taught from photos and corrections), ``page``
 (``/`` and its static files).
 """
 
@@ -16,10 +17,12 @@ API_PREFIX = "/api/v1"
 _DESCRIPTIONS = {
     401: "the server's token is required (SMJ_EXAMPLES_TOKEN)",
     403: "not allowed here: saving is off, or the request came from another site's page",
+    404: "no such set (or example of it) in the store",
+    409: "a set of that name exists: ask to replace it",
     413: "the upload is too large (bytes or pixels)",
     415: "the upload is not an image",
     422: "the request is malformed: invalid fields, tiles, preset, or an impossible hand",
-    503: "the detector weights are not loaded",
+    503: "the detector weights are not loaded, or the store can't be opened",
     507: "the examples folder is full (SMJ_MAX_EXAMPLES, SMJ_MAX_EXAMPLES_BYTES)",
 }
 

@@ -7,21 +7,34 @@ from typing import Any
 from fastapi import APIRouter
 
 from api import service
-from api.deps import ContextFormDep, DetectorDep, PhotoUploadDep, PresetFormDep, SettingsDep, WorkersDep
+from api.deps import (
+    ContextFormDep,
+    DetectorDep,
+    PhotoUploadDep,
+    PresetFormDep,
+    SettingsDep,
+    TileSetFormDep,
+    WorkersDep,
+)
 from api.routes import API_PREFIX, error_responses
 from api.schemas import RecognizeOut, ScorePhotoOut
 
-router = APIRouter(prefix=API_PREFIX, tags=["photos"], responses=error_responses(413, 415, 422, 503))
+router = APIRouter(prefix=API_PREFIX, tags=["photos"], responses=error_responses(404, 413, 415, 422, 503))
 
 
 @router.post("/recognize", response_model=RecognizeOut, summary="detect and group the tiles in a photo")
 async def recognize(
-    data: PhotoUploadDep, detector: DetectorDep, settings: SettingsDep, workers: WorkersDep
+    data: PhotoUploadDep,
+    detector: DetectorDep,
+    settings: SettingsDep,
+    workers: WorkersDep,
+    tile_set: TileSetFormDep,
 ) -> dict[str, Any]:
     """The detections (boxes in pixels of the upright photo, ``width`` x ``height``), the hand they
-    group into, the groups for drawing, and the grouper's warnings."""
+    group into, the groups for drawing, and the grouper's warnings; faces read with the form field
+    ``set`` (a stored set's name) when given."""
     photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
-    return await workers.model(service.recognition_json, photo, detector, settings.conf)
+    return await workers.model(service.recognition_json, photo, detector, settings.conf, tile_set)
 
 
 @router.post("/score-photo", response_model=ScorePhotoOut, summary="recognize a photo and score its hand")
@@ -32,8 +45,11 @@ async def score_photo(
     rules: PresetFormDep,
     settings: SettingsDep,
     workers: WorkersDep,
+    tile_set: TileSetFormDep,
 ) -> dict[str, Any]:
     """As ``recognize``, plus ``score``: null when no tile was found, ``valid: false`` with the reason when
     the hand read is not a win (the warnings name the tiles to check)."""
     photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
-    return await workers.model(service.score_photo_json, photo, detector, context, rules, settings.conf)
+    return await workers.model(
+        service.score_photo_json, photo, detector, context, rules, settings.conf, tile_set
+    )

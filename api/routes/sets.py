@@ -1,0 +1,221 @@
+"""The sets on the table: ``POST /api/v1/sets`` (teach one from a photo of its layout), ``GET /api/v1/sets``,
+``GET /api/v1/sets/{name}``, ``DELETE /api/v1/sets/{name}``, ``PATCH /api/v1/sets/{name}/examples/{id}``
+(name an example another face) and ``POST /api/v1/sets/{name}/examples`` (a tile the player corrected
+teaches the set). Writing a set is guarded as saving examples is (``api.examples``: the same setting and
+token); an existing set is replaced only when the request says so (else 409)."""
+
+from __future__ import annotations
+
+import base64
+from typing import Annotated, Any
+
+import cv2
+import numpy as np
+from fastapi import APIRouter, Body, Form, Path, Request
+from pydantic import TypeAdapter
+
+from api import service
+from api.deps import DetectorDep, PhotoUploadDep, SettingsDep, StoreDep, WorkersDep, set_error
+from api.errors import ApiError
+from api.examples import check_may_save
+from api.routes import API_PREFIX, error_responses
+from api.routes.examples import _form_json
+from api.schemas import ExampleFaceIn, SetCorrectionIn, SetDetailOut, SetOut, SetsOut, SetTaughtOut
+from store import Store
+from store.sets import (
+    Example,
+    SetError,
+    add_examples,
+    examples_of,
+    list_sets,
+    remove_set,
+    rename_example,
+    save_set,
+    summary,
+)
+from vision.detections import DETECTOR_CLASSES
+from vision.images import Photo
+from vision.tileset import LayoutError
+
+router = APIRouter(prefix=API_PREFIX, tags=["sets"])
+SetName = Annotated[str, Path(max_length=64, description="the set's name")]
+NameForm = Annotated[str, Form(max_length=64, description="the set's name (1-40 letters, digits, ' .-_')")]
+TokenForm = Annotated[str | None, Form(max_length=200, description="SMJ_EXAMPLES_TOKEN, when set")]
+_CORRECTION = TypeAdapter(SetCorrectionIn)
+
+
+def _detail(store: Store, name: str) -> dict[str, Any]:
+    head = summary(store, name).to_json()
+    tiles = [
+        {"id": example.id, "face": example.face, "origin": example.origin, "crop": _data_url(example.crops)}
+        for example in examples_of(store, name)
+    ]
+    return {**head, "tiles": tiles}
+
+
+def _data_url(crops: np.ndarray) -> str:
+    """The view turned along its row (else as it lies) as a PNG data URL."""
+    crop = crops[2] if len(crops) > 2 else crops[0]
+    ok, png = cv2.imencode(".png", cv2.cvtColor(crop, cv2.COLOR_RGB2BGR))
+    assert ok
+    return "data:image/png;base64," + base64.b64encode(png.tobytes()).decode("ascii")
+
+
+def _checked(detector: Any) -> Any:
+    classifier = getattr(detector, "classifier", None)
+    if classifier is None or not getattr(classifier, "has_features", False):
+        raise ApiError(422, "sets_unsupported", "this server's detector reads no tile sets")
+    return detector
+
+
+def _teach(photo: Photo, detector: Any, name: str) -> tuple[list[Example], bool, list[dict[str, str]], str]:
+    from vision.pipeline import teach_set
+
+    try:
+        taught = teach_set(photo, detector, name)
+    except LayoutError as error:
+        raise ApiError(422, "not_a_layout", str(error)) from None
+    found, layout = taught.examples, taught.layout
+    examples = [
+        Example(DETECTOR_CLASSES[face], found.crops[tile], found.features[tile], "layout")
+        for tile, face in zip(layout.tiles, layout.faces, strict=True)
+    ]
+    alone = found.probabilities[list(layout.tiles)].argmax(axis=1)
+    names = [*DETECTOR_CLASSES, "none"]
+    told = [
+        {"face": DETECTOR_CLASSES[face], "classifier_alone": names[int(read)]}
+        for face, read in zip(layout.faces, alone, strict=True)
+    ]
+    return examples, layout.turned, told, detector.classifier.identity
+
+
+@router.post(
+    "/sets",
+    response_model=SetTaughtOut,
+    status_code=201,
+    responses=error_responses(401, 403, 409, 413, 415, 422, 503),
+    summary="teach a set from a photo of its tiles laid out",
+)
+async def teach(
+    request: Request,
+    data: PhotoUploadDep,
+    name: NameForm,
+    detector: DetectorDep,
+    store: StoreDep,
+    settings: SettingsDep,
+    workers: WorkersDep,
+    replace: Annotated[bool, Form(description="replace a stored set of this name")] = False,
+    token: TokenForm = None,
+) -> dict[str, Any]:
+    """The photo: the 27 suited tiles face up in three rows of nine, 万 (m) on top, 筒 (p) in the middle, 条
+    (s) at the bottom, 1 to 9 left to right, and an optional fourth row of variants in this order, each
+    optional: a red 5万, a red 5筒, a red 5条, a back. Answers the set stored, each tile's crop under its
+    name, and what the classifier alone reads each as. 422 ``not_a_layout`` says what was seen."""
+    check_may_save(request, settings, token)
+    _checked(detector)
+    photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
+    examples, turned, told, model = await workers.model(_teach, photo, detector, name)
+    source = "a photo of the layout"
+    try:
+        await workers.hands(save_set, store, name, examples, source, model, replace=replace)
+        detail = await workers.hands(_detail, store, name)
+    except SetError as error:
+        raise set_error(error) from None
+    return {**detail, "turned": turned, "taught": told}
+
+
+@router.get("/sets", response_model=SetsOut, responses=error_responses(503), summary="the stored sets")
+async def listing(store: StoreDep, workers: WorkersDep) -> dict[str, Any]:
+    return {"sets": [s.to_json() for s in await workers.hands(list_sets, store)]}
+
+
+@router.get(
+    "/sets/{name}",
+    response_model=SetDetailOut,
+    responses=error_responses(404, 503),
+    summary="a set with each example's crop",
+)
+async def detail(name: SetName, store: StoreDep, workers: WorkersDep) -> dict[str, Any]:
+    try:
+        return await workers.hands(_detail, store, name)
+    except SetError as error:
+        raise set_error(error) from None
+
+
+@router.delete(
+    "/sets/{name}",
+    status_code=204,
+    responses=error_responses(401, 403, 404, 503),
+    summary="remove a set",
+)
+async def remove(
+    request: Request, name: SetName, store: StoreDep, settings: SettingsDep, workers: WorkersDep
+) -> None:
+    check_may_save(request, settings, None)
+    try:
+        await workers.hands(remove_set, store, name)
+    except SetError as error:
+        raise set_error(error) from None
+
+
+@router.patch(
+    "/sets/{name}/examples/{example}",
+    response_model=SetDetailOut,
+    responses=error_responses(401, 403, 404, 422, 503),
+    summary="name one of a set's examples another face",
+)
+async def rename(
+    request: Request,
+    name: SetName,
+    example: Annotated[int, Path(ge=1, le=2**31 - 1)],
+    body: Annotated[ExampleFaceIn, Body()],
+    store: StoreDep,
+    settings: SettingsDep,
+    workers: WorkersDep,
+) -> dict[str, Any]:
+    check_may_save(request, settings, None)
+    try:
+        await workers.hands(rename_example, store, name, example, body.face)
+        return await workers.hands(_detail, store, name)
+    except SetError as error:
+        raise set_error(error) from None
+
+
+@router.post(
+    "/sets/{name}/examples",
+    response_model=SetOut,
+    status_code=201,
+    responses=error_responses(401, 403, 404, 413, 415, 422, 503),
+    summary="a tile the player corrected teaches the set",
+)
+async def correct(
+    request: Request,
+    name: SetName,
+    data: PhotoUploadDep,
+    detector: DetectorDep,
+    store: StoreDep,
+    settings: SettingsDep,
+    workers: WorkersDep,
+    correction: Annotated[str, Form(max_length=2_000, description='JSON {"box": [x1, y1, x2, y2], "face"}')],
+    token: TokenForm = None,
+) -> dict[str, Any]:
+    """The photo the tile is in, the tile's box (the upright photo's pixels, as the photo endpoints answer
+    them) and the face the player named: the tile's views join the set's examples of that face (the newest
+    few a face kept), so the next photo reads it right."""
+    from vision.pipeline import tile_views
+
+    check_may_save(request, settings, token)
+    _checked(detector)
+    told: SetCorrectionIn = _form_json(_CORRECTION, correction, "correction")
+    photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
+    width, height = photo.original_size
+    x1, y1, x2, y2 = told.box
+    if not (0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height):
+        raise ApiError(422, "box_outside_image", f"correction.box lies outside the {width}x{height} photo")
+    crops, features = await workers.model(tile_views, photo, detector, np.array([told.box], np.float32))
+    example = Example(told.face, crops[0], features[0], "correction")
+    try:
+        stored = await workers.hands(add_examples, store, name, [example], detector.classifier.identity)
+    except SetError as error:
+        raise set_error(error) from None
+    return stored.to_json()
