@@ -1,7 +1,9 @@
-"""Fixtures shared by the store's tests: a throwaway PostgreSQL server (``postgres_url``)."""
+"""Fixtures shared by the tests: the store of the run (``SMJ_DATABASE_URL``: a SQLite file of the run's
+own, never the user's), and a throwaway PostgreSQL server (``postgres_url``)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -16,3 +18,15 @@ def postgres_url() -> Iterator[str]:
         pytest.skip("no PostgreSQL server programs here (setup.sh installs the postgresql package)")
     with postgres_server() as url:
         yield url
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every test that opens the default store opens this run's (a test may set its own URL)."""
+    before = os.environ.get("SMJ_DATABASE_URL")
+    os.environ["SMJ_DATABASE_URL"] = f"sqlite:///{tmp_path_factory.mktemp('store') / 'smj.db'}"
+    yield
+    if before is None:
+        os.environ.pop("SMJ_DATABASE_URL", None)
+    else:
+        os.environ["SMJ_DATABASE_URL"] = before

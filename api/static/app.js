@@ -12,6 +12,8 @@
   const $ = (id) => document.getElementById(id);
   const state = {
     file: null,
+    set: "", // the set on the table the photos are read with ("" none), kept in this browser
+    taught: null, // the set just taught: {name, tiles}
     width: 0,
     height: 0,
     detections: [], // {tile, box: [x1, y1, x2, y2], confidence, alternatives: [{tile, confidence}], likely: [tile]}
@@ -123,6 +125,7 @@
     form.append("image", file, file.name || "photo.jpg");
     form.append("preset", preset());
     for (const [flag, on] of Object.entries(context())) form.append(flag, on ? "true" : "false");
+    if (state.set) form.append("set", state.set);
     try {
       const result = await call("/score-photo", { method: "POST", body: form });
       if (sequence !== state.grouped) return;
@@ -247,7 +250,9 @@
     else {
       // the user's word: no alternatives, so the grouper never re-reads this tile
       const named = action === "back" ? "back" : tile;
+      const was = state.detections[index].tile;
       state.detections[index] = { ...state.detections[index], tile: named, confidence: 1, alternatives: [] };
+      if (action === "set" && named !== was && state.addedIndex !== index) teachCorrection(state.detections[index]);
     }
     closePalette();
     regroup();
@@ -509,6 +514,124 @@
     }
   }
 
+  // ---- the set on the table
+
+  const token = () => $("set-token").value.trim() || $("example-token").value.trim();
+
+  async function loadSets(chosen) {
+    const select = $("set-choice");
+    try {
+      const { sets } = await call("/sets");
+      select.replaceChildren(element("option", "", "— 不用 no set —"));
+      select.firstElementChild.value = "";
+      for (const set of sets) {
+        const option = element("option", "", `${set.name} (${set.examples})`);
+        option.value = set.name;
+        select.append(option);
+      }
+      const keep = sets.some((set) => set.name === chosen) ? chosen : "";
+      select.value = keep;
+      chooseSet(keep);
+    } catch (error) {
+      $("set-status").textContent = `出错 ${error.message}`;
+    }
+  }
+
+  function chooseSet(name) {
+    state.set = name;
+    try {
+      if (name) localStorage.setItem("smj-set", name);
+      else localStorage.removeItem("smj-set");
+    } catch (error) {
+      // private browsing: the choice lasts this page only
+    }
+  }
+
+  async function teachSet(event) {
+    const file = event.target.files && event.target.files[0];
+    event.target.value = "";
+    const name = $("set-name").value.trim();
+    if (!file) return;
+    if (!name) {
+      $("set-status").textContent = "先起个名字 Give the set a name first.";
+      return;
+    }
+    const form = new FormData();
+    form.append("image", file, file.name || "layout.jpg");
+    form.append("name", name);
+    form.append("replace", "true");
+    if (token()) form.append("token", token());
+    $("set-status").textContent = "识别中… Reading the rows…";
+    $("set-grid").replaceChildren();
+    $("set-use").hidden = true;
+    try {
+      const taught = await call("/sets", { method: "POST", body: form });
+      state.taught = taught;
+      const misread = taught.taught.filter((t) => t.face !== t.classifier_alone).length;
+      const turned = taught.turned ? " (taken from across the table)" : "";
+      $("set-status").textContent = `已存 Stored ${taught.tiles.length} tiles${turned}; ${misread} read differently without the set. Check each name below.`;
+      renderSetGrid();
+      $("set-use").hidden = false;
+    } catch (error) {
+      $("set-status").textContent = `出错 ${error.message}`;
+    }
+  }
+
+  function renderSetGrid() {
+    const grid = $("set-grid");
+    grid.replaceChildren();
+    const taught = state.taught;
+    if (!taught) return;
+    const alone = new Map(taught.taught.map((t, i) => [i, t.classifier_alone]));
+    taught.tiles.forEach((tile, i) => {
+      const figure = element("figure");
+      if (alone.get(i) && alone.get(i) !== tile.face) figure.classList.add("misread");
+      const image = element("img");
+      image.src = tile.crop;
+      image.alt = `example ${tile.id}: ${tile.face}`;
+      const select = element("select");
+      select.setAttribute("aria-label", `example ${i + 1}`);
+      for (const info of [...state.tiles.filter((t) => t.tile), { name: "back", name_zh: "背" }]) {
+        const option = element("option", "", info.tile || info.name_zh);
+        option.value = info.name;
+        select.append(option);
+      }
+      select.value = tile.face;
+      select.addEventListener("change", () => renameExample(tile, select.value));
+      figure.append(image, select);
+      grid.append(figure);
+    });
+  }
+
+  async function renameExample(tile, face) {
+    const before = (state.taught.tiles.find((t) => t.id === tile.id) || tile).face;
+    try {
+      const headers = { "Content-Type": "application/json" };
+      if (token()) headers["X-SMJ-Token"] = token();
+      const url = `/sets/${encodeURIComponent(state.taught.name)}/examples/${tile.id}`;
+      const detail = await call(url, { method: "PATCH", headers, body: JSON.stringify({ face }) });
+      state.taught = { ...state.taught, tiles: detail.tiles };
+      $("set-status").textContent = `已改 ${before} → ${face}`;
+    } catch (error) {
+      $("set-status").textContent = `出错 ${error.message}`;
+    }
+  }
+
+  // A tile the player named, with a set chosen: its face joins the set's examples, so the next photo reads it.
+  async function teachCorrection(detection) {
+    if (!state.set || !state.file || detection.tile === "back") return;
+    const form = new FormData();
+    form.append("image", state.file, state.file.name || "photo.jpg");
+    form.append("correction", JSON.stringify({ box: detection.box, face: detection.tile }));
+    if (token()) form.append("token", token());
+    try {
+      await call(`/sets/${encodeURIComponent(state.set)}/examples`, { method: "POST", body: form });
+      setStatus(`已记住 The set ${state.set} now knows this ${shortName(detection.tile)}.`);
+    } catch (error) {
+      setStatus(`没记住 Not taught to the set: ${error.message}`, true);
+    }
+  }
+
   // ---- saving a labelled example
 
   async function saveExample() {
@@ -591,6 +714,12 @@
       if (state.adding) addAt(event);
     });
     $("preset").addEventListener("change", onPreset);
+    $("set-choice").addEventListener("change", (event) => chooseSet(event.target.value));
+    $("set-photo").addEventListener("change", teachSet);
+    $("set-use").addEventListener("click", async () => {
+      await loadSets(state.taught.name);
+      $("teach").open = false;
+    });
     $("consent").addEventListener("change", render);
     $("save-example").addEventListener("click", saveExample);
     for (const button of document.querySelectorAll(".sheet-actions button")) {
@@ -618,6 +747,13 @@
       select.value = presets.default;
       $("preset-description").textContent = (state.presets.find((p) => p.name === presets.default) || {}).description || "";
       buildPalette();
+      let remembered = "";
+      try {
+        remembered = localStorage.getItem("smj-set") || "";
+      } catch (error) {
+        remembered = "";
+      }
+      await loadSets(remembered);
       document.body.dataset.ready = "true";
     } catch (error) {
       setStatus(`出错 ${error.message}`, true);
