@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Sets up everything the project needs on a fresh Debian machine (Python 3.11):
-# system packages (CJK fonts, Chromium for the browser test), a .venv with the project installed.
+# system packages (CJK fonts, Chromium for the browser test, the PostgreSQL server the store's tests start a
+# throwaway cluster of), a .venv with the project installed.
 # Safe to run again: it skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-APT_PACKAGES=(fonts-arphic-ukai fonts-arphic-uming fonts-wqy-zenhei fonts-wqy-microhei fonts-hanazono libcairo2 chromium)
+APT_PACKAGES=(fonts-arphic-ukai fonts-arphic-uming fonts-wqy-zenhei fonts-wqy-microhei fonts-hanazono libcairo2 chromium
+    postgresql)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")

@@ -478,7 +478,7 @@ class SetsOut(BaseModel):
 
 class SetExampleOut(BaseModel):
     id: int
-    face: Literal[DetectorClass, "none"]  # type: ignore[valid-type]
+    face: Literal[DetectorClass, "none"]
     origin: Literal["layout", "row", "correction"]
     crop: str = Field(description="the tile as the reader sees it: a PNG data URL")
 
@@ -498,7 +498,7 @@ class SetTaughtOut(SetDetailOut):
 
 
 class ExampleFaceIn(_In):
-    face: Literal[DetectorClass, "none"] = Field(description="the face this example shows")  # type: ignore[valid-type]
+    face: Literal[DetectorClass, "none"] = Field(description="the face this example shows")
 
 
 class SetCorrectionIn(_In):

@@ -184,16 +184,16 @@ def tile_set(store: Store, name: str, classifier: TileClassifier) -> TileSet:
         stale = [row for row in rows if row.model != model]
         for row in stale:
             crops = _crops(row)
-            _, features = classifier.infer(crops)
-            assert features is not None
-            row.features, row.model = features.astype(np.float32).tobytes(), model
-        faces, features = [], []
+            _, read = classifier.infer(crops)
+            assert read is not None
+            row.features, row.model = read.astype(np.float32).tobytes(), model
+        faces: list[int] = []
+        vectors: list[np.ndarray] = []
         for row in rows:
-            vectors = np.frombuffer(row.features, np.float32).reshape(row.views, -1)
+            vectors.append(np.frombuffer(row.features, np.float32).reshape(row.views, -1))
             faces += [CLASSIFIER_CLASSES.index(row.face)] * row.views
-            features.append(vectors)
         real_name = _get(session, name).name
-    return TileSet.of(real_name, faces, np.concatenate(features))
+    return TileSet.of(real_name, faces, np.concatenate(vectors))
 
 
 def _get(session: Session, name: str) -> TileSetRow:
@@ -219,9 +219,10 @@ def _row(example: Example, model: str) -> ExampleRow:
 
 
 def _crops(row: ExampleRow) -> np.ndarray:
-    strip = cv2.cvtColor(
-        cv2.imdecode(np.frombuffer(row.crops, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB
-    )
+    decoded = cv2.imdecode(np.frombuffer(row.crops, np.uint8), cv2.IMREAD_COLOR)
+    if decoded is None:
+        raise SetError("bad_example", f"example {row.id}: its stored crops are not a readable PNG")
+    strip = cv2.cvtColor(decoded, cv2.COLOR_BGR2RGB)
     size = strip.shape[0]
     return np.ascontiguousarray(strip.reshape(size, row.views, size, 3).transpose(1, 0, 2, 3))
 

@@ -1,17 +1,13 @@
 """A set the shipped classifier misreads, rendered: procedural style ``STYLE`` with its 4 筒 printed with a
-small red flower between the four pips, as some sets print it (the classifier reads it as a 5 筒 in every
-copy). ``foreign_faces()`` draws every procedural 4 筒 so while it is open; ``render`` writes a scene of the
-style as a JPEG and returns its true hand's JSON (``{}`` for a photo of the layout)."""
+small red flower between the four pips, as some sets print it (``SceneOptions.flower_four``: the classifier
+reads it as a 5 筒 in every copy). ``render`` writes a scene of the set as a JPEG and returns its true
+hand's JSON (``{}`` for a photo of the layout)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
-import numpy as np
-import pytest
 
 from scoring.tiles import CLASS_NAMES
 
@@ -20,33 +16,12 @@ P4 = CLASS_NAMES.index("p4")
 LAYOUT_SEED, HAND_SEED, HAND_INDEX = 2, 2, 3  # a layout photo that reads, a hand holding a 4 筒
 
 
-@contextmanager
-def foreign_faces() -> Iterator[None]:
-    import datasets.synth.look as look
-
-    plain = look.procedural_ink
-
-    def with_flower(style_id: int, key: object) -> np.ndarray:
-        ink = plain(style_id, key)  # type: ignore[arg-type]
-        if key != P4:
-            return ink
-        ink = ink.copy()
-        height, width = ink.shape[:2]
-        x, y, r = width // 2, height // 2, width // 9
-        diamond = np.array([[x, y - r], [x + r, y], [x, y + r], [x - r, y]], np.int32)
-        cv2.fillConvexPoly(ink, diamond, (200, 30, 40, 255), lineType=cv2.LINE_AA)
-        return ink
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(look, "procedural_ink", with_flower)
-        yield
-
-
 def render(path: Path, seed: int, index: int, **options: object) -> dict[str, object]:
     from datasets.synth.scene import SceneOptions, render_scene
 
     size = (1024, 768)
-    scene = render_scene(seed, index, size, options=SceneOptions(size=size, style=STYLE, art_p=0, **options))
+    options = {"size": size, "style": STYLE, "art_p": 0, "flower_four": True, **options}
+    scene = render_scene(seed, index, size, options=SceneOptions(**options))  # type: ignore[arg-type]
     cv2.imwrite(str(path), cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92])
     return {} if scene.hand is None else scene.hand.to_json()
 
@@ -54,7 +29,6 @@ def render(path: Path, seed: int, index: int, **options: object) -> dict[str, ob
 def layout_and_hand(folder: Path) -> tuple[Path, Path, dict[str, object]]:
     """The set's layout photo, a hand of it holding a 4 筒, and that hand's truth."""
     layout, hand = folder / "layout.jpg", folder / "hand.jpg"
-    with foreign_faces():
-        render(layout, LAYOUT_SEED, 0, calibration=True)
-        truth = render(hand, HAND_SEED, HAND_INDEX, honour_p=0.0, winning_p=1.0)
+    render(layout, LAYOUT_SEED, 0, calibration=True)
+    truth = render(hand, HAND_SEED, HAND_INDEX, honour_p=0.0, winning_p=1.0)
     return layout, hand, truth

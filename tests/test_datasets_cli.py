@@ -241,7 +241,7 @@ class FakeDetector:
     def __init__(self) -> None:
         self.calls: list[tuple[tuple[int, int], float]] = []
 
-    def detect(self, photo, *, conf: float) -> Detections:
+    def detect(self, photo, *, conf: float, tile_set: object = None) -> Detections:
         width, height = photo.size
         self.calls.append(((width, height), conf))
         boxes = [

@@ -179,6 +179,7 @@ class _Looks:
         conf: float = 0.25,
         second_look: SecondLook | None = None,
         turn: Turn | None = None,
+        tile_set: object = None,
     ) -> Detections:
         self.taken.append(second_look)
         self.turns.append(turn)

@@ -30,7 +30,7 @@ class _TruthDetector:
     def __init__(self, scene: dict) -> None:
         self._scene = scene
 
-    def detect(self, photo: Photo, *, conf: float = 0.25) -> Detections:
+    def detect(self, photo: Photo, *, conf: float = 0.25, tile_set: object = None) -> Detections:
         boxes = self._scene["boxes"]
         return Detections(
             np.array([b["box"] for b in boxes], np.float32),

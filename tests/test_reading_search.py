@@ -433,7 +433,7 @@ class _ThresholdDetector:
     def __init__(self, detections: Detections) -> None:
         self.detections = detections
 
-    def detect(self, photo: object, *, conf: float) -> Detections:
+    def detect(self, photo: object, *, conf: float, tile_set: object = None) -> Detections:
         return self.detections[self.detections.confidences >= conf]
 
     def second_looks(self, long_side: int) -> tuple[()]:
@@ -467,7 +467,11 @@ def test_a_tile_torn_between_two_faces_counts_as_found_and_the_hand_picks_its_fa
     dets = Detections(whole.boxes, class_ids, confidences, whole.image_size, others, other_confidences)
     assert dets.presences[4] == pytest.approx(0.58, abs=0.01) and dets.presences[0] > dets.confidences[0]
     read = pipeline.recognize(_photo(dets), _ThresholdDetector(dets), conf=THRESHOLD)  # type: ignore[arg-type]
-    assert read.grouping.codes == (WarningCode.REREAD_TILE,)  # kept, not taken back as unsure
+    # kept, not taken back as unsure; its two faces close, so the player is told to check it
+    assert read.grouping.codes == (WarningCode.REREAD_TILE, WarningCode.CLOSE_FACES)
+    close = read.grouping.warnings[-1]
+    assert close.indices == (4,) and set(close.tiles) == {"5m", "6m"}
+    assert "tile 5 of the hand" in close.message
     assert read.detections.names[4] == "m5" and read.grouping.hand is not None
     assert len(read.grouping.hand.concealed) == 14
 

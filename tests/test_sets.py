@@ -191,3 +191,20 @@ def test_set_commands_list_show_remove_and_refuse_what_they_cannot_do(
     assert code == 0
     code, _, err = run(smj_main, capsys, "score", "--hand", "11122233344455m", "--set", "home")  # type: ignore[arg-type]
     assert code == 2 and "--set goes with a photo" in err
+
+
+def test_a_face_the_set_has_lost_is_still_read_where_no_face_of_the_set_is_nearer() -> None:
+    """A set whose only 4 筒 was renamed away: a tile near none of its faces may still read as 4 筒."""
+    rng = np.random.default_rng(2)
+    examples = _unit(rng.normal(size=(27, 64)))
+    p4 = CLASS_NAMES.index("p4")
+    faces = [face for face in range(27) if face != p4]
+    tile_set = TileSet.of("lost", faces, examples[faces])
+    classifier = np.full(len(CLASSIFIER_CLASSES), 0.001, np.float32)
+    classifier[p4] = 0.95
+    unlike_any = _unit(rng.normal(size=64))
+    read = tile_set.read(classifier[None], unlike_any[None, None])
+    assert read[0, :27].sum() == pytest.approx(classifier[:27].sum(), rel=1e-4)
+    assert read[0, p4] > 0  # still possible
+    like_p5 = examples[CLASS_NAMES.index("p5")]
+    assert tile_set.read(classifier[None], like_p5[None, None])[0].argmax() == CLASS_NAMES.index("p5")

@@ -109,7 +109,8 @@ class TileSet:
 
         The classifier's probability that a tile is one of the set's faces is shared out among them by a
         softmax of its similarities (at ``TEMPERATURE``): ``FUSED`` weighs that softmax by the classifier's
-        own probabilities of those faces, ``NEAREST`` takes it alone. A face the set has no example of
+        own probabilities of those faces, ``NEAREST`` takes it alone (a suited face the set has no example
+        of counts as near as two different faces of the set are). A face the set has no example of
         (``back``, ``honour``, ``none`` unless taught) keeps the classifier's probability, and a tile the
         classifier reads as such a face keeps the classifier's reading, unless the tile is nearer to one of
         the set's faces than two different faces of the set are to each other (``separation``) and than
@@ -118,13 +119,17 @@ class TileSet:
         probabilities = np.asarray(probabilities, np.float32)
         if not len(probabilities):
             return probabilities.copy()
-        classes = self.classes
-        similarities = self.similarities(views)
+        known = self.classes
+        # every suited face takes part: one the set has no example of left (renamed away) is as near as
+        # two different faces of the set are, so it is read only where no face of the set is nearer
+        classes = np.union1d(known, np.arange(SUITED))
+        similarities = np.full((len(probabilities), len(classes)), self.separation, np.float32)
+        similarities[:, np.searchsorted(classes, known)] = self.similarities(views)
         weights = np.exp((similarities - similarities.max(axis=1, keepdims=True)) / TEMPERATURE)
         if fusion is Fusion.FUSED:
             weights *= np.maximum(probabilities[:, classes], 1e-6)
         weights /= weights.sum(axis=1, keepdims=True)
-        sure = similarities.max(axis=1) > max(self.separation, SURE)
+        sure = similarities.max(axis=1) > max(self.separation, SURE)  # (never by a face without examples)
         # a tile the classifier reads as a face the set has no example of (an honour, no tile) stays its
         # call: sharing out its suited probability would make the likeliest of its suited faces likelier
         # than the honour it is

@@ -114,7 +114,7 @@ async def teach(
     check_may_save(request, settings, token)
     _checked(detector)
     photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
-    examples, turned, told, model = await workers.model(_teach, photo, detector, name)
+    examples, turned, told, model = await workers.model(_teach, photo, _checked(detector), name)
     source = "a photo of the layout"
     try:
         await workers.hands(save_set, store, name, examples, source, model, replace=replace)
@@ -205,17 +205,17 @@ async def correct(
     from vision.pipeline import tile_views
 
     check_may_save(request, settings, token)
-    _checked(detector)
+    reader = _checked(detector)
     told: SetCorrectionIn = _form_json(_CORRECTION, correction, "correction")
     photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
     width, height = photo.original_size
     x1, y1, x2, y2 = told.box
     if not (0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height):
         raise ApiError(422, "box_outside_image", f"correction.box lies outside the {width}x{height} photo")
-    crops, features = await workers.model(tile_views, photo, detector, np.array([told.box], np.float32))
+    crops, features = await workers.model(tile_views, photo, reader, np.array([told.box], np.float32))
     example = Example(told.face, crops[0], features[0], "correction")
     try:
-        stored = await workers.hands(add_examples, store, name, [example], detector.classifier.identity)
+        stored = await workers.hands(add_examples, store, name, [example], reader.classifier.identity)
     except SetError as error:
         raise set_error(error) from None
     return stored.to_json()

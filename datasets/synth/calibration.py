@@ -60,11 +60,12 @@ def render_calibration(
     photo: bool = True,
     turned: bool | None = None,
     style: int | None = None,
+    flower_four: bool = False,
 ) -> dict[str, object]:
     """The parts of a ``Scene`` (``datasets.synth.scene.calibration_scene`` makes one of them)."""
     from datasets.synth.scene import _draw_all, _light_direction, _table_geometry, body_for
 
-    look = random_look(rng, sources, art_p, style)
+    look = random_look(rng, sources, art_p, style, flower_four)
     dims = look.dims
     turned = bool(rng.random() < 0.3) if turned is None else turned
     tiles = layout_tiles(rng, dims.width, dims.height, turned)

@@ -102,6 +102,12 @@ def add_synth_arguments(parser: argparse.ArgumentParser) -> None:
         "throughout, as at a real table (with --calibration: the photo that teaches it)",
     )
     parser.add_argument(
+        "--flower-four",
+        action="store_true",
+        help="print every 4 筒 with a red flower between its pips, as some sets do: the shipped classifier "
+        "reads it as a 5 筒 in every copy (for measuring what a taught set reads; never train on it)",
+    )
+    parser.add_argument(
         "--calibration",
         action="store_true",
         help="photos of the layout a set is taught from (smj set add) instead of hands: the 27 suited tiles "
@@ -178,6 +184,7 @@ def run_synth(args: argparse.Namespace) -> int:
         hand_pose="stand" if args.packed else None,
         calibration=args.calibration,
         style=args.style,
+        flower_four=args.flower_four,
     )
     try:
         summary = write_dataset(

@@ -22,6 +22,7 @@ TEX_W, TEX_H = 100, 138
 PROCEDURAL_STYLES = 64
 RED_FIVES_P = 0.25  # share of sets whose fives are printed red (赤五): Japanese and generic sets
 FIVES = (4, 13, 22)  # 5m, 5p, 5s: a red five is labelled the plain five
+FOUR_DOTS = 12  # 4p
 RED_FIVE_INKS: tuple[Colour, ...] = ((205, 25, 35), (220, 40, 45), (185, 20, 40), (230, 60, 50))
 # sets printed in one ink (every face red, blue, green or black; red in four of seven, as the red fives'
 # inks): a face's colour then tells nothing of its number, so a classifier trained on them reads a red
@@ -80,6 +81,7 @@ class TileLook:
     style_id: int  # procedural style (honours of art sets, or everything)
     art_set: art.ArtSet | None = None
     red_five: Colour | None = None  # the ink of the set's fives, when they are red fives
+    flower_four: bool = False  # its 4 筒 printed with a red flower between the pips (``with_flower``)
     _textures: dict[FaceKey, Texture] = field(default_factory=dict)
     _base: FaceBase | None = None
     _back: Texture | None = None
@@ -89,6 +91,8 @@ class TileLook:
             ink = self.art_set.faces[key]
         else:
             ink = procedural_ink(self.style_id, key)
+        if self.flower_four and key == FOUR_DOTS:
+            ink = with_flower(ink)
         return in_ink(ink, self.red_five) if self.red_five is not None and key in FIVES else ink
 
     def release(self) -> None:
@@ -111,6 +115,19 @@ class TileLook:
             texture = face_texture(self.ink(key), self._base)
             self._textures[key] = texture
         return texture
+
+
+def with_flower(ink: np.ndarray) -> np.ndarray:
+    """A face's ink with a small red flower (a diamond) at its centre: a 4 筒 as some sets print it, which
+    the shipped classifier reads as a 5 筒 in every copy (for measuring the sets a player teaches)."""
+    import cv2
+
+    marked = ink.copy()
+    height, width = marked.shape[:2]
+    x, y, r = width // 2, height // 2, width // 9
+    diamond = np.array([[x, y - r], [x + r, y], [x, y + r], [x - r, y]], np.int32)
+    cv2.fillConvexPoly(marked, diamond, (200, 30, 40, 255), lineType=cv2.LINE_AA)
+    return marked
 
 
 def random_red_five(rng: np.random.Generator, share: float = RED_FIVES_P) -> Colour | None:
@@ -136,9 +153,11 @@ def random_look(
     art_sources: tuple[art.ArtSource, ...],
     art_p: float,
     style: int | None = None,
+    flower_four: bool = False,
 ) -> TileLook:
     """A set's look drawn from ``rng``; ``style``: its faces are procedural style ``style`` whatever is
-    drawn (the same draws are made, so the rest of a seed's scene stays as it is)."""
+    drawn (the same draws are made, so the rest of a seed's scene stays as it is); ``flower_four``: its 4 筒
+    printed with a flower between the pips (``with_flower``)."""
     width = float(rng.uniform(23, 30))
     # slim to squat faces, thin (travel sets) to thick (automatic-table) tiles
     dims = TileDims(width, width * float(rng.uniform(1.22, 1.5)), width * float(rng.uniform(0.5, 0.9)))
@@ -168,6 +187,7 @@ def random_look(
         style_id=style_id,
         art_set=art_set,
         red_five=random_red_five(rng),
+        flower_four=flower_four,
     )
 
 

@@ -53,6 +53,7 @@ class SceneOptions:
     # a photo of the layout a set is taught from instead of a hand (``datasets.synth.calibration``)
     calibration: bool = False
     style: int | None = None  # every scene's faces in this procedural style (0..63), not a random one
+    flower_four: bool = False  # every 4 筒 printed with a flower between its pips (look.with_flower)
 
 
 @dataclass(frozen=True, eq=False)
@@ -155,7 +156,7 @@ def _render(
     options: SceneOptions,
 ) -> Scene:
     width = size[0]
-    look = random_look(rng, sources, options.art_p, options.style)
+    look = random_look(rng, sources, options.art_p, options.style, options.flower_four)
     dims = look.dims
     plan = random_hand(rng, options.winning_p)
     hand_pose = options.hand_pose or (STAND if rng.random() < 0.55 else UP)
@@ -246,7 +247,15 @@ def _calibration(
     from datasets.synth.calibration import render_calibration
 
     parts = render_calibration(
-        rng, index, size, sources, options.art_p, options.fill, options.photo, style=options.style
+        rng,
+        index,
+        size,
+        sources,
+        options.art_p,
+        options.fill,
+        options.photo,
+        style=options.style,
+        flower_four=options.flower_four,
     )
     return Scene(hand=None, win_apart=False, winning=False, hand_pose=UP, index=index, **parts)  # type: ignore[arg-type]
 
