@@ -98,6 +98,7 @@ class Failure:
     kind: str
     truth: dict[str, Any]
     read: dict[str, Any] | None
+    warnings: tuple[str, ...] = ()  # the codes of the warnings the reading came with
 
 
 @dataclass(frozen=True)
@@ -242,7 +243,8 @@ def measure(
                 by_blur[_blur_band(row["photo"]["blur_px"] / row["tile_px"])].append(right)
         if not right:
             read = hand.to_json() if hand is not None else None
-            failures.append(Failure(row["image"], _failure(hand, truth), row["hand"], read))
+            codes = () if detector is None else tuple(code.value for code in result.grouping.codes)
+            failures.append(Failure(row["image"], _failure(hand, truth), row["hand"], read, codes))
         if row.get("win_apart"):
             exact_apart.append(right)
         scored[melds].append(
@@ -319,6 +321,11 @@ def _print(tally: PipelineTally, source: str, failures: bool) -> None:
         )
     kinds = tally.failure_kinds.most_common()
     print("failures: " + (", ".join(f"{kind} {n}" for kind, n in kinds) or "none"))
+    misread = [failure for failure in tally.failures if failure.kind == "misread"]
+    if misread:
+        warned = sum("close_faces" in failure.warnings for failure in misread)
+        silent = sum(not failure.warnings for failure in misread)
+        print(f"misread hands warned close_faces: {warned} of {len(misread)}; with no warning: {silent}")
     for row in tally.melds:
         print(
             f"  {row.melds} melds: {row.scenes:4d} scenes, exact {row.exact / row.scenes:.3f}, "

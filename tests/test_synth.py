@@ -295,3 +295,34 @@ def test_packed_scenes_stand_their_rows_touching() -> None:
     hand = sorted(in_row, key=lambda b: b.box[0])
     gaps = [right.box[0] - left.box[2] for left, right in itertools.pairwise(hand)]
     assert scene.hand_pose == "stand" and max(gaps) <= 0.0  # neighbours' boxes meet or overlap
+
+
+def test_a_calibration_scene_lays_out_each_suited_tile_once_in_three_rows() -> None:
+    from datasets.synth.scene import SceneOptions, render_scene
+
+    scene = render_scene(3, 0, (800, 600), options=SceneOptions(size=(800, 600), calibration=True, style=7))
+    assert scene.hand is None and scene.tile_source == "procedural-7"
+    suited = sorted(box.class_id for box in scene.boxes if box.class_id < 27)
+    assert suited == list(range(27))
+    assert all(box.class_id == 27 for box in scene.boxes if box.class_id >= 27)  # the fourth row's back
+    data = scene.to_json("x.jpg")
+    assert data["hand"] is None and data["layout"] in ("upright", "turned")
+    centres = {
+        box.class_id: ((box.box[0] + box.box[2]) / 2, (box.box[1] + box.box[3]) / 2) for box in scene.boxes
+    }
+    for r in range(3):  # each suit's nine lie on a line, 1 to 9 in order along it
+        row = np.array([centres[9 * r + c] for c in range(9)])
+        singular = np.linalg.svd(row - row.mean(axis=0), compute_uv=False)
+        assert singular[1] < 0.1 * singular[0]
+        steps = np.diff(row, axis=0)
+        assert (steps @ steps[0] > 0).all()
+
+
+def test_a_flower_four_changes_the_four_dots_alone() -> None:
+    from datasets.synth.look import FOUR_DOTS, random_look
+
+    plain = random_look(np.random.default_rng(1), (), 0.0, style=5)
+    flower = random_look(np.random.default_rng(1), (), 0.0, style=5, flower_four=True)
+    assert np.array_equal(plain.ink(FOUR_DOTS - 1), flower.ink(FOUR_DOTS - 1))
+    changed = plain.ink(FOUR_DOTS) != flower.ink(FOUR_DOTS)
+    assert changed.any() and changed.mean() < 0.1  # a small mark in the middle

@@ -21,8 +21,7 @@ from datasets.synth.camera import look_rotation
 from datasets.synth.layout import DOWN, UP, Placed
 from datasets.synth.look import random_look
 from datasets.synth.photo import photograph, plain_photo_params, random_photo_params
-from datasets.synth.table import apply_shadows, random_table_look, render_table
-from datasets.synth.tile_body import Canvas, Light
+from datasets.synth.table import random_table_look
 
 ROWS = ("m", "p", "s")
 BACK_ROW_P = 0.5  # share of layouts with a fourth row holding a back
@@ -63,7 +62,7 @@ def render_calibration(
     flower_four: bool = False,
 ) -> dict[str, object]:
     """The parts of a ``Scene`` (``datasets.synth.scene.calibration_scene`` makes one of them)."""
-    from datasets.synth.scene import _draw_all, _light_direction, _table_geometry, body_for
+    from datasets.synth.scene import _table_geometry, body_for, lit_canvas
 
     look = random_look(rng, sources, art_p, style, flower_four)
     dims = look.dims
@@ -81,19 +80,8 @@ def render_calibration(
     share = float(rng.uniform(*fill))
     camera = aim_camera(bodies, 27, (elevation, azimuth, roll), focal, size, share, placement)
     table = random_table_look(rng, None)
-    image = render_table(rng, camera, _table_geometry(rng, tiles, dims), table)
-    light = Light(_light_direction(rng), float(rng.uniform(0.6, 0.85)))
     tile_px = median_tile_px(camera, bodies[:27])
-    image = apply_shadows(
-        image,
-        camera,
-        [body.corners() for body in bodies],
-        light.direction,
-        float(rng.uniform(0.2, 0.5)),
-        tile_px * float(rng.uniform(0.08, 0.3)),
-    )
-    canvas = Canvas(image)
-    _draw_all(canvas, camera, list(bodies), light)
+    canvas = lit_canvas(rng, camera, _table_geometry(rng, tiles, dims), table, list(bodies), tile_px)
     seen = label_tiles(canvas, camera, tiles, bodies)
     params = random_photo_params(rng) if photo else plain_photo_params()
     final = photograph(canvas.image, params, rng) if photo else canvas.image

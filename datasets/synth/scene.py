@@ -29,7 +29,7 @@ from datasets.synth.layout import STAND, UP, Placed, TileDims, player_layout
 from datasets.synth.look import TileLook, random_look
 from datasets.synth.photo import PhotoParams, photograph, plain_photo_params, random_photo_params
 from datasets.synth.props import Disc, draw_disc
-from datasets.synth.table import TableGeometry, apply_shadows, random_table_look, render_table
+from datasets.synth.table import TableGeometry, TableLook, apply_shadows, random_table_look, render_table
 from datasets.synth.tile_body import Body, Canvas, Light, draw_body, flat_axes, stand_axes
 from scoring.hand import Hand
 
@@ -199,20 +199,8 @@ def _render(
     bodies = player_bodies + [body_for(t, look) for t in clutter.tiles]
     for i, body in enumerate(bodies):
         body.label = i
-    light = Light(_light_direction(rng), float(rng.uniform(0.6, 0.85)))
-    image = render_table(rng, camera, table_geometry, table_look)
     solids: list[Body | Disc] = [*bodies, *clutter.props]
-    if options.shadows:
-        image = apply_shadows(
-            image,
-            camera,
-            [s.corners() for s in solids],
-            light.direction,
-            float(rng.uniform(0.2, 0.5)),
-            tile_px * float(rng.uniform(0.08, 0.35)),
-        )
-    canvas = Canvas(image)
-    _draw_all(canvas, camera, solids, light)
+    canvas = lit_canvas(rng, camera, table_geometry, table_look, solids, tile_px, options.shadows)
     if options.photo and rng.random() < 0.4:
         _gloss(canvas, rng)
     seen = label_tiles(canvas, camera, tiles, bodies)
@@ -258,6 +246,33 @@ def _calibration(
         flower_four=options.flower_four,
     )
     return Scene(hand=None, win_apart=False, winning=False, hand_pose=UP, index=index, **parts)  # type: ignore[arg-type]
+
+
+def lit_canvas(
+    rng: np.random.Generator,
+    camera: Camera,
+    table: TableGeometry,
+    table_look: TableLook,
+    solids: list[Body | Disc],
+    tile_px: float,
+    shadows: bool = True,
+) -> Canvas:
+    """The table under a light drawn from ``rng``, the solids' shadows on it (``shadows``), and the solids
+    drawn far to near."""
+    light = Light(_light_direction(rng), float(rng.uniform(0.6, 0.85)))
+    image = render_table(rng, camera, table, table_look)
+    if shadows:
+        image = apply_shadows(
+            image,
+            camera,
+            [s.corners() for s in solids],
+            light.direction,
+            float(rng.uniform(0.2, 0.5)),
+            tile_px * float(rng.uniform(0.08, 0.35)),
+        )
+    canvas = Canvas(image)
+    _draw_all(canvas, camera, solids, light)
+    return canvas
 
 
 def _light_direction(rng: np.random.Generator) -> np.ndarray:
