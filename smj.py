@@ -58,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     _register_optional(commands, "datasets.cli")
     _register_optional(commands, "store.cli")
     _register_optional(commands, "api.cli")
+    settle = commands.choices["settle"]
+    settle.add_argument("--table", metavar="ID", help="settle a stored round of this table (smj table)")
+    settle.add_argument("--number", type=int, metavar="N", help="with --table: round N (default the last)")
+    settle.set_defaults(func=_run_settle)
     detect = commands.choices.get("detect")
     if detect is not None:  # the vision commands are registered
         detect.add_argument("--set", metavar="NAME", help="the set on the table (smj set add), read with it")
@@ -69,6 +73,19 @@ def _set_loader(args: argparse.Namespace):  # -> a function of the classifier gi
     from store import cli as store_cli
 
     return store_cli.set_loader(args.set) if args.set else None
+
+
+def _run_settle(args: argparse.Namespace) -> int:
+    from scoring import cli as scoring_cli
+
+    if args.table is None:
+        if args.number is not None:
+            print("smj settle: --number goes with --table", file=sys.stderr)
+            return 2
+        return scoring_cli.run_settle(args)
+    from store import cli as store_cli
+
+    return store_cli.settle_stored(args)
 
 
 def _run_detect(args: argparse.Namespace) -> int:

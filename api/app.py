@@ -21,7 +21,7 @@ from fastapi.staticfiles import StaticFiles
 
 from api import memory
 from api.errors import MULTIPART_ALLOWANCE, BodySizeLimit, RequestTimeLimit, install_error_handlers
-from api.routes import examples, hands, health, page, photos, sets, settle
+from api.routes import examples, hands, health, page, photos, sets, settle, tables
 from api.routes.page import STATIC_DIR
 from api.service import TileDetector
 from api.settings import Settings, get_settings
@@ -99,14 +99,14 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
     if explicit:
         app.dependency_overrides[get_settings] = lambda: settings
     install_error_handlers(app)
-    for module in (health, photos, hands, settle, examples, sets, page):
+    for module in (health, photos, hands, settle, examples, sets, tables, page):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     if settings.allowed_origins:
         app.add_middleware(
             CORSMiddleware,
             allow_origins=settings.allowed_origins,
-            allow_methods=["GET", "POST", "PATCH", "DELETE"],
+            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
             allow_headers=["*"],
         )
     app.add_middleware(

@@ -69,11 +69,14 @@ MULTIPART_ALLOWANCE = 256 * 1024  # room for the form fields that travel with a 
 class ApiError(Exception):
     """An error answered as ``{"error": {"code", "message"}}`` with ``status_code``."""
 
-    def __init__(self, status_code: int, code: str, message: str) -> None:
+    def __init__(
+        self, status_code: int, code: str, message: str, details: list[dict[str, Any]] | None = None
+    ) -> None:
         super().__init__(message)
         self.status_code = status_code
         self.code = code
         self.message = message
+        self.details = details  # e.g. the table as it is now, with a 409 on a stale write
 
 
 def upload_too_large_message(limit: int) -> str:
@@ -116,7 +119,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, error: ApiError) -> JSONResponse:
-        return error_response(error.status_code, error.code, error.message)
+        return error_response(error.status_code, error.code, error.message, error.details)
 
     @app.exception_handler(RequestValidationError)
     async def _request_validation(_: Request, error: RequestValidationError) -> JSONResponse:

@@ -506,3 +506,73 @@ class SetCorrectionIn(_In):
         description="x1, y1, x2, y2 in pixels of the upright photo"
     )
     face: SuitedClass = Field(description="the face the player says the tile shows")
+
+
+# ---- tables at the table
+
+
+class TableIn(_In):
+    players: list[str] = Field(min_length=4, max_length=4, description="the four seats' names, in turn order")
+    preset: str = Field(default=DEFAULT_PRESET, max_length=64)
+    base: int = Field(default=1, ge=1, le=1_000_000, description="the base stake (底)")
+    set: str | None = Field(default=None, max_length=64, description="the set its photos are read with")
+
+
+class JoinIn(_In):
+    code: str = Field(min_length=1, max_length=16, description="the table's join code")
+
+
+class RoundIn(_In):
+    dealer: int | None = Field(default=None, ge=0, le=3, description="庄家, a seat")
+    void_suits: dict[str, Literal["m", "p", "s"]] = Field(
+        default_factory=dict, max_length=4, description="定缺: seat or name -> m, p or s"
+    )
+
+
+class EventIn(_In):
+    version: int = Field(ge=1, description="the round's version the event was entered on")
+    event: dict[str, Any] = Field(
+        description="one event of the round format (scoring/settlement/__init__.py): a kong, a win, the end",
+        json_schema_extra={
+            "example": {"type": "kong", "player": "B", "kind": "direct", "tile": "5p", "discarder": "C"}
+        },
+    )
+
+
+class VersionIn(_In):
+    version: int = Field(ge=1, description="the round's version the change was made on")
+
+
+class RoundOut(BaseModel):
+    number: int
+    version: int
+    dealer: int | None
+    void_suits: dict[str, str]
+    events: list[dict[str, Any]]
+    finished: bool
+    ledger: LedgerOut
+
+
+class TableOut(BaseModel):
+    id: str
+    players: list[str]
+    preset: str
+    base: int
+    set: str | None
+    rounds: list[RoundOut]
+    totals: list[int] = Field(description="the night's totals a seat, every round counted")
+
+
+class NewTableOut(TableOut):
+    code: str = Field(description="the join code: whoever holds it may write the table (shown once)")
+
+
+class RevisionOut(BaseModel):
+    version: int
+    action: str
+    events: list[dict[str, Any]]
+    at: str
+
+
+class HistoryOut(BaseModel):
+    revisions: list[RevisionOut]

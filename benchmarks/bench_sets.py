@@ -95,6 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--correct", metavar="FACE", help="measure one correction of this face teaching the set"
     )
+    parser.add_argument("--latency", type=int, default=0, metavar="N", help="time N photos with and without")
     parser.add_argument("--limit", type=int, default=0)
     args = parser.parse_args(argv)
     detector = Detector()
@@ -127,6 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if args.hands:
             _hands(folder, detector, tile_set, args.limit)
+        if args.latency:
+            _latency(folder, detector, tile_set, args.latency)
         if args.correct:
             face = DETECTOR_CLASSES.index(args.correct)
             holding = [i for i, t in enumerate(tiles) if (t.classes == face).any()]
@@ -166,6 +169,30 @@ def _hands(folder: Path, detector: object, tile_set: object, limit: int) -> None
         f"  full hand exact: alone {plain.exact_rate:.3f} ({plain.scenes} winning), with the set "
         f"{read.exact_rate:.3f}; median latency {statistics.median(plain.latencies) * 1000:.0f} ms alone, "
         f"{added * 1000:+.1f} ms with the set"
+    )
+
+
+def _latency(folder: Path, detector: object, tile_set: object, count: int, rounds: int = 3) -> None:
+    """Photo bytes -> score for ``count`` photos, each timed without and with the set in turn ``rounds``
+    times: the median of the paired differences is what the set adds (what else the machine does cancels)."""
+    from scoring import CHENGDU, WinContext
+    from vision.pipeline import score_photo
+
+    rows = [json.loads(line) for line in (folder / "scenes.jsonl").read_text(encoding="utf-8").splitlines()]
+    added, alone = [], []
+    for row in rows[:count]:
+        data = (folder / row["image"]).read_bytes()
+        for _ in range(rounds):
+            timed = []
+            for chosen in (None, tile_set):
+                start = time.perf_counter()
+                score_photo(data, detector, WinContext(), CHENGDU, tile_set=chosen)  # type: ignore[arg-type]
+                timed.append(time.perf_counter() - start)
+            alone.append(timed[0])
+            added.append(timed[1] - timed[0])
+    print(
+        f"  latency: {statistics.median(alone) * 1000:.0f} ms a photo alone (median), the set adds "
+        f"{statistics.median(added) * 1000:+.1f} ms (median of {len(added)} paired runs)"
     )
 
 

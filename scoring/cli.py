@@ -149,7 +149,12 @@ def register_settle(subparsers: argparse._SubParsersAction) -> None:
         description="Settle a round given as JSON (kongs, wins and the end, in order; the format is in "
         "scoring/settlement/__init__.py and examples/round.json): 刮风下雨, wins, 查花猪, 查叫 and 退税.",
     )
-    parser.add_argument("round", metavar="ROUND.json", help="the round as JSON ('-' reads standard input)")
+    parser.add_argument(
+        "round",
+        metavar="ROUND.json",
+        nargs="?",
+        help="the round as JSON ('-' reads standard input); or --table, a stored round",
+    )
     _add_preset_argument(parser)
     parser.add_argument(
         "--base", metavar="N", default="1", help="the base stake (底): amounts are N x base units"
@@ -160,12 +165,8 @@ def register_settle(subparsers: argparse._SubParsersAction) -> None:
 
 def run_settle(args: argparse.Namespace) -> int:
     """``smj settle ROUND.json``: print the ledger; exit 0 settled, 2 unreadable or impossible round."""
-    if not (args.base.isascii() and args.base.isdigit()) or int(args.base) < 1:
-        return _fail(f"smj settle: --base must be a whole number >= 1, got {args.base!r}")
-    try:
-        rules = get_preset(args.preset)
-    except UnknownPresetError as problem:
-        return _fail(f"smj settle: {problem}")
+    if args.round is None:
+        return _fail("smj settle: give the round as a JSON file ('-': standard input), or --table ID")
     source = "standard input" if args.round == "-" else args.round
     try:
         if args.round == "-":
@@ -177,11 +178,22 @@ def run_settle(args: argparse.Namespace) -> int:
         return _fail(f"smj settle: cannot read {source}: {problem.strerror or problem}")
     except (json.JSONDecodeError, UnicodeDecodeError) as problem:
         return _fail(f"smj settle: {source} is not JSON: {problem}")
+    return settle_data(data, source, args.preset, args.base, args.json)
+
+
+def settle_data(data: object, source: str, preset: str, base: str, as_json: bool) -> int:
+    """Settle a decoded round (from ``source``, as told in messages) and print its ledger."""
+    if not (base.isascii() and base.isdigit()) or int(base) < 1:
+        return _fail(f"smj settle: --base must be a whole number >= 1, got {base!r}")
     try:
-        ledger = settle_round(parse_round(data), rules, int(args.base))
+        rules = get_preset(preset)
+    except UnknownPresetError as problem:
+        return _fail(f"smj settle: {problem}")
+    try:
+        ledger = settle_round(parse_round(data), rules, int(base))
     except RoundError as problem:
         return _fail(f"smj settle: {source}: {problem}")
-    if args.json:
+    if as_json:
         _print_json(ledger.to_json())
     else:
         print(format_ledger(ledger))

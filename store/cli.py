@@ -1,5 +1,6 @@
-"""``smj set add|list|show|remove``: the sets on the table, taught from photos and kept in the store; and
-``--set NAME`` for ``smj score`` and ``smj detect`` (``set_loader``).
+"""``smj set add|list|show|remove``: the sets on the table, taught from photos and kept in the store;
+``--set NAME`` for ``smj score`` and ``smj detect`` (``set_loader``); ``smj table new|show|export`` and
+``smj settle --table`` (``settle_stored``): the night's tables.
 
 Top-level imports stay light: the store, numpy and the models load inside the command that needs them.
 """
@@ -50,6 +51,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     remove = sets.add_parser("remove", help="remove a stored set")
     remove.add_argument("name")
     remove.set_defaults(func=run_remove)
+    register_tables(commands)
 
 
 def _fail(message: str) -> int:
@@ -185,3 +187,118 @@ def run_remove(args: argparse.Namespace) -> int:
         return _fail(str(error))
     print(f"removed set {args.name!r}")
     return 0
+
+
+# --- tables at the table -----------------------------------------------------------------------------------
+
+
+def register_tables(commands: argparse._SubParsersAction) -> None:
+    group = commands.add_parser(
+        "table",
+        help="a night's table: four seats, its rounds and money (the page writes the same tables)",
+        description="Tables live in the store (SMJ_DATABASE_URL). Make one here or on the page; enter its "
+        "rounds on the page (every phone at the table with the join code); read and export them here; "
+        "smj settle --table ID settles one of its rounds.",
+    )
+    tables = group.add_subparsers(dest="table_command", required=True, metavar="COMMAND")
+    new = tables.add_parser("new", help="a new table: prints its id and join code")
+    new.add_argument("--players", required=True, help="the four names, comma-separated, in turn order")
+    new.add_argument("--preset", default="chengdu", help="the rules (smj score --help lists the presets)")
+    new.add_argument("--base", type=int, default=1, help="the base stake (底)")
+    new.add_argument("--set", dest="tile_set", help="the set its photos are read with (smj set add)")
+    new.set_defaults(func=run_table_new)
+    show = tables.add_parser("show", help="a table's rounds, payments and the night's totals")
+    show.add_argument("table", help="the table's id")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(func=run_table_show)
+    export = tables.add_parser("export", help="the night as CSV (a line a payment, then the totals) or JSON")
+    export.add_argument("table", help="the table's id")
+    export.add_argument("--format", choices=("csv", "json"), default="csv")
+    export.add_argument("--out", help="write it to this file (default: standard output)")
+    export.set_defaults(func=run_table_export)
+
+
+def _table_fail(message: str) -> int:
+    print(f"smj table: {message}", file=sys.stderr)
+    return 2
+
+
+def run_table_new(args: argparse.Namespace) -> int:
+    from store import StoreError
+    from store.tables import TableError, create_table
+
+    try:
+        state, code = create_table(_store(), args.players.split(","), args.preset, args.base, args.tile_set)
+    except (StoreError, TableError) as error:
+        return _table_fail(str(error))
+    print(f"table {state.id}: {', '.join(state.players)}, {state.preset}, base {state.base}")
+    print(f"join code {code} (whoever holds it may write the table; it is not shown again)")
+    return 0
+
+
+def run_table_show(args: argparse.Namespace) -> int:
+    from scoring.cli import format_ledger
+    from store import StoreError
+    from store.tables import TableError, table_state
+
+    try:
+        state = table_state(_store(), args.table)
+    except (StoreError, TableError) as error:
+        return _table_fail(str(error))
+    if args.json:
+        print(json.dumps(state.to_json(), ensure_ascii=False, indent=1))
+        return 0
+    print(f"table {state.id}: {', '.join(state.players)}, {state.preset}, base {state.base}")
+    for played in state.rounds:
+        status = "over" if played.finished else "in play"
+        print(f"round {played.number} ({status}, {len(played.events)} events, version {played.version})")
+        print(format_ledger(played.ledger))
+    totals = "  ".join(f"{name} {total:+d}" for name, total in zip(state.players, state.totals, strict=True))
+    print(f"the night: {totals}")
+    return 0
+
+
+def run_table_export(args: argparse.Namespace) -> int:
+    from store import StoreError
+    from store.tables import TableError, export_csv, table_state
+
+    try:
+        state = table_state(_store(), args.table)
+    except (StoreError, TableError) as error:
+        return _table_fail(str(error))
+    text = (
+        export_csv(state)
+        if args.format == "csv"
+        else json.dumps(state.to_json(), ensure_ascii=False, indent=1)
+    )
+    if not args.out:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return 0
+    try:
+        Path(args.out).write_text(text, encoding="utf-8")
+    except OSError as error:
+        return _table_fail(f"{args.out}: {error.strerror or error}")
+    print(f"{args.out}: {len(state.rounds)} rounds of table {state.id}")
+    return 0
+
+
+def settle_stored(args: argparse.Namespace) -> int:
+    """``smj settle --table ID [--number N]``: a stored round (the last by default), under its table's
+    preset and base."""
+    from scoring.cli import settle_data
+    from store import StoreError
+    from store.tables import TableError, round_json, table_state
+
+    if args.round is not None:
+        print("smj settle: give a round file or --table, not both", file=sys.stderr)
+        return 2
+    try:
+        state = table_state(_store(), args.table)
+        if not state.rounds:
+            raise TableError("no_such_round", f"table {state.id} has no round yet")
+        number = args.number or state.rounds[-1].number
+        data = round_json(state, number)
+    except (StoreError, TableError) as error:
+        print(f"smj settle: {error}", file=sys.stderr)
+        return 2
+    return settle_data(data, f"table {state.id} round {number}", state.preset, str(state.base), args.json)

@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import DateTime, ForeignKey, Integer, LargeBinary, MetaData, String, Text
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 metadata = MetaData()
@@ -52,3 +63,63 @@ class ExampleRow(Base):
     model: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     tile_set: Mapped[TileSetRow] = relationship(back_populates="examples")
+
+
+class TableRow(Base):
+    """A table: four seats, the rules they play, the base stake; written by holders of its code."""
+
+    __tablename__ = "tables"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    code_hash: Mapped[str] = mapped_column(String(64), unique=True)  # sha256 of the join code
+    players: Mapped[list[str]] = mapped_column(JSON)
+    preset: Mapped[str] = mapped_column(String(64))
+    base: Mapped[int] = mapped_column(Integer)
+    tile_set: Mapped[str | None] = mapped_column(
+        String(64), nullable=True
+    )  # the set its photos are read with
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    rounds: Mapped[list[RoundRow]] = relationship(
+        back_populates="table",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by="RoundRow.number",
+    )
+
+
+class RoundRow(Base):
+    """A round: its events in the order they happened (the round JSON of ``scoring.settlement``), and a
+    version that every write moves on (a write made on an older one is refused)."""
+
+    __tablename__ = "rounds"
+    __table_args__ = (UniqueConstraint("table_id", "number", name="uq_rounds_table_number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    dealer: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    void_suits: Mapped[dict[str, str]] = mapped_column(JSON)
+    events: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    version: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    table: Mapped[TableRow] = relationship(back_populates="rounds")
+    # every UPDATE says WHERE version = the one read, and moves it on: two writers, one wins
+    __mapper_args__ = {"version_id_col": version}  # noqa: RUF012
+    revisions: Mapped[list[RevisionRow]] = relationship(
+        cascade="all, delete-orphan", passive_deletes=True, order_by="RevisionRow.version"
+    )
+
+
+class RevisionRow(Base):
+    """A round as one write left it: the history a correction keeps."""
+
+    __tablename__ = "round_revisions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("rounds.id", ondelete="CASCADE"), index=True)
+    version: Mapped[int] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(Text)
+    dealer: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    void_suits: Mapped[dict[str, str]] = mapped_column(JSON)
+    events: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)

@@ -71,7 +71,8 @@ def test_the_onnx_export_reads_crops_as_torch_does(run: Path, tmp_path: Path) ->
     assert np.allclose(a_features, b_features, atol=1e-4)  # the same pooled features, unit length
     assert np.allclose(np.linalg.norm(a_features, axis=1), 1.0, atol=1e-5)
     manifest = json.loads((models / "manifest.json").read_text())
-    assert manifest["classifier"]["input_size"] == SIZE and manifest["classifier"]["onnx"] == "float32"
+    assert manifest["classifier"]["input_size"] == SIZE
+    assert manifest["classifier"]["onnx"].startswith("float32")
 
 
 def test_it_ships_in_int8_and_serves_beside_the_localiser(run: Path, tmp_path: Path) -> None:

@@ -124,6 +124,12 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="crop dataset (smj dataset crops) calibrating the classifier's INT8 ONNX; "
         "default: the crops it was trained on",
     )
+    ship.add_argument(
+        "--float",
+        action="store_true",
+        help="ship the classifier's ONNX in float32, not INT8 (the shipped one: it reads more tiles right "
+        "on CPUs without VNNI, models/HISTORY.md)",
+    )
     ship.set_defaults(func=run_ship)
 
 
@@ -303,12 +309,21 @@ def run_ship(args: argparse.Namespace) -> int:
         try:
             weights, classifier = one(localisers, "localiser"), one(classifiers, "classifier")
             calibration = Path(args.calibration) if args.calibration else None
-            manifest = ship(weights, imgsz=args.imgsz, classifier=classifier, calibration=calibration)
+            manifest = ship(
+                weights,
+                imgsz=args.imgsz,
+                classifier=classifier,
+                calibration=calibration,
+                quantize=not args.float,
+            )
         except ValueError as error:
             return _fail(str(error))
     for sources, files in (
         (localisers, "models/tiles.pt, models/tiles.onnx"),
-        (classifiers, "models/tile_faces.pt, models/tile_faces.onnx (INT8)"),
+        (
+            classifiers,
+            f"models/tile_faces.pt, models/tile_faces.onnx ({'float32' if args.float else 'INT8'})",
+        ),
     ):
         if sources:
             what = sources[0] if len(sources) == 1 else f"the average of {', '.join(map(str, sources))}"

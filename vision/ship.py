@@ -148,7 +148,7 @@ def ship(
         trained_imgsz, trained_on = _classifier_source(faces_checkpoint)
         faces_imgsz = classifier_imgsz or trained_imgsz  # the size it trained at
         crops_folder = calibration or trained_on
-        crops = calibration_crops(crops_folder, faces_imgsz)
+        crops = calibration_crops(crops_folder, faces_imgsz) if quantize else None
     models_dir.mkdir(parents=True, exist_ok=True)
     manifest_path = models_dir / MANIFEST
     manifest: dict[str, Any] = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
@@ -168,15 +168,15 @@ def ship(
         else:
             faces_names = _copy_stripped(classifier, faces_pt)
             faces_fp32 = export_onnx(faces_pt, faces_imgsz, dynamic=True)
-        faces_onnx = quantize_classifier(faces_fp32, crops) if quantize else faces_fp32
+        faces_onnx = quantize_classifier(faces_fp32, crops) if crops is not None else faces_fp32
         files |= {"tile_faces.pt": _file_entry(faces_pt), "tile_faces.onnx": _file_entry(faces_onnx)}
         manifest["classifier"] = {
             "classes": faces_names,
             "input_size": faces_imgsz,
             "onnx": f"INT8 (static QDQ, per-channel, 7-bit weights), calibrated on {len(crops)} crops of "
             f"{crops_folder}; a second output, features: the pooled features in float, L2-normalised"
-            if quantize
-            else "float32",
+            if crops is not None
+            else "float32; a second output, features: the pooled features, L2-normalised",
         }
     manifest["files"] = files
     manifest_path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -64,8 +64,9 @@ class LayoutError(ValueError):
 
 @dataclass(frozen=True, eq=False)
 class TileSet:
-    """Examples of a set's faces: ``faces`` (M,) class ids into ``CLASSIFIER_CLASSES``, ``features`` (M, D)
-    L2-normalised. Build it with ``TileSet.of``, which measures ``separation``."""
+    """Examples of a set's faces: ``faces`` (M,) class ids into ``CLASSIFIER_CLASSES``, ascending, and
+    ``features`` (M, D) L2-normalised. Build it with ``TileSet.of``, which orders them and measures
+    ``separation``."""
 
     name: str
     faces: np.ndarray
@@ -82,6 +83,8 @@ class TileSet:
         features = np.asarray(features, np.float32).reshape(len(faces), -1)
         if faces.min() < 0 or faces.max() >= len(CLASSIFIER_CLASSES):
             raise ValueError(f"set {name!r}: face ids must index the classifier's classes")
+        order = np.argsort(faces, kind="stable")  # examples of one face side by side (``similarities``)
+        faces, features = faces[order], np.ascontiguousarray(features[order])
         cosines = features @ features.T
         different = faces[:, None] != faces[None, :]
         separation = float(cosines[different].max()) if different.any() else 1.0
@@ -98,11 +101,9 @@ class TileSet:
         views = np.asarray(views, np.float32)
         n, count, _ = views.shape
         cosines = views.reshape(n * count, -1) @ self.features.T  # (N*V, M)
-        classes = self.classes
-        best = np.full((n * count, len(classes)), -1.0, np.float32)
-        for k, face in enumerate(classes):
-            best[:, k] = cosines[:, self.faces == face].max(axis=1)
-        return best.reshape(n, count, len(classes)).mean(axis=1)
+        starts = np.flatnonzero(np.r_[True, self.faces[1:] != self.faces[:-1]])  # faces sorted by ``of``
+        best = np.maximum.reduceat(cosines, starts, axis=1) if len(cosines) else cosines[:, starts]
+        return best.reshape(n, count, len(starts)).mean(axis=1)
 
     def read(self, probabilities: np.ndarray, views: np.ndarray, fusion: Fusion = FUSION) -> np.ndarray:
         """(N, len(CLASSIFIER_CLASSES)) probabilities of tiles read with this set.

@@ -2,7 +2,7 @@
 
 ``health`` (``/healthz``), ``photos`` (recognize, score-photo), ``hands`` (score, waits, group, presets,
 conditions, tiles), ``settle`` (a round's payments), ``examples`` (saving corrected photos), ``sets`` (the
-sets on the table, taught from photos and corrections), ``page``
+sets on the table, taught from photos and corrections), ``tables`` (a night's rounds and money), ``page``
 (``/`` and its static files).
 """
 
@@ -16,9 +16,10 @@ API_PREFIX = "/api/v1"
 
 _DESCRIPTIONS = {
     401: "the server's token is required (SMJ_EXAMPLES_TOKEN)",
-    403: "not allowed here: saving is off, or the request came from another site's page",
+    403: "not allowed here: saving is off, the request came from another site's page, or a wrong table code",
     404: "no such set (or example of it) in the store",
-    409: "a set of that name exists: ask to replace it",
+    409: "a conflict: a set of that name exists, a round still in play or over, or a write on a stale "
+    "version of a round (its details hold the table as it is now)",
     413: "the upload is too large (bytes or pixels)",
     415: "the upload is not an image",
     422: "the request is malformed: invalid fields, tiles, preset, or an impossible hand",

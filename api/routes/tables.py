@@ -1,0 +1,195 @@
+"""Tables at the table (``store.tables``): a night of 血战到底 kept round by round.
+
+``POST /api/v1/tables`` makes one and answers its join code; ``POST /api/v1/tables/join`` opens one by its
+code; ``GET /api/v1/tables/{id}`` reads it (rounds, events, payments, the totals). Writes send the code
+in the header ``X-Table-Code`` and the round's ``version`` they were made on: a write on an older version is
+answered 409 ``stale_write`` with the table as it is now (``error.details[0].table``), never a lost update.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Header, Path, Query
+from fastapi.responses import PlainTextResponse
+
+from api.deps import StoreDep, WorkersDep
+from api.errors import ApiError
+from api.routes import API_PREFIX, error_responses
+from api.schemas import EventIn, HistoryOut, JoinIn, NewTableOut, RoundIn, TableIn, TableOut, VersionIn
+from store.tables import (
+    StaleWrite,
+    TableError,
+    add_event,
+    correct_event,
+    create_table,
+    export_csv,
+    history,
+    join,
+    start_round,
+    table_state,
+    undo,
+)
+
+router = APIRouter(prefix=API_PREFIX, tags=["tables"])
+TableId = Annotated[str, Path(max_length=32, description="the table's id")]
+RoundNumber = Annotated[int, Path(ge=1, le=10_000)]
+CodeHeader = Annotated[str, Header(alias="X-Table-Code", max_length=16, description="the table's join code")]
+STATUS = {
+    "no_such_table": 404,
+    "no_such_round": 404,
+    "no_event": 404,
+    "wrong_code": 403,
+    "stale_write": 409,
+    "round_in_play": 409,
+    "round_over": 409,
+    "round_started": 409,
+}
+WRITE_ERRORS = error_responses(403, 404, 409, 422, 503)
+
+
+async def _call(workers: Any, function: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run a store call in the hands pool; its refusals as the API answers them."""
+    try:
+        return await workers.hands(function, *args, **kwargs)
+    except StaleWrite as stale:
+        raise ApiError(409, stale.code, str(stale), [{"table": stale.current.to_json()}]) from None
+    except TableError as error:
+        details = None if error.event is None else [{"event": error.event}]
+        raise ApiError(STATUS.get(error.code, 422), error.code, str(error), details) from None
+
+
+@router.post(
+    "/tables",
+    response_model=NewTableOut,
+    status_code=201,
+    responses=error_responses(422, 503),
+    summary="a table",
+)
+async def new_table(body: Annotated[TableIn, Body()], store: StoreDep, workers: WorkersDep) -> dict[str, Any]:
+    """Four seats, the preset and the base stake; answers the table and its join code (shown once: give it to
+    the other players, whose phones join with it)."""
+    state, code = await _call(workers, create_table, store, body.players, body.preset, body.base, body.set)
+    return {**state.to_json(), "code": code}
+
+
+@router.post(
+    "/tables/join", response_model=TableOut, responses=error_responses(403, 422, 503), summary="join"
+)
+async def join_table(body: Annotated[JoinIn, Body()], store: StoreDep, workers: WorkersDep) -> dict[str, Any]:
+    return (await _call(workers, join, store, body.code)).to_json()
+
+
+@router.get(
+    "/tables/{table}", response_model=TableOut, responses=error_responses(404, 503), summary="a table"
+)
+async def read_table(table: TableId, store: StoreDep, workers: WorkersDep) -> dict[str, Any]:
+    return (await _call(workers, table_state, store, table)).to_json()
+
+
+@router.post("/tables/{table}/rounds", response_model=TableOut, responses=WRITE_ERRORS, summary="a new round")
+async def new_round(
+    table: TableId,
+    code: CodeHeader,
+    store: StoreDep,
+    workers: WorkersDep,
+    body: Annotated[RoundIn | None, Body()] = None,
+) -> dict[str, Any]:
+    """Starts the next round (the last must be over): its dealer and 定缺, both optional."""
+    body = body or RoundIn()
+    state = await _call(
+        workers, start_round, store, table, code, dealer=body.dealer, void_suits=body.void_suits
+    )
+    return state.to_json()
+
+
+@router.post(
+    "/tables/{table}/rounds/{number}/events",
+    response_model=TableOut,
+    responses=WRITE_ERRORS,
+    summary="enter the next event of a round",
+)
+async def enter_event(
+    table: TableId,
+    number: RoundNumber,
+    body: Annotated[EventIn, Body()],
+    code: CodeHeader,
+    store: StoreDep,
+    workers: WorkersDep,
+) -> dict[str, Any]:
+    """A kong (刮风下雨), a win (on a discard, self-drawn, several winners on one discard), the wall's end:
+    checked against the round so far as ``smj settle`` checks a round (a 422 with the settlement's code
+    and the event's index in ``details``); the answer holds the round's payments at once."""
+    state = await _call(workers, add_event, store, table, code, number, body.version, body.event)
+    return state.to_json()
+
+
+@router.post(
+    "/tables/{table}/rounds/{number}/undo",
+    response_model=TableOut,
+    responses=WRITE_ERRORS,
+    summary="take back a round's last event",
+)
+async def undo_event(
+    table: TableId,
+    number: RoundNumber,
+    body: Annotated[VersionIn, Body()],
+    code: CodeHeader,
+    store: StoreDep,
+    workers: WorkersDep,
+) -> dict[str, Any]:
+    return (await _call(workers, undo, store, table, code, number, body.version)).to_json()
+
+
+@router.put(
+    "/tables/{table}/rounds/{number}/events/{index}",
+    response_model=TableOut,
+    responses=WRITE_ERRORS,
+    summary="correct an event of a round, a past one too",
+)
+async def correct(
+    table: TableId,
+    number: RoundNumber,
+    index: Annotated[int, Path(ge=0, le=1_000)],
+    body: Annotated[EventIn, Body()],
+    code: CodeHeader,
+    store: StoreDep,
+    workers: WorkersDep,
+) -> dict[str, Any]:
+    """The round is checked whole again and the night's totals follow; the round as it was stays in its
+    history (``GET .../history``)."""
+    state = await _call(workers, correct_event, store, table, code, number, body.version, index, body.event)
+    return state.to_json()
+
+
+@router.get(
+    "/tables/{table}/rounds/{number}/history",
+    response_model=HistoryOut,
+    responses=error_responses(404, 503),
+    summary="a round as every write left it",
+)
+async def round_history(
+    table: TableId, number: RoundNumber, store: StoreDep, workers: WorkersDep
+) -> dict[str, Any]:
+    return {"revisions": await _call(workers, history, store, table, number)}
+
+
+@router.get(
+    "/tables/{table}/export",
+    responses={**error_responses(404, 503), 200: {"content": {"text/csv": {}, "application/json": {}}}},
+    summary="the night as CSV or JSON",
+)
+async def export(
+    table: TableId,
+    store: StoreDep,
+    workers: WorkersDep,
+    format: Annotated[str, Query(pattern="^(csv|json)$")] = "csv",
+) -> Any:
+    state = await _call(workers, table_state, store, table)
+    if format == "json":
+        return state.to_json()
+    return PlainTextResponse(
+        export_csv(state),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="table-{state.id}.csv"'},
+    )

@@ -1,0 +1,396 @@
+"""Tables at the table: a night of 血战到底 kept round by round (the rules stay in ``scoring.settlement``).
+
+A table has four seats with names, a preset, a base stake and a short join code (stored hashed: only holders
+of it may write). Its rounds are lists of events in the round JSON ``scoring.settlement`` reads (a kong, a win
+with one or several winners, the end); every event is checked as it is entered, against the round so far,
+by the settlement's own checks (``parse_round`` and ``settle_round``), and the round's payments and the
+night's totals are recomputed from the events each time, so a correction of a past round moves the totals and
+nothing is stored twice. Every write names the version of the round it was made on and moves it on; a write
+made on an older version is refused (``StaleWrite``, with the round as it is now), never a lost update. Each
+write leaves a revision: the history a correction keeps.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm import Session
+from sqlalchemy.orm.exc import StaleDataError
+
+from scoring.presets import UnknownPresetError, get_preset
+from scoring.settlement import Ledger, RoundError, parse_round, settle_round
+from store.database import Store
+from store.schema import RevisionRow, RoundRow, TableRow, now
+
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud across a table
+CODE_LENGTH = 6
+ID_BYTES = 8
+MAX_NAME = 24
+MAX_BASE = 1_000_000
+WRITE_ATTEMPTS = 5
+MAX_EVENTS = 60  # a round has at most 4 kongs a player, 3 wins and an end; well below this
+
+
+class TableError(ValueError):
+    """A request about a table that can't be done: ``code`` says which (``no_such_table``, ``no_such_round``,
+    ``wrong_code``, ``bad_table``, ``round_over``, ``round_in_play``, ``round_started``, ``no_event``,
+    ``too_many_events``, ``stale_write`` (``StaleWrite``), or a
+    ``scoring.settlement.RoundErrorCode`` for an event the rules refuse), ``event`` the event's index."""
+
+    def __init__(self, code: str, message: str, event: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.event = event
+
+
+class StaleWrite(TableError):
+    """A write made on a version of the round that is no longer the latest: ``current`` is the table now."""
+
+    def __init__(self, given: int, current: TableState) -> None:
+        super().__init__("stale_write", f"the round changed since version {given}: read it again and redo")
+        self.current = current
+
+
+@dataclass(frozen=True)
+class RoundState:
+    number: int
+    version: int
+    dealer: int | None
+    void_suits: dict[str, str]
+    events: list[dict[str, Any]]
+    ledger: Ledger
+
+    @property
+    def finished(self) -> bool:
+        return self.ledger.finished
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "version": self.version,
+            "dealer": self.dealer,
+            "void_suits": dict(self.void_suits),
+            "events": list(self.events),
+            "finished": self.finished,
+            "ledger": self.ledger.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class TableState:
+    id: str
+    players: list[str]
+    preset: str
+    base: int
+    tile_set: str | None
+    rounds: list[RoundState]
+
+    @property
+    def totals(self) -> list[int]:
+        """The night's totals a seat, every round counted (one still in play as it stands)."""
+        sums = [0, 0, 0, 0]
+        for played in self.rounds:
+            for seat, amount in enumerate(played.ledger.totals):
+                sums[seat] += amount
+        return sums
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "players": list(self.players),
+            "preset": self.preset,
+            "base": self.base,
+            "set": self.tile_set,
+            "rounds": [played.to_json() for played in self.rounds],
+            "totals": self.totals,
+        }
+
+
+def _hash(code: str) -> str:
+    return hashlib.sha256(code.strip().upper().encode()).hexdigest()
+
+
+def _checked_players(players: Sequence[str]) -> list[str]:
+    names = [str(name).strip() for name in players]
+    if len(names) != 4 or any(not name or len(name) > MAX_NAME for name in names):
+        raise TableError("bad_table", f"a table has four seats, each named in 1-{MAX_NAME} characters")
+    if len(set(names)) != 4:
+        raise TableError("bad_table", "the four players' names must differ")
+    return names
+
+
+def create_table(
+    store: Store, players: Sequence[str], preset: str, base: int = 1, tile_set: str | None = None
+) -> tuple[TableState, str]:
+    """A new table and its join code (shown once: only its hash is kept)."""
+    names = _checked_players(players)
+    try:
+        get_preset(preset)
+    except UnknownPresetError as error:
+        raise TableError("bad_table", str(error)) from None
+    if not 1 <= base <= MAX_BASE:
+        raise TableError("bad_table", f"the base stake is a whole number from 1 to {MAX_BASE}")
+    for _ in range(8):  # a code already taken by another table: draw again
+        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+        table_id = secrets.token_hex(ID_BYTES)
+        try:
+            with store.transaction() as session:
+                session.add(
+                    TableRow(
+                        id=table_id,
+                        code_hash=_hash(code),
+                        players=names,
+                        preset=preset,
+                        base=base,
+                        tile_set=tile_set,
+                    )
+                )
+        except IntegrityError:
+            continue
+        return table_state(store, table_id), code
+    raise TableError("bad_table", "no free table code: try again")  # pragma: no cover - 31^6 codes
+
+
+def join(store: Store, code: str) -> TableState:
+    """The table a join code opens; ``wrong_code`` when none does."""
+    with store.transaction() as session:
+        row = session.scalar(select(TableRow).where(TableRow.code_hash == _hash(code)))
+        if row is None:
+            raise TableError("wrong_code", "no table has this code")
+        table_id = row.id
+    return table_state(store, table_id)
+
+
+def table_state(store: Store, table_id: str) -> TableState:
+    with store.transaction() as session:
+        return _state(_table(session, table_id))
+
+
+def start_round(
+    store: Store,
+    table_id: str,
+    code: str,
+    *,
+    dealer: int | None = None,
+    void_suits: dict[str, str] | None = None,
+) -> TableState:
+    """A new round; the last one must be over (``round_in_play``). ``dealer`` (a seat) and ``void_suits``
+    (定缺: seat or name -> m, p or s) are optional and checked as the settlement checks a round. Two players
+    starting one round at once: the second is told (``round_started``)."""
+    try:
+        with store.transaction() as session:
+            table = _writable(session, table_id, code)
+            if table.rounds and not _state(table).rounds[-1].finished:
+                last = table.rounds[-1].number
+                raise TableError("round_in_play", f"round {last} is still in play: end it first")
+            number = table.rounds[-1].number + 1 if table.rounds else 1
+            played = RoundRow(number=number, dealer=dealer, void_suits=dict(void_suits or {}), events=[])
+            _settle(table, played.dealer, played.void_suits, [])
+            table.rounds.append(played)
+            session.flush()
+            _revise(played, f"round {number} started")
+            return _state(table)
+    except IntegrityError:
+        raise TableError(
+            "round_started", "another player started this round just now: read the table"
+        ) from None
+
+
+def add_event(
+    store: Store, table_id: str, code: str, number: int, version: int, event: dict[str, Any]
+) -> TableState:
+    """Enter the next event of round ``number``, made on its ``version``; checked against the round so far."""
+
+    def change(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+        if len(events) >= MAX_EVENTS:
+            raise TableError("too_many_events", f"a round holds at most {MAX_EVENTS} events")
+        return [*events, event], f"event {len(events)} entered: {event.get('type', '?')}"
+
+    return _write(store, table_id, code, number, version, change, open_only=True)
+
+
+def undo(store: Store, table_id: str, code: str, number: int, version: int) -> TableState:
+    """Take back the last event of round ``number`` (the round reopens if it was its end)."""
+
+    def change(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+        if not events:
+            raise TableError("no_event", f"round {number} has no event to take back")
+        return events[:-1], f"event {len(events) - 1} taken back: {events[-1].get('type', '?')}"
+
+    return _write(store, table_id, code, number, version, change)
+
+
+def correct_event(
+    store: Store, table_id: str, code: str, number: int, version: int, index: int, event: dict[str, Any]
+) -> TableState:
+    """Replace event ``index`` of round ``number`` (a past round too): the round is checked whole again and
+    the totals follow; the round as it was stays in its revisions."""
+
+    def change(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+        if not 0 <= index < len(events):
+            raise TableError("no_event", f"round {number} has no event {index}")
+        return [*events[:index], event, *events[index + 1 :]], f"event {index} corrected"
+
+    return _write(store, table_id, code, number, version, change)
+
+
+def history(store: Store, table_id: str, number: int) -> list[dict[str, Any]]:
+    """Round ``number`` as every write left it, oldest first."""
+    with store.transaction() as session:
+        played = _round(_table(session, table_id), number)
+        return [
+            {
+                "version": revision.version,
+                "action": revision.action,
+                "events": list(revision.events),
+                "at": revision.at.isoformat(),
+            }
+            for revision in played.revisions
+        ]
+
+
+def export_csv(state: TableState) -> str:
+    """The night as CSV: a line a payment (round, event, payer, payee, amount, reason), then the totals."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["round", "event", "payer", "payee", "amount", "reason"])
+    for played in state.rounds:
+        for payment in played.ledger.payments:
+            payer, payee = state.players[payment.payer], state.players[payment.payee]
+            writer.writerow([played.number, payment.event, payer, payee, payment.amount, payment.reason])
+    writer.writerow([])
+    writer.writerow(["total", "", *state.players])
+    writer.writerow(["", "", *state.totals])
+    return out.getvalue()
+
+
+def round_json(state: TableState, number: int) -> dict[str, Any]:
+    """A stored round as the round JSON ``smj settle`` reads."""
+    for played in state.rounds:
+        if played.number == number:
+            return _round_json(state.players, played.dealer, played.void_suits, played.events)
+    raise TableError("no_such_round", f"table {state.id} has no round {number}")
+
+
+# --- inside a transaction ----------------------------------------------------------------------------------
+
+
+def _table(session: Session, table_id: str) -> TableRow:
+    row = session.get(TableRow, table_id)
+    if row is None:
+        raise TableError("no_such_table", f"no table {table_id!r}")
+    return row
+
+
+def _writable(session: Session, table_id: str, code: str) -> TableRow:
+    table = _table(session, table_id)
+    if not secrets.compare_digest(table.code_hash, _hash(code or "")):
+        raise TableError("wrong_code", "writing to this table needs its code")
+    return table
+
+
+def _round(table: TableRow, number: int) -> RoundRow:
+    for played in table.rounds:
+        if played.number == number:
+            return played
+    raise TableError("no_such_round", f"table {table.id} has no round {number}")
+
+
+def _write(
+    store: Store,
+    table_id: str,
+    code: str,
+    number: int,
+    version: int,
+    change: Any,
+    *,
+    open_only: bool = False,
+) -> TableState:
+    """Apply ``change`` (events -> (events, what was done)) to round ``number`` if it is still at
+    ``version``. The UPDATE itself checks the version (``RoundRow``'s ``version_id_col``), so of two writers
+    on one version the second is refused whichever reads first; a database busy with another writer
+    (SQLite) is tried again, where the version then decides."""
+    for attempt in range(WRITE_ATTEMPTS):
+        try:
+            with store.transaction() as session:
+                table = _writable(session, table_id, code)
+                played = _round(table, number)
+                if played.version != version:
+                    raise StaleWrite(version, _state(table))
+                if open_only and _settle(table, played.dealer, played.void_suits, played.events).finished:
+                    raise TableError(
+                        "round_over", f"round {number} is over: start the next one, or correct it"
+                    )
+                events, action = change(list(played.events))
+                _settle(table, played.dealer, played.void_suits, events)
+                played.events, played.updated_at = events, now()
+                session.flush()  # UPDATE ... WHERE version = the one read; it moves on
+                _revise(played, action)
+                return _state(table)
+        except StaleDataError:
+            return_state = table_state(store, table_id)
+            raise StaleWrite(version, return_state) from None
+        except OperationalError:
+            if attempt == WRITE_ATTEMPTS - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _revise(played: RoundRow, action: str) -> None:
+    played.revisions.append(
+        RevisionRow(
+            version=played.version,
+            action=action,
+            dealer=played.dealer,
+            void_suits=dict(played.void_suits),
+            events=list(played.events),
+        )
+    )
+
+
+def _round_json(
+    players: Sequence[str], dealer: int | None, void_suits: dict[str, str], events: list[dict[str, Any]]
+) -> dict[str, Any]:
+    data: dict[str, Any] = {"players": list(players), "events": list(events)}
+    if dealer is not None:
+        data["dealer"] = dealer
+    if void_suits:
+        data["void_suits"] = dict(void_suits)
+    return data
+
+
+def _settle(
+    table: TableRow, dealer: int | None, void_suits: dict[str, str], events: list[dict[str, Any]]
+) -> Ledger:
+    """The round's ledger under the table's rules; an event the rules refuse raises ``TableError`` with the
+    settlement's code and the event's index."""
+    try:
+        played = parse_round(_round_json(table.players, dealer, void_suits, events))
+        return settle_round(played, get_preset(table.preset), table.base)
+    except RoundError as error:
+        raise TableError(error.code.value, error.message, error.event) from None
+
+
+def _state(table: TableRow) -> TableState:
+    rounds = [
+        RoundState(
+            played.number,
+            played.version,
+            played.dealer,
+            dict(played.void_suits),
+            list(played.events),
+            _settle(table, played.dealer, played.void_suits, played.events),
+        )
+        for played in table.rounds
+    ]
+    return TableState(table.id, list(table.players), table.preset, table.base, table.tile_set, rounds)

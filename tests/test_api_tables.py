@@ -1,0 +1,152 @@
+"""Tables through the API: made, joined by code, a round entered event by event with its payments, refused
+events answered with the settlement's code, the code required to write, a stale write answered 409 with the
+table as it is now, undo, a correction, the history and the night's export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.fakes import create_fake_app
+from api.settings import Settings
+from scoring.presets import get_preset
+from scoring.settlement import parse_round, settle_round
+
+ROUND = json.loads(
+    (Path(__file__).resolve().parents[1] / "examples" / "round.json").read_text(encoding="utf-8")
+)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    settings = Settings(dataset_dir=tmp_path / "dataset", database_url=f"sqlite:///{tmp_path / 'store.db'}")
+    with TestClient(create_fake_app(settings)) as client:
+        yield client
+
+
+def _table(client: TestClient) -> tuple[dict[str, Any], dict[str, str]]:
+    made = client.post(
+        "/api/v1/tables", json={"players": ["A", "B", "C", "D"], "preset": "chengdu", "base": 2}
+    )
+    assert made.status_code == 201, made.text
+    table = made.json()
+    return table, {"X-Table-Code": table["code"]}
+
+
+def _enter(client: TestClient, url: str, version: int, event: dict[str, Any], code: dict[str, str]) -> Any:
+    """Enter an event of round 1 on ``version``: the response."""
+    return client.post(f"{url}/rounds/1/events", json={"version": version, "event": event}, headers=code)
+
+
+def _version(response: Any) -> int:
+    return int(response.json()["rounds"][0]["version"])
+
+
+def test_a_round_played_through_the_api_settles_as_smj_settle_does(client: TestClient) -> None:
+    table, code = _table(client)
+    url = f"/api/v1/tables/{table['id']}"
+    started = client.post(
+        f"{url}/rounds", json={"dealer": 0, "void_suits": ROUND["void_suits"]}, headers=code
+    )
+    assert started.status_code == 200, started.text
+    version = started.json()["rounds"][0]["version"]
+    for event in ROUND["events"]:
+        answer = client.post(
+            f"{url}/rounds/1/events", json={"version": version, "event": event}, headers=code
+        )
+        assert answer.status_code == 200, answer.text
+        played = answer.json()["rounds"][0]
+        version = played["version"]
+    expected = settle_round(parse_round(ROUND), get_preset("chengdu"), 2)
+    assert played["finished"] and played["ledger"]["totals"] == list(expected.totals)
+    assert client.get(url).json()["totals"] == list(expected.totals)
+    joined = client.post("/api/v1/tables/join", json={"code": table["code"]})
+    assert joined.status_code == 200 and joined.json()["id"] == table["id"] and "code" not in joined.json()
+    exported = client.get(f"{url}/export")
+    assert exported.headers["content-type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(exported.text)))
+    assert rows[-1][2:] == [str(total) for total in expected.totals]
+    assert client.get(f"{url}/export", params={"format": "json"}).json()["totals"] == list(expected.totals)
+
+
+def test_refusals_name_their_code(client: TestClient) -> None:
+    table, code = _table(client)
+    url = f"/api/v1/tables/{table['id']}"
+    version = client.post(f"{url}/rounds", headers=code).json()["rounds"][0]["version"]
+    win = {"type": "win", "player": "A", "self_drawn": True, "fan": 1}
+    wrong = _enter(client, url, version, win, {"X-Table-Code": "X"})
+    assert wrong.status_code == 403 and wrong.json()["error"]["code"] == "wrong_code"
+    missing = client.post(f"{url}/rounds/1/events", json={"version": version, "event": win})
+    assert missing.status_code == 422  # no code header at all
+    version = client.post(
+        f"{url}/rounds/1/events", json={"version": version, "event": win}, headers=code
+    ).json()["rounds"][0]["version"]
+    again = {"type": "kong", "player": "A", "kind": "concealed", "tile": "3s"}
+    refused = client.post(f"{url}/rounds/1/events", json={"version": version, "event": again}, headers=code)
+    assert refused.status_code == 422
+    assert refused.json()["error"]["code"] == "already_won" and refused.json()["error"]["details"] == [
+        {"event": 1}
+    ]
+    stale = client.post(f"{url}/rounds/1/events", json={"version": version - 1, "event": win}, headers=code)
+    assert stale.status_code == 409 and stale.json()["error"]["code"] == "stale_write"
+    now = stale.json()["error"]["details"][0]["table"]
+    assert now["rounds"][0]["version"] == version and now["rounds"][0]["events"] == [win]
+    in_play = client.post(f"{url}/rounds", headers=code)
+    assert in_play.status_code == 409 and in_play.json()["error"]["code"] == "round_in_play"
+    assert client.get("/api/v1/tables/nothere").status_code == 404
+    bad = client.post("/api/v1/tables", json={"players": ["A", "B", "C"], "preset": "chengdu"})
+    assert bad.status_code == 422
+
+
+def test_undo_and_correction_keep_the_history(client: TestClient) -> None:
+    table, code = _table(client)
+    url = f"/api/v1/tables/{table['id']}"
+    version = client.post(f"{url}/rounds", headers=code).json()["rounds"][0]["version"]
+    kong = {"type": "kong", "player": "B", "kind": "direct", "tile": "5p", "discarder": "C"}
+    version = client.post(
+        f"{url}/rounds/1/events", json={"version": version, "event": kong}, headers=code
+    ).json()["rounds"][0]["version"]
+    by_d = {**kong, "discarder": "D"}
+    corrected = client.put(f"{url}/rounds/1/events/0", json={"version": version, "event": by_d}, headers=code)
+    assert corrected.status_code == 200, corrected.text
+    payments = corrected.json()["rounds"][0]["ledger"]["payments"]
+    assert [(p["payer"], p["payee"]) for p in payments] == [(3, 1)]
+    version = corrected.json()["rounds"][0]["version"]
+    undone = client.post(f"{url}/rounds/1/undo", json={"version": version}, headers=code)
+    assert undone.status_code == 200 and undone.json()["rounds"][0]["events"] == []
+    empty = client.post(f"{url}/rounds/1/undo", json={"version": version + 1}, headers=code)
+    assert empty.status_code == 404 and empty.json()["error"]["code"] == "no_event"
+    revisions = client.get(f"{url}/rounds/1/history").json()["revisions"]
+    assert [r["action"] for r in revisions] == [
+        "round 1 started",
+        "event 0 entered: kong",
+        "event 0 corrected",
+        "event 0 taken back: kong",
+    ]
+
+
+def test_two_phones_writing_one_round_at_once_lose_nothing(client: TestClient) -> None:
+    table, code = _table(client)
+    url = f"/api/v1/tables/{table['id']}"
+    version = client.post(f"{url}/rounds", headers=code).json()["rounds"][0]["version"]
+    kongs = [
+        {"type": "kong", "player": "ABCD"[i], "kind": "concealed", "tile": f"{i + 1}s"} for i in range(4)
+    ]
+
+    def write(event: dict[str, Any]) -> int:
+        return client.post(
+            f"{url}/rounds/1/events", json={"version": version, "event": event}, headers=code
+        ).status_code
+
+    with ThreadPoolExecutor(4) as pool:
+        statuses = sorted(pool.map(write, kongs))
+    assert statuses == [200, 409, 409, 409]
+    assert len(client.get(url).json()["rounds"][0]["events"]) == 1

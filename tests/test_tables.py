@@ -1,0 +1,165 @@
+"""A night at the table in the store: rounds entered event by event (each checked as the settlement checks
+it), refused with their codes, undone and corrected with the totals recomputed and the history kept; the
+table's code required to write; a write on a stale version refused, also when two writers race; on SQLite
+and on a real PostgreSQL server."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scoring.presets import get_preset
+from scoring.settlement import parse_round, settle_round
+from store import open_store
+from store.database import Store
+from store.tables import (
+    StaleWrite,
+    TableError,
+    add_event,
+    correct_event,
+    create_table,
+    export_csv,
+    history,
+    join,
+    round_json,
+    start_round,
+    table_state,
+    undo,
+)
+
+ROUND = json.loads(
+    (Path(__file__).resolve().parents[1] / "examples" / "round.json").read_text(encoding="utf-8")
+)
+VOIDS = ROUND["void_suits"]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
+    if request.param == "sqlite":
+        return open_store(f"sqlite:///{tmp_path / 'store.db'}")
+    opened = open_store(request.getfixturevalue("postgres_url"))
+    with opened.engine.begin() as connection:
+        for table in ("round_revisions", "rounds", "tables"):
+            connection.exec_driver_sql(f"DELETE FROM {table}")
+    return opened
+
+
+def _played(store: Store, events: list[dict[str, Any]]) -> tuple[str, str, int]:
+    """A table with round 1 entered up to ``events``: (id, code, the round's version)."""
+    state, code = create_table(store, ["A", "B", "C", "D"], "chengdu", 1)
+    state = start_round(store, state.id, code, dealer=0, void_suits=VOIDS)
+    version = state.rounds[0].version
+    for event in events:
+        state = add_event(store, state.id, code, 1, version, event)
+        version = state.rounds[0].version
+    return state.id, code, version
+
+
+def test_a_round_entered_event_by_event_settles_as_smj_settle_does(store: Store) -> None:
+    table_id, code, _ = _played(store, ROUND["events"])
+    state = table_state(store, table_id)
+    expected = settle_round(parse_round(ROUND), get_preset("chengdu"), 1)
+    assert state.rounds[0].finished and state.totals == list(expected.totals)
+    assert [p.to_json() for p in state.rounds[0].ledger.payments] == [p.to_json() for p in expected.payments]
+    assert round_json(state, 1)["events"] == ROUND["events"]  # what smj settle --table reads back
+    rows = export_csv(state).splitlines()
+    assert rows[0] == "round,event,payer,payee,amount,reason" and rows[-1] == ",," + ",".join(
+        map(str, state.totals)
+    )
+    assert join(store, code.lower()).id == table_id  # the code read aloud, in any case
+
+
+def test_an_event_the_rules_refuse_is_refused_with_its_code_and_nothing_changes(store: Store) -> None:
+    table_id, code, version = _played(store, ROUND["events"][:2])
+    won = {"type": "win", "player": "A", "self_drawn": True, "fan": 1}
+    state = add_event(store, table_id, code, 1, version, won)
+    version = state.rounds[0].version
+    again = {"type": "kong", "player": "A", "kind": "concealed", "tile": "1m"}
+    with pytest.raises(TableError) as refused:
+        add_event(store, table_id, code, 1, version, again)  # A has won: acts no more
+    assert refused.value.code == "already_won" and refused.value.event == 3
+    fifth = {"type": "kong", "player": "B", "kind": "concealed", "tile": "5p"}
+    with pytest.raises(TableError) as copies:
+        add_event(store, table_id, code, 1, version, fifth)  # B's direct kong of 5p holds four already
+    assert copies.value.code in ("too_many_copies", "bad_kong")
+    assert table_state(store, table_id).rounds[0].version == version  # nothing written
+
+
+def test_undo_and_a_correction_of_a_past_round_move_the_totals_and_keep_the_history(store: Store) -> None:
+    table_id, code, version = _played(store, ROUND["events"])
+    before = table_state(store, table_id).totals
+    state = start_round(store, table_id, code, dealer=1)
+    second = state.rounds[1].version
+    state = add_event(
+        store, table_id, code, 2, second, {"type": "win", "player": "B", "discarder": "C", "fan": 2}
+    )
+    state = undo(store, table_id, code, 2, state.rounds[1].version)
+    assert state.rounds[1].events == [] and state.totals == before
+    # round 1's self-drawn win was entered with its hand: the table says it scored 1 fan
+    scored = {"type": "win", "player": "A", "self_drawn": True, "fan": 1}
+    state = correct_event(store, table_id, code, 1, version, 2, scored)
+    assert state.totals != before and sum(state.totals) == 0
+    fixed = {**ROUND, "events": [*ROUND["events"][:2], scored, *ROUND["events"][3:]]}
+    assert state.rounds[0].ledger.totals == settle_round(parse_round(fixed), get_preset("chengdu"), 1).totals
+    revisions = history(store, table_id, 1)
+    assert [r["action"] for r in revisions][-1] == "event 2 corrected"
+    assert revisions[-2]["events"] == ROUND["events"]  # the round as it was
+
+
+def test_writing_needs_the_code_and_a_round_in_play_blocks_the_next(store: Store) -> None:
+    table_id, code, version = _played(store, ROUND["events"][:1])
+    with pytest.raises(TableError) as wrong:
+        add_event(store, table_id, "NOPE42", 1, version, ROUND["events"][1])
+    assert wrong.value.code == "wrong_code"
+    with pytest.raises(TableError) as unknown:
+        join(store, "ZZZZZZ")
+    assert unknown.value.code == "wrong_code"
+    with pytest.raises(TableError) as in_play:
+        start_round(store, table_id, code)
+    assert in_play.value.code == "round_in_play"
+    with pytest.raises(TableError) as bad:
+        create_table(store, ["A", "A", "B", "C"], "chengdu")
+    assert bad.value.code == "bad_table"
+    with pytest.raises(TableError, match="preset"):
+        create_table(store, ["A", "B", "C", "D"], "nowhere")
+
+
+def test_a_write_on_a_stale_version_is_refused_with_the_round_as_it_is(store: Store) -> None:
+    table_id, code, version = _played(store, ROUND["events"][:1])
+    add_event(store, table_id, code, 1, version, ROUND["events"][1])
+    with pytest.raises(StaleWrite) as stale:
+        add_event(store, table_id, code, 1, version, ROUND["events"][2])  # made on the version before
+    assert stale.value.code == "stale_write"
+    assert stale.value.current.rounds[0].events == ROUND["events"][:2]
+
+
+def test_two_writers_on_one_version_lose_nothing(store: Store) -> None:
+    """Eight phones enter a kong each on the same version at once: one is written, the others are told."""
+    table_id, code, version = _played(store, [])
+    barrier = threading.Barrier(8)
+    outcomes: list[str] = []
+    kongs = [
+        {"type": "kong", "player": "ABCD"[i % 4], "kind": "concealed", "tile": f"{i + 1}m"} for i in range(8)
+    ]
+
+    def write(event: dict[str, Any]) -> None:
+        barrier.wait()
+        try:
+            add_event(store, table_id, code, 1, version, event)
+            outcomes.append("written")
+        except StaleWrite:
+            outcomes.append("stale")
+
+    threads = [threading.Thread(target=write, args=(kong,)) for kong in kongs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(outcomes) == ["stale"] * 7 + ["written"]
+    state = table_state(store, table_id)
+    assert len(state.rounds[0].events) == 1 and state.rounds[0].version == version + 1
+    assert len(history(store, table_id, 1)) == 2  # started, one kong: no write lost or doubled
