@@ -132,14 +132,16 @@ def test_a_store_that_cannot_be_opened_says_which(tmp_path: Path) -> None:
 
 
 def test_a_database_another_version_made_is_upgraded_not_recreated(tmp_path: Path) -> None:
-    """A database holding sets at an older revision (here: the tables of revision 0001 without Alembic's
-    marker, as a copy restored by hand) keeps its rows through the upgrade."""
+    """A database of revision 0001 (sets, no tables at the table yet) holding a set keeps it through the
+    upgrade to the newest revision, which adds the tables."""
     url = f"sqlite:///{tmp_path / 'old.db'}"
     store = open_store(url)
     save_set(store, "kept", [_example("m1", 0)], "x", "model-a")
     store.close()
     engine = create_engine(url)
-    with engine.begin() as connection:
+    with engine.begin() as connection:  # back to what revision 0001 made
+        for table in ("round_revisions", "rounds", "tables"):
+            connection.exec_driver_sql(f"DROP TABLE {table}")
         connection.exec_driver_sql("UPDATE alembic_version SET version_num = '0001'")
     engine.dispose()
     from store import database
@@ -148,3 +150,4 @@ def test_a_database_another_version_made_is_upgraded_not_recreated(tmp_path: Pat
     again = open_store(url)
     assert [e.face for e in examples_of(again, "kept")] == ["m1"]
     assert schema_revision(again) == head_revision()
+    assert {"tables", "rounds", "round_revisions"} <= set(inspect(again.engine).get_table_names())
