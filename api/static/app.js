@@ -54,6 +54,7 @@
       const error = new Error(problem.message);
       error.code = problem.code;
       error.status = response.status;
+      error.details = problem.details || null;
       throw error;
     }
     return body;
@@ -754,6 +755,16 @@
         remembered = "";
       }
       await loadSets(remembered);
+      // what the table (table.js) reads of this page
+      window.smjPage = {
+        call,
+        element,
+        context,
+        preset,
+        conditions: () => state.conditions,
+        hand: () => (state.grouping && state.grouping.hand) || null,
+      };
+      window.dispatchEvent(new Event("smj-ready"));
       document.body.dataset.ready = "true";
     } catch (error) {
       setStatus(`出错 ${error.message}`, true);

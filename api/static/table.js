@@ -1,0 +1,375 @@
+// The table: a night of 血战到底 kept round by round (/api/v1/tables). Every phone at the table joins with the
+// table's code and writes the same rounds; each write names the round's version it was made on, and a write on
+// an older one comes back 409 with the table as it is now, shown at once. Plain script, no build step.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const page = () => window.smjPage; // app.js: call, element, context, hand, conditions, preset
+  const KINDS = { direct: "直杠 direct (刮风)", added: "面下杠 added (刮风)", concealed: "暗杠 concealed (下雨)" };
+  const FLAGS = ["gang_shang_pao", "gang_shang_hua", "qiang_gang", "hai_di", "tian_hu", "di_hu"];
+  const table = { id: null, code: null, data: null, form: null, poll: null };
+
+  const el = (tag, className, text) => page().element(tag, className, text);
+  const current = () => (table.data && table.data.rounds.length ? table.data.rounds[table.data.rounds.length - 1] : null);
+  const inPlay = () => current() && !current().finished;
+  const headers = () => ({ "Content-Type": "application/json", "X-Table-Code": table.code || "" });
+
+  function status(text, isError = false) {
+    $("table-status").textContent = text;
+    $("table-status").classList.toggle("error", isError);
+  }
+
+  function remember() {
+    try {
+      if (table.id) localStorage.setItem("smj-table", JSON.stringify({ id: table.id, code: table.code }));
+      else localStorage.removeItem("smj-table");
+    } catch (error) {
+      // private browsing: the table lasts this page only
+    }
+  }
+
+  async function write(path, method, body) {
+    try {
+      table.data = await page().call(`/tables/${table.id}${path}`, { method, headers: headers(), body: JSON.stringify(body || {}) });
+      status("");
+      closeForm();
+      render();
+      return true;
+    } catch (error) {
+      if (error.code === "stale_write" && error.details && error.details[0]) {
+        table.data = error.details[0].table;
+        render();
+        status("有人先记了 Another phone wrote this round first: here it is now. Enter yours again if it still applies.", true);
+      } else {
+        const where = error.details && error.details[0] && error.details[0].event !== undefined ? ` (event ${error.details[0].event + 1})` : "";
+        status(`出错 ${error.message}${where} [${error.code}]`, true);
+        if (error.status === 409) await reload(); // another phone moved the table on: show it as it is
+      }
+      return false;
+    }
+  }
+
+  async function create() {
+    const players = [...document.querySelectorAll('#table-new input[name="seat"]')].map((input) => input.value.trim());
+    const base = Number($("table-base").value) || 1;
+    try {
+      const made = await page().call("/tables", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ players, preset: page().preset(), base }),
+      });
+      table.id = made.id;
+      table.code = made.code;
+      table.data = made;
+      remember();
+      render();
+      status(`桌号 Table code ${made.code}: the other phones join with it.`);
+    } catch (error) {
+      status(`出错 ${error.message}`, true);
+    }
+  }
+
+  async function join() {
+    const code = $("table-code").value.trim().toUpperCase();
+    if (!code) return;
+    try {
+      table.data = await page().call("/tables/join", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ code }),
+      });
+      table.id = table.data.id;
+      table.code = code;
+      remember();
+      render();
+      status("");
+    } catch (error) {
+      status(`出错 ${error.message}`, true);
+    }
+  }
+
+  async function refresh() {
+    if (!table.id || document.hidden || table.form) return; // never under a form being filled in
+    await reload();
+  }
+
+  async function reload() {
+    try {
+      const fresh = await page().call(`/tables/${table.id}`);
+      if (JSON.stringify(fresh) !== JSON.stringify(table.data)) {
+        table.data = fresh;
+        render();
+      }
+    } catch (error) {
+      if (error.status === 404) leave();
+    }
+  }
+
+  function leave() {
+    table.id = table.code = table.data = null;
+    remember();
+    closeForm();
+    render();
+  }
+
+  // ---- what the round holds
+
+  const name = (seat) => table.data.players[seat];
+  const seatOf = (player) => (typeof player === "number" ? player : table.data.players.indexOf(player));
+
+  function winnersSoFar() {
+    const won = new Set();
+    for (const event of (current() && current().events) || []) {
+      if (event.type !== "win") continue;
+      for (const winner of event.winners || [event]) won.add(seatOf(winner.player));
+    }
+    return won;
+  }
+
+  function describe(event) {
+    if (event.type === "kong") {
+      const from = event.kind === "direct" && event.discarder !== undefined ? `, ${name(seatOf(event.discarder))} 放杠 discarded it` : "";
+      return `${name(seatOf(event.player))} ${KINDS[event.kind] || event.kind} ${event.tile}${from}`;
+    }
+    if (event.type === "win") {
+      const winners = (event.winners || [event]).map((w) => `${name(seatOf(w.player))}${w.fan !== undefined ? ` ${w.fan} 番` : ""}`);
+      const how = event.self_drawn ? "自摸 self-drawn" : `点炮 on ${name(seatOf(event.discarder))}'s discard`;
+      const flags = FLAGS.filter((flag) => event[flag]).join(" ");
+      return `胡 ${winners.join(" + ")} ${how} ${flags}`.trim();
+    }
+    if (event.type === "end") return event.reason === "wall_exhausted" ? "流局 the wall ran out" : "三家胡 three have won";
+    return event.type;
+  }
+
+  // ---- drawing
+
+  function render() {
+    const playing = Boolean(table.data);
+    $("table-setup").hidden = playing;
+    $("table-play").hidden = !playing;
+    if (!playing) return;
+    const data = table.data;
+    $("table-info").textContent = `桌号 code ${table.code || "?"} · ${data.preset} · 底 base ${data.base}`;
+    const seats = $("table-seats");
+    seats.replaceChildren();
+    data.players.forEach((player, seat) => {
+      const box = el("div");
+      const total = data.totals[seat];
+      const amount = el("strong", total > 0 ? "plus" : total < 0 ? "minus" : "", `${total > 0 ? "+" : ""}${total}`);
+      amount.dataset.testid = `total-${seat}`;
+      box.append(el("span", "", player), amount);
+      seats.append(box);
+    });
+    const round = current();
+    $("table-round").textContent = round
+      ? `第 ${round.number} 局 Round ${round.number}: ${round.finished ? "结束 over" : "进行中 in play"} · ${round.events.length} events`
+      : "还没开局 No round yet.";
+    $("round-new").hidden = Boolean(inPlay());
+    for (const id of ["event-kong", "event-win", "event-end", "event-undo"]) $(id).hidden = !inPlay();
+    if (round && round.finished && round.events.length) $("event-undo").hidden = false; // take back the end
+    renderRounds();
+  }
+
+  function renderRounds() {
+    const list = $("table-rounds");
+    list.replaceChildren();
+    for (const round of [...table.data.rounds].reverse()) {
+      const details = el("details");
+      details.open = round === current();
+      const totals = round.ledger.totals.map((t, seat) => `${name(seat)} ${t > 0 ? "+" : ""}${t}`).join(" · ");
+      details.append(el("summary", "", `第 ${round.number} 局 Round ${round.number}: ${totals}`));
+      const events = el("ol");
+      round.events.forEach((event, index) => {
+        const item = el("li", "", describe(event));
+        for (const payment of round.ledger.payments.filter((p) => p.event === index)) {
+          item.append(el("div", "payment", `${name(payment.payer)} → ${name(payment.payee)} ${payment.amount} · ${payment.reason}`));
+        }
+        events.append(item);
+      });
+      details.append(events);
+      for (const note of round.ledger.notes) details.append(el("p", "note", note));
+      list.append(details);
+    }
+  }
+
+  // ---- entering events
+
+  function closeForm() {
+    table.form = null;
+    $("table-form").hidden = true;
+    $("table-form").replaceChildren();
+  }
+
+  function seatSelect(label, names, allowNone) {
+    const wrap = el("label", "", label);
+    const select = el("select");
+    if (allowNone) select.append(Object.assign(el("option", "", "—"), { value: "" }));
+    names.forEach((player, seat) => select.append(Object.assign(el("option", "", player), { value: String(seat) })));
+    wrap.append(select);
+    return [wrap, select];
+  }
+
+  function openForm(kind, build) {
+    table.form = kind;
+    const form = $("table-form");
+    form.replaceChildren();
+    form.hidden = false;
+    const submit = build(form);
+    const actions = el("div", "table-actions");
+    const ok = Object.assign(el("button", "button primary", "记入 Record"), { type: "submit" });
+    const cancel = Object.assign(el("button", "button", "取消 Cancel"), { type: "button" });
+    cancel.addEventListener("click", closeForm);
+    actions.append(ok, cancel);
+    form.append(actions);
+    form.onsubmit = (event) => {
+      event.preventDefault();
+      const body = submit();
+      if (body) write(`/rounds/${current().number}/events`, "POST", { version: current().version, event: body });
+    };
+  }
+
+  function kongForm() {
+    openForm("kong", (form) => {
+      const [who, player] = seatSelect("谁 Who", table.data.players);
+      const kindLabel = el("label", "", "杠 Kind");
+      const kind = el("select");
+      for (const [key, text] of Object.entries(KINDS)) kind.append(Object.assign(el("option", "", text), { value: key }));
+      kindLabel.append(kind);
+      const tileLabel = el("label", "", "牌 Tile");
+      const tile = Object.assign(el("input"), { placeholder: "5p", maxLength: 8, size: 4 });
+      tileLabel.append(tile);
+      const [fromLabel, from] = seatSelect("放杠 Discarded by", table.data.players);
+      kind.addEventListener("change", () => (fromLabel.hidden = kind.value !== "direct"));
+      form.append(el("legend", "", "刮风下雨 A kong"), who, kindLabel, tileLabel, fromLabel);
+      return () => {
+        const event = { type: "kong", player: Number(player.value), kind: kind.value, tile: tile.value.trim() };
+        if (kind.value === "direct") event.discarder = Number(from.value);
+        return event;
+      };
+    });
+  }
+
+  function winForm() {
+    const won = winnersSoFar();
+    openForm("win", (form) => {
+      form.append(el("legend", "", "胡 A win (一炮多响: tick every winner)"));
+      const photoHand = page().hand();
+      const rows = [];
+      table.data.players.forEach((player, seat) => {
+        if (won.has(seat)) return;
+        const row = el("fieldset", "winner");
+        const pick = Object.assign(el("input"), { type: "checkbox", value: String(seat) });
+        const pickLabel = el("label");
+        pickLabel.append(pick, el("span", "", player));
+        const source = el("select");
+        if (photoHand) source.append(Object.assign(el("option", "", `照片 the photo's hand ${photoHand.concealed}`), { value: "photo" }));
+        source.append(Object.assign(el("option", "", "番数 fan"), { value: "fan" }));
+        source.append(Object.assign(el("option", "", "打字 typed hand"), { value: "typed" }));
+        const value = Object.assign(el("input"), { maxLength: 40, size: 14, placeholder: "2 / 123345m66999p" });
+        value.setAttribute("aria-label", `${player}'s fan or hand`);
+        row.append(pickLabel, source, value);
+        rows.push({ seat, pick, source, value });
+        form.append(row);
+      });
+      const [fromLabel, from] = seatSelect("点炮 On the discard of (— self-drawn 自摸)", table.data.players, true);
+      form.append(fromLabel);
+      const flags = el("fieldset");
+      const boxes = {};
+      for (const key of FLAGS) {
+        const condition = page().conditions().find((c) => c.key === key);
+        const label = el("label");
+        boxes[key] = Object.assign(el("input"), { type: "checkbox" });
+        label.append(boxes[key], el("span", "", condition ? `${condition.name_zh} ${condition.name_en}` : key));
+        flags.append(label);
+      }
+      form.append(flags);
+      return () => {
+        const chosen = rows.filter((row) => row.pick.checked);
+        if (!chosen.length) {
+          status("勾选赢家 Tick who won.", true);
+          return null;
+        }
+        const winners = chosen.map((row) => {
+          const entry = { player: row.seat };
+          if (row.source.value === "photo") entry.hand = { concealed: photoHand.concealed, melds: photoHand.melds, win_tile: photoHand.win_tile };
+          else if (row.source.value === "typed") entry.hand = row.value.value.trim();
+          else entry.fan = Number(row.value.value) || 0;
+          return entry;
+        });
+        const event = { type: "win" };
+        if (from.value === "") event.self_drawn = true;
+        else event.discarder = Number(from.value);
+        for (const key of FLAGS) if (boxes[key].checked) event[key] = true;
+        if (winners.length === 1) Object.assign(event, winners[0]);
+        else event.winners = winners;
+        return event;
+      };
+    });
+  }
+
+  function endForm() {
+    const won = winnersSoFar();
+    openForm("end", (form) => {
+      form.append(el("legend", "", "流局 The wall ran out: each player still in"));
+      const rows = [];
+      table.data.players.forEach((player, seat) => {
+        if (won.has(seat)) return;
+        const row = el("fieldset", "still-in");
+        const state = el("select");
+        for (const [key, text] of [["ready", "听牌 ready (fan)"], ["not_ready", "没叫 not ready"], ["hua_zhu", "花猪 three suits"], ["hand", "打字 typed tiles"]]) {
+          state.append(Object.assign(el("option", "", text), { value: key }));
+        }
+        state.setAttribute("aria-label", `${player} at the wall's end`);
+        const value = Object.assign(el("input"), { maxLength: 40, size: 14, placeholder: "1 / 1123m456p..." });
+        value.setAttribute("aria-label", `${player}'s fan or tiles`);
+        row.append(el("span", "", `${player} `), state, value);
+        rows.push({ seat, state, value });
+        form.append(row);
+      });
+      return () => {
+        const hands = {};
+        for (const row of rows) {
+          if (row.state.value === "ready") hands[row.seat] = { ready: true, fan: Number(row.value.value) || 0 };
+          else if (row.state.value === "not_ready") hands[row.seat] = { ready: false };
+          else if (row.state.value === "hua_zhu") hands[row.seat] = { hua_zhu: true };
+          else hands[row.seat] = { concealed: row.value.value.trim() };
+        }
+        return { type: "end", reason: "wall_exhausted", hands };
+      };
+    });
+  }
+
+  function endThreeWon() {
+    return write(`/rounds/${current().number}/events`, "POST", { version: current().version, event: { type: "end", reason: "three_won" } });
+  }
+
+  function start() {
+    if (!window.smjPage) return;
+    $("table-create").addEventListener("click", create);
+    $("table-join").addEventListener("click", join);
+    $("table-leave").addEventListener("click", leave);
+    $("round-new").addEventListener("click", () => write("/rounds", "POST", {}));
+    $("event-kong").addEventListener("click", kongForm);
+    $("event-win").addEventListener("click", winForm);
+    $("event-end").addEventListener("click", () => (winnersSoFar().size >= 3 ? endThreeWon() : endForm()));
+    $("event-undo").addEventListener("click", () => write(`/rounds/${current().number}/undo`, "POST", { version: current().version }));
+    try {
+      const saved = JSON.parse(localStorage.getItem("smj-table") || "null");
+      if (saved && saved.id) {
+        table.id = saved.id;
+        table.code = saved.code;
+        page().call(`/tables/${saved.id}`).then((data) => {
+          table.data = data;
+          render();
+        }, leave);
+      }
+    } catch (error) {
+      // no stored table
+    }
+    table.poll = setInterval(refresh, 4000);
+    render();
+  }
+
+  window.addEventListener("smj-ready", start);
+})();

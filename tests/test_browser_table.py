@@ -1,0 +1,173 @@
+"""A night at the table played on the page in headless Chromium at 412x915 (the real app, a fake detector
+whose photo reads as 123345m66999p with an exposed kong of 2p, won on 6p): a table opened; round 1 with two
+kongs, a win by photo and two winners on one discard (one of them typed); round 2 with a win typed as fan and
+the wall's end with one player not ready and one 花猪; the night's totals equal ``smj settle`` on the same two
+rounds; a second phone joins with the code, and the first phone, writing on the table as it read it before,
+is shown the round as it is. Screenshots of each step go to ``tmp_path`` (``table_*.png``)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from playwright.sync_api import Page, expect, sync_playwright
+
+from api.app import create_app
+from api.fakes import FakeDetector, fake_photo
+from api.settings import Settings
+from scoring.presets import get_preset
+from scoring.settlement import parse_round, settle_round
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("browser_table")
+    settings = Settings(dataset_dir=folder / "dataset", database_url=f"sqlite:///{folder / 'store.db'}")
+    app = create_app(settings, load_detector=lambda _: FakeDetector())
+    port = _free_port()
+    instance = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=instance.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not instance.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    instance.should_exit = True
+    thread.join(timeout=10)
+
+
+def _phone(playwright: Any, folder: Path, base: str) -> Page:
+    context = playwright.chromium.launch_persistent_context(
+        str(folder),
+        executable_path=CHROMIUM,
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport={"width": 412, "height": 915},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
+    context.set_default_timeout(15_000)
+    page = context.pages[0] if context.pages else context.new_page()
+    page.goto(base + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    return page
+
+
+def _record(page: Page, shots: Path, name: str) -> None:
+    page.locator("#table-form button[type=submit]").click()
+    expect(page.locator("#table-form")).to_be_hidden()
+    page.screenshot(path=str(shots / f"table_{name}.png"), full_page=True)
+
+
+def _kong(page: Page, who: int, kind: str, tile: str, discarder: int | None = None) -> None:
+    page.locator("#event-kong").click()
+    form = page.locator("#table-form")
+    form.locator("select").nth(0).select_option(str(who))
+    form.locator("select").nth(1).select_option(kind)
+    form.locator("input").first.fill(tile)
+    if discarder is not None:
+        form.locator("select").nth(2).select_option(str(discarder))
+
+
+def _win(page: Page, winners: dict[int, tuple[str, str]], discarder: int | None) -> None:
+    """``winners``: seat -> (photo | fan | typed, the fan or the tiles)."""
+    page.locator("#event-win").click()
+    form = page.locator("#table-form")
+    for row in form.locator("fieldset.winner").all():
+        box = row.locator("input[type=checkbox]")
+        seat = int(box.get_attribute("value") or -1)
+        if seat in winners:
+            source, value = winners[seat]
+            box.check()
+            row.locator("select").select_option(source)
+            row.locator("input:not([type])").fill(value)
+    form.locator("label", has_text="点炮").locator("select").select_option(
+        "" if discarder is None else str(discarder)
+    )
+
+
+def test_a_night_at_the_table_on_the_page(server: str, tmp_path: Path) -> None:
+    with sync_playwright() as playwright:
+        page = _phone(playwright, tmp_path / "phone1", server)
+        page.locator("#table-new summary").click()
+        for seat, name in enumerate(["Ann", "Bo", "Cai", "Dee"]):
+            page.locator('#table-new input[name="seat"]').nth(seat).fill(name)
+        page.fill("#table-base", "2")
+        page.locator("#table-create").click()
+        expect(page.locator("#table-play")).to_be_visible()
+        code = page.locator("#table-info").inner_text().split("code ")[1].split(" ")[0]
+        page.locator("#round-new").click()
+        expect(page.locator("#event-kong")).to_be_visible()
+        page.screenshot(path=str(tmp_path / "table_opened.png"), full_page=True)
+
+        # round 1: Ann's direct kong of Dee's 2p, Dee's concealed kong of 7s
+        _kong(page, 0, "direct", "2p", discarder=3)
+        _record(page, tmp_path, "kong_direct")
+        expect(page.get_by_test_id("total-0")).to_have_text("+4")  # 刮风: Dee pays Ann 2 x base 2
+        _kong(page, 3, "concealed", "7s")
+        _record(page, tmp_path, "kong_concealed")
+        expect(page.get_by_test_id("total-3")).to_have_text("+8")  # 下雨: each pays Dee 2 x 2, less Ann's 4
+        # Ann wins by photo on Cai's discard: the photo read first
+        (tmp_path / "hand.jpg").write_bytes(fake_photo())
+        page.set_input_files("#file", str(tmp_path / "hand.jpg"))
+        expect(page.locator("#hand-text")).to_contain_text("123345m66999p")
+        _win(page, {0: ("photo", "")}, discarder=2)
+        _record(page, tmp_path, "win_photo")
+        # Bo (typed hand) and Cai (2 fan) both win on Dee's discard
+        _win(page, {1: ("typed", "123456789m55777p"), 2: ("fan", "2")}, discarder=3)
+        _record(page, tmp_path, "two_winners")
+        page.locator("#event-end").click()  # three have won: the round ends
+        expect(page.locator("#round-new")).to_be_visible()
+
+        # round 2: Ann wins on Bo's discard (1 fan, typed as fan); the wall runs out: Bo not ready,
+        # Cai a 花猪, Dee ready at 1 fan
+        page.locator("#round-new").click()
+        _win(page, {0: ("fan", "1")}, discarder=1)
+        _record(page, tmp_path, "round2_win")
+        page.locator("#event-end").click()
+        form = page.locator("#table-form")
+        states = form.locator("select")
+        states.nth(0).select_option("not_ready")
+        states.nth(1).select_option("hua_zhu")
+        states.nth(2).select_option("ready")
+        form.locator("input").nth(2).fill("1")
+        _record(page, tmp_path, "wall_end")
+        expect(page.locator("#round-new")).to_be_visible()
+
+        shown = [int(page.get_by_test_id(f"total-{seat}").inner_text()) for seat in range(4)]
+        night = page.evaluate(
+            "fetch('/api/v1/tables/' + JSON.parse(localStorage.getItem('smj-table')).id)"
+            ".then((r) => r.json())"
+        )
+        rules = get_preset(night["preset"])
+        settled = [0, 0, 0, 0]
+        for played in night["rounds"]:
+            round_json = {"players": night["players"], "events": played["events"]}
+            for seat, amount in enumerate(settle_round(parse_round(round_json), rules, night["base"]).totals):
+                settled[seat] += amount
+        assert shown == settled == night["totals"] and sum(shown) == 0
+        assert [len(r["events"]) for r in night["rounds"]] == [5, 2]
+        assert json.dumps(night["rounds"][0]["events"][3]).count('"player"') == 2  # two winners, one event
+
+        # a second phone joins with the code; it writes on the round as it was: told, and shown the round now
+        other = _phone(playwright, tmp_path / "phone2", server)
+        other.fill("#table-code", code)
+        other.locator("#table-join").click()
+        expect(other.get_by_test_id("total-0")).to_have_text(page.get_by_test_id("total-0").inner_text())
+        other.locator("#round-new").click()
+        expect(other.locator("#event-undo")).to_be_visible()
+        page.locator("#round-new").click()  # the first phone, on the table it read before
+        expect(page.locator("#table-round")).to_contain_text("Round 3")
+        page.screenshot(path=str(tmp_path / "table_second_phone.png"), full_page=True)
