@@ -16,9 +16,11 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from fastapi import FastAPI
 
 from api.app import create_app
 from api.fakes import FakeDetector, fake_photo
@@ -57,25 +59,34 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@contextmanager
+def running(app: FastAPI, start_s: float = 60) -> Iterator[str]:
+    """The app served by uvicorn on a free loopback port for the block: its base URL."""
+    port = _free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    instance = uvicorn.Server(config)
+    thread = threading.Thread(target=instance.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + start_s
+    while not instance.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        instance.should_exit = True
+        thread.join(timeout=10)
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     """(base URL, dataset folder) of a server running the app with the misreading fake detector."""
     dataset = tmp_path_factory.mktemp("dataset")
     detector = FakeDetector(MISREAD, alternatives=RUNNER_UP)
     app = create_app(Settings(dataset_dir=dataset), load_detector=lambda _: detector)
-    port = _free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    instance = uvicorn.Server(config)
-    thread = threading.Thread(target=instance.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not instance.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", dataset
-    instance.should_exit = True
-    thread.join(timeout=10)
+    with running(app) as base:
+        yield base, dataset
 
 
 @pytest.fixture

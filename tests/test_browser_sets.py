@@ -6,19 +6,16 @@ of that set reads its 4 筒 right, and the choice is kept when the page is opene
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
 from playwright.sync_api import expect, sync_playwright
 
 from api.app import create_app
 from api.settings import Settings
 from tests.set_builders import layout_and_hand
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, running
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -27,19 +24,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("browser_sets")
     settings = Settings(dataset_dir=folder / "dataset", database_url=f"sqlite:///{folder / 'store.db'}")
-    app = create_app(settings)
-    port = _free_port()
-    instance = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=instance.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not instance.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    instance.should_exit = True
-    thread.join(timeout=10)
+    with running(create_app(settings)) as base:
+        yield base
 
 
 def test_a_set_is_taught_on_the_page_and_reads_the_next_photo(server: str, tmp_path: Path) -> None:

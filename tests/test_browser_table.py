@@ -8,14 +8,11 @@ is shown the round as it is. Screenshots of each step go to ``tmp_path`` (``tabl
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from playwright.sync_api import Page, expect, sync_playwright
 
 from api.app import create_app
@@ -23,7 +20,7 @@ from api.fakes import FakeDetector, fake_photo
 from api.settings import Settings
 from scoring.presets import get_preset
 from scoring.settlement import parse_round, settle_round
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, _free_port
+from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, running
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -32,19 +29,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("browser_table")
     settings = Settings(dataset_dir=folder / "dataset", database_url=f"sqlite:///{folder / 'store.db'}")
-    app = create_app(settings, load_detector=lambda _: FakeDetector())
-    port = _free_port()
-    instance = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=instance.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not instance.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    instance.should_exit = True
-    thread.join(timeout=10)
+    with running(create_app(settings, load_detector=lambda _: FakeDetector())) as base:
+        yield base
 
 
 def _phone(playwright: Any, folder: Path, base: str) -> Page:

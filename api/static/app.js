@@ -109,6 +109,8 @@
     event.target.value = "";
     if (!file) return;
     state.file = file;
+    // a new photo is a new hand: the last one's win conditions (自摸, 杠上花, ...) are not its
+    for (const { key } of state.conditions) flagBox(key).checked = false;
     const image = $("photo");
     if (image.src) URL.revokeObjectURL(image.src);
     image.src = URL.createObjectURL(file);
@@ -137,8 +139,13 @@
       state.grouping = groupingOf(result);
       state.score = result.score ? { ok: true, value: result.score, waits: result.waits } : null;
       $("tools").hidden = false;
-      setStatus(`找到 ${state.detections.length} 张牌 Found ${state.detections.length} tiles. Tap a tile to correct it.`);
+      setStatus(
+        state.detections.length
+          ? `找到 ${state.detections.length} 张牌 Found ${state.detections.length} tiles. Tap a tile to correct it.`
+          : "没有找到牌 No tile found: add the tiles by tapping where they are, or take a closer photo.",
+      );
       render();
+      $("result").scrollIntoView({ behavior: "smooth", block: "start" });
       if (scoring !== state.scored) rescore(); // the win conditions or rules changed meanwhile
     } catch (error) {
       if (sequence !== state.grouped) return;
@@ -308,8 +315,9 @@
 
   function groupLabel(group) {
     if (group.role === "meld") {
-      const tile = state.detections[group.indices[0]];
-      return `${MELD_NAMES[group.kind] || group.kind} ${tile ? shortName(tile.tile) : ""}`;
+      // a concealed kong shows backs on its ends: it is named by a tile that shows its face
+      const faces = group.indices.map((i) => state.detections[i]).filter((d) => d && d.tile !== "back");
+      return `${MELD_NAMES[group.kind] || group.kind} ${faces.length ? shortName(faces[0].tile) : ""}`;
     }
     if (group.role === "ignored") return "不计 ignored";
     const win = state.grouping.win_index;
