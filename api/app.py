@@ -22,7 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from api import memory
 from api.errors import MULTIPART_ALLOWANCE, BodySizeLimit, RequestTimeLimit, install_error_handlers
 from api.routes import examples, hands, health, page, photos, sets, settle, tables
-from api.routes.page import STATIC_DIR
+from api.routes.page import STATIC_DIR, SWAGGER_DIR, SWAGGER_URL
 from api.service import TileDetector
 from api.settings import Settings, get_settings
 from api.work import Workers
@@ -90,7 +90,7 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
             "loaded); see the codes in api/errors.py."
         ),
         lifespan=lifespan,
-        docs_url=None,  # Swagger UI and ReDoc load their scripts from a CDN: nothing here leaves the machine
+        docs_url=None,  # FastAPI's Swagger UI loads its scripts from a CDN: page.py's /docs serves them here
         redoc_url=None,
     )
     app.state.detector = None
@@ -101,6 +101,7 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
     install_error_handlers(app)
     for module in (health, photos, hands, settle, examples, sets, tables, page):
         app.include_router(module.router)
+    app.mount(SWAGGER_URL, StaticFiles(directory=SWAGGER_DIR), name="swagger")
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     if settings.allowed_origins:
         app.add_middleware(

@@ -18,7 +18,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "SMJ_* environment variables: SMJ_WEIGHTS, SMJ_CONF, SMJ_MAX_UPLOAD_BYTES, SMJ_MAX_PIXELS, "
         "SMJ_MAX_DECODE_BYTES, SMJ_DECODE_WORKERS, SMJ_MODEL_WORKERS, SMJ_HAND_WORKERS, "
         "SMJ_REQUEST_TIMEOUT_S, SMJ_DATASET_DIR, SMJ_SAVE_EXAMPLES, SMJ_EXAMPLES_TOKEN, SMJ_MAX_EXAMPLES, "
-        "SMJ_MAX_EXAMPLES_BYTES, SMJ_ALLOWED_ORIGINS (api/settings.py).",
+        "SMJ_MAX_EXAMPLES_BYTES, SMJ_DATABASE_URL (the store of sets and tables), SMJ_ALLOWED_ORIGINS "
+        "(api/settings.py).",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")

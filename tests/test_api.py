@@ -669,7 +669,12 @@ def test_openapi_documents_the_versioned_api(client: TestClient) -> None:
         assert f"/api/v1/{path}" in paths
     assert "/healthz" in paths
     assert "413" in paths["/api/v1/recognize"]["post"]["responses"]
-    assert client.get("/docs").status_code == 404  # Swagger UI would load from a CDN
+    docs = client.get("/docs")  # Swagger UI, its files served from here, never from a CDN
+    assert docs.status_code == 200 and docs.headers["x-frame-options"] == "DENY"
+    scripts = re.findall(r'src="([^"]+)"', docs.text) + re.findall(r'href="([^"]+\.css)"', docs.text)
+    assert scripts and all(url.startswith("/static/swagger/") for url in scripts)
+    assert all(client.get(url).status_code == 200 for url in scripts)
+    assert "frame-ancestors 'none'" in client.get("/").headers["content-security-policy"]
 
 
 def test_unknown_paths_and_methods_answer_in_the_error_shape(client: TestClient) -> None:

@@ -5,13 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import APIRouter
-from fastapi.responses import FileResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse
+from swagger_ui_bundle import swagger_ui_path
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+SWAGGER_DIR = Path(swagger_ui_path)  # Swagger UI's own files, from the PyPI package
+SWAGGER_URL = "/static/swagger"
 # Nothing leaves the machine: scripts, styles, images, requests only from this origin (blob: the photo).
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; "
-    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'"
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"  # no other site may frame the page (a click on it would be theirs)
 )
 
 router = APIRouter(tags=["page"])
@@ -20,5 +25,20 @@ router = APIRouter(tags=["page"])
 @router.get("/", include_in_schema=False)
 def page() -> FileResponse:
     return FileResponse(
-        STATIC_DIR / "index.html", headers={"Content-Security-Policy": CONTENT_SECURITY_POLICY}
+        STATIC_DIR / "index.html",
+        headers={"Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Frame-Options": "DENY"},
     )
+
+
+@router.get("/docs", include_in_schema=False)
+def docs() -> HTMLResponse:
+    """The API's interactive documentation (Swagger UI, served from this server: PyPI swagger-ui-bundle)."""
+    page = get_swagger_ui_html(
+        openapi_url="/openapi.json",
+        title="smj API",
+        swagger_js_url=f"{SWAGGER_URL}/swagger-ui-bundle.js",
+        swagger_css_url=f"{SWAGGER_URL}/swagger-ui.css",
+        swagger_favicon_url=f"{SWAGGER_URL}/favicon-32x32.png",
+    )
+    page.headers["X-Frame-Options"] = "DENY"
+    return page
