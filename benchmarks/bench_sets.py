@@ -174,7 +174,8 @@ def _hands(folder: Path, detector: object, tile_set: object, limit: int) -> None
 
 def _latency(folder: Path, detector: object, tile_set: object, count: int, rounds: int = 3) -> None:
     """Photo bytes -> score for ``count`` photos, each timed without and with the set in turn ``rounds``
-    times: the median of the paired differences is what the set adds (what else the machine does cancels)."""
+    times, which goes first alternating: the median of the paired differences is what the set adds (what
+    else the machine does cancels)."""
     from scoring import CHENGDU, WinContext
     from vision.pipeline import score_photo
 
@@ -182,14 +183,15 @@ def _latency(folder: Path, detector: object, tile_set: object, count: int, round
     added, alone = [], []
     for row in rows[:count]:
         data = (folder / row["image"]).read_bytes()
-        for _ in range(rounds):
-            timed = []
-            for chosen in (None, tile_set):
+        for turn in range(rounds):
+            timed = {}
+            order = (None, tile_set) if turn % 2 == 0 else (tile_set, None)  # neither always goes first
+            for chosen in order:
                 start = time.perf_counter()
                 score_photo(data, detector, WinContext(), CHENGDU, tile_set=chosen)  # type: ignore[arg-type]
-                timed.append(time.perf_counter() - start)
-            alone.append(timed[0])
-            added.append(timed[1] - timed[0])
+                timed[chosen is None] = time.perf_counter() - start
+            alone.append(timed[True])
+            added.append(timed[False] - timed[True])
     print(
         f"  latency: {statistics.median(alone) * 1000:.0f} ms a photo alone (median), the set adds "
         f"{statistics.median(added) * 1000:+.1f} ms (median of {len(added)} paired runs)"
