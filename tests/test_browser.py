@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi import FastAPI
@@ -77,6 +78,25 @@ def running(app: FastAPI, start_s: float = 60) -> Iterator[str]:
     finally:
         instance.should_exit = True
         thread.join(timeout=10)
+
+
+def phone(playwright: Any, folder: Path, base: str, timeout_ms: int = 15_000) -> Page:
+    """A phone-sized Chromium (412x915) of its own profile ``folder``, on the page at ``base``, ready."""
+    context = playwright.chromium.launch_persistent_context(
+        str(folder),
+        executable_path=CHROMIUM,
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport={"width": 412, "height": 915},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
+    context.set_default_timeout(timeout_ms)
+    page = context.pages[0] if context.pages else context.new_page()
+    page.goto(base + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    return page
 
 
 @pytest.fixture(scope="module")

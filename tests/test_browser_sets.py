@@ -15,7 +15,7 @@ from playwright.sync_api import expect, sync_playwright
 from api.app import create_app
 from api.settings import Settings
 from tests.set_builders import layout_and_hand
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, running
+from tests.test_browser import phone, running
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -31,20 +31,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def test_a_set_is_taught_on_the_page_and_reads_the_next_photo(server: str, tmp_path: Path) -> None:
     layout, hand, truth = layout_and_hand(tmp_path)
     with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "profile"),
-            executable_path=CHROMIUM,
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 412, "height": 915},
-            device_scale_factor=2,
-            is_mobile=True,
-            has_touch=True,
-        )
-        context.set_default_timeout(60_000)
-        page = context.pages[0] if context.pages else context.new_page()
-        page.goto(server + "/")
-        page.wait_for_selector("body[data-ready=true]")
+        page = phone(playwright, tmp_path / "profile", server, timeout_ms=60_000)
         page.locator("#teach summary").click()
         page.fill("#set-name", "flower")
         page.set_input_files("#set-photo", str(layout))
@@ -74,4 +61,4 @@ def test_a_set_is_taught_on_the_page_and_reads_the_next_photo(server: str, tmp_p
         page.reload()
         page.wait_for_selector("body[data-ready=true]")
         expect(page.locator("#set-choice")).to_have_value("flower")  # kept until another is chosen
-        context.close()
+        page.context.close()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
@@ -20,7 +19,7 @@ from api.fakes import FakeDetector, fake_photo
 from api.settings import Settings
 from scoring.presets import get_preset
 from scoring.settlement import parse_round, settle_round
-from tests.test_browser import CHROMIUM, CHROMIUM_ARGS, running
+from tests.test_browser import phone, running
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
@@ -31,24 +30,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     settings = Settings(dataset_dir=folder / "dataset", database_url=f"sqlite:///{folder / 'store.db'}")
     with running(create_app(settings, load_detector=lambda _: FakeDetector())) as base:
         yield base
-
-
-def _phone(playwright: Any, folder: Path, base: str) -> Page:
-    context = playwright.chromium.launch_persistent_context(
-        str(folder),
-        executable_path=CHROMIUM,
-        headless=True,
-        args=CHROMIUM_ARGS,
-        viewport={"width": 412, "height": 915},
-        device_scale_factor=2,
-        is_mobile=True,
-        has_touch=True,
-    )
-    context.set_default_timeout(15_000)
-    page = context.pages[0] if context.pages else context.new_page()
-    page.goto(base + "/")
-    page.wait_for_selector("body[data-ready=true]")
-    return page
 
 
 def _record(page: Page, shots: Path, name: str) -> None:
@@ -86,7 +67,7 @@ def _win(page: Page, winners: dict[int, tuple[str, str]], discarder: int | None)
 
 def test_a_night_at_the_table_on_the_page(server: str, tmp_path: Path) -> None:
     with sync_playwright() as playwright:
-        page = _phone(playwright, tmp_path / "phone1", server)
+        page = phone(playwright, tmp_path / "phone1", server)
         page.locator("#table-new summary").click()
         for seat, name in enumerate(["Ann", "Bo", "Cai", "Dee"]):
             page.locator('#table-new input[name="seat"]').nth(seat).fill(name)
@@ -148,7 +129,7 @@ def test_a_night_at_the_table_on_the_page(server: str, tmp_path: Path) -> None:
         assert json.dumps(night["rounds"][0]["events"][3]).count('"player"') == 2  # two winners, one event
 
         # a second phone joins with the code; it writes on the round as it was: told, and shown the round now
-        other = _phone(playwright, tmp_path / "phone2", server)
+        other = phone(playwright, tmp_path / "phone2", server)
         other.fill("#table-code", code)
         other.locator("#table-join").click()
         expect(other.get_by_test_id("total-0")).to_have_text(page.get_by_test_id("total-0").inner_text())

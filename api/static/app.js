@@ -145,7 +145,7 @@
           : "没有找到牌 No tile found: add the tiles by tapping where they are, or take a closer photo.",
       );
       render();
-      $("result").scrollIntoView({ behavior: "smooth", block: "start" });
+      $("result").scrollIntoView({ block: "start" }); // at once: the boxes are measured where they land
       if (scoring !== state.scored) rescore(); // the win conditions or rules changed meanwhile
     } catch (error) {
       if (sequence !== state.grouped) return;
