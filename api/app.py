@@ -26,6 +26,7 @@ from api.routes.page import STATIC_DIR, SWAGGER_DIR, SWAGGER_URL
 from api.service import TileDetector
 from api.settings import Settings, get_settings
 from api.work import Workers
+from datasets.corrections import remove_leftovers
 
 log = logging.getLogger("api")
 
@@ -64,6 +65,12 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
         app.state.workers.shutdown()  # the pools made with the app (no thread started yet) ...
         app.state.workers = new_workers(settings)  # ... give way to fresh ones each time it starts
         app.state.weights = settings.weights.name
+        try:  # a save killed midway leaves a temporary file: gone before the first save counts the folder
+            removed = remove_leftovers(settings.dataset_dir)
+            if removed:
+                log.info("removed %d temporary files a stopped save left", removed)
+        except OSError as error:
+            log.warning("could not clean the examples folder: %s", error)
         try:
             app.state.detector = load_detector(settings)
             app.state.model_error = None

@@ -107,6 +107,7 @@ def save_correction(
     (root / "images").mkdir(parents=True, exist_ok=True)
     (root / "labels").mkdir(parents=True, exist_ok=True)
     with _locked(root):
+        _remove_leftovers(root)
         _check_quota(root, quota, len(image_bytes) + len(label_bytes))
         while True:
             example_id = f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(4)}"
@@ -165,7 +166,35 @@ def _check_quota(root: Path, quota: Quota, adding: int) -> None:
 
 def _folder_bytes(folder: Path) -> int:
     with os.scandir(folder) as entries:
-        return sum(entry.stat().st_size for entry in entries if entry.is_file())
+        return sum(entry.stat().st_size for entry in entries if entry.is_file() and not _leftover(entry.name))
+
+
+def _leftover(name: str) -> bool:
+    """A temporary file of ``_write_atomic`` (``.NAME.HEX.tmp``)."""
+    return name.startswith(".") and name.endswith(".tmp")
+
+
+def remove_leftovers(root: Path) -> int:
+    """Remove the temporary files a save killed midway left in ``root`` (none is being written: the folder's
+    lock is taken); how many. The service calls it when it starts."""
+    if not root.is_dir():
+        return 0
+    with _locked(root):
+        return _remove_leftovers(root)
+
+
+def _remove_leftovers(root: Path) -> int:
+    """Under the folder's lock every temporary file is a leftover: a save holds the lock while it writes."""
+    removed = 0
+    for folder in (root, root / "images", root / "labels"):
+        if not folder.is_dir():
+            continue
+        for entry in os.scandir(folder):
+            if entry.is_file() and _leftover(entry.name):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+                    removed += 1
+    return removed
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

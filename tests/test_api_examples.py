@@ -215,3 +215,23 @@ def test_the_default_folder_is_the_users_not_the_source_tree(
     default = Settings().dataset_dir
     assert default == Path.home() / ".local" / "share" / "smj" / "corrections"
     assert not default.is_relative_to(PROJECT_ROOT)
+
+
+def test_a_save_killed_midway_leaves_nothing_counted_and_nothing_after_start(
+    tmp_path: Path, photo: bytes
+) -> None:
+    """Temporary files a killed save left are not counted against the quota, and are removed when the
+    service starts and before a save counts the folder."""
+    folder = tmp_path / "dataset"
+    (folder / "images").mkdir(parents=True)
+    leftover = folder / "images" / ".20260101T000000-dead.jpg.0badf00d.tmp"
+    leftover.write_bytes(b"x" * 5000)
+    with make_client(tmp_path):
+        assert not leftover.exists()  # gone at start-up
+    leftover.write_bytes(b"x" * 5000)
+    pixels = np.zeros((40, 60, 3), np.uint8)
+    boxes = [Box(0, 0.5, 0.5, 0.2, 0.2)]
+    saved = save_correction(
+        folder, pixels, boxes, Hand.from_json(HAND), Quota(10, 5000)
+    )  # the leftover: not counted
+    assert (folder / saved.image).is_file() and not leftover.exists()

@@ -269,3 +269,14 @@ def test_a_blurred_photo_keeps_its_warning_through_corrections(page: Page, tmp_p
     page.set_input_files("#file", str(photo))
     expect(page.locator("#score")).to_contain_text("不是胡牌 Not a win")
     expect(warning).to_have_count(0)
+
+
+def test_a_hand_typed_is_scored_without_a_photo(page: Page, tmp_path: Path) -> None:
+    page.fill("#typed-hand", "123345m66999p kong 2p win 6p")
+    page.locator("#typed button[type=submit]").click()
+    expect(page.locator("#hand-text")).to_contain_text("123345m66999p")
+    expect(page.get_by_test_id("total-fan")).to_have_text("1 番")  # 根: the kong's four 2p
+    page.fill("#typed-hand", "123345m66999p bump 2p")
+    page.locator("#typed button[type=submit]").click()
+    expect(page.locator("#status")).to_contain_text("pong, kong, added, concealed or win")
+    page.screenshot(path=str(tmp_path / "typed.png"), full_page=True)

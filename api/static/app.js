@@ -8,6 +8,22 @@
   const UNSURE = 0.5;
   // warnings about the photo itself, not its tiles: no correction answers them, so they stay on the page
   const PHOTO_WARNINGS = ["blurred_photo"];
+  // each warning's code named in Chinese before its (English) message
+  const WARNINGS_ZH = {
+    duplicate_box: "重复的框",
+    honour_tile: "字牌花牌",
+    not_a_meld: "不成碰杠",
+    stray_tiles: "散牌",
+    win_tile_not_apart: "胡的牌没分开",
+    fifth_copy: "第五张",
+    tile_count: "张数不对",
+    no_tiles: "没有牌",
+    reread_tile: "改读",
+    unsure_tile: "不确定的牌",
+    left_out_tile: "去掉的牌",
+    blurred_photo: "照片模糊",
+    close_faces: "请核对",
+  };
 
   const $ = (id) => document.getElementById(id);
   const state = {
@@ -508,19 +524,59 @@
       for (const index of warning.indices) state.flagged.add(index);
       const item = document.createElement("li");
       item.dataset.code = warning.code;
+      const text = WARNINGS_ZH[warning.code] ? `${WARNINGS_ZH[warning.code]}: ${warning.message}` : warning.message;
       if (warning.indices.length) {
-        const button = element("button", "", warning.message);
+        const button = element("button", "", text);
         button.type = "button";
         button.addEventListener("click", () => openPalette(warning.indices[0]));
         item.append(button);
       } else {
-        item.textContent = warning.message;
+        item.textContent = text;
       }
       list.append(item);
     }
     for (const node of document.querySelectorAll(".tile-box, .chip")) {
       node.classList.toggle("flagged", state.flagged.has(Number(node.dataset.index)));
     }
+  }
+
+  // ---- a hand typed: "123345m66999p kong 2p win 6p"
+
+  const MELD_WORDS = { pong: "pong", "碰": "pong", kong: "kong_exposed", "杠": "kong_exposed", "明杠": "kong_exposed",
+    added: "kong_added", "加杠": "kong_added", concealed: "kong_concealed", "暗杠": "kong_concealed" };
+
+  function parseTyped(text) {
+    const words = text.trim().split(/\s+/).filter(Boolean);
+    if (!words.length) return null;
+    const hand = { concealed: words[0], melds: [] };
+    for (let i = 1; i < words.length; i += 2) {
+      const word = words[i].toLowerCase();
+      const tile = words[i + 1];
+      if (!tile) throw new Error(`"${words[i]}" needs a tile after it`);
+      if (word === "win" || word === "胡") hand.win_tile = tile;
+      else if (MELD_WORDS[word]) hand.melds.push({ type: MELD_WORDS[word], tile });
+      else throw new Error(`"${words[i]}": pong, kong, added, concealed or win`);
+    }
+    return hand;
+  }
+
+  async function scoreTyped(event) {
+    event.preventDefault();
+    let hand;
+    try {
+      hand = parseTyped($("typed-hand").value);
+    } catch (error) {
+      setStatus(`出错 ${error.message}`, true);
+      return;
+    }
+    if (!hand) return;
+    state.grouping = { hand, groups: [], win_index: null, win_apart: false, warnings: [] };
+    state.detections = [];
+    state.photoWarnings = [];
+    setStatus("打字的手牌 The typed hand:");
+    render();
+    await rescore();
+    $("result").scrollIntoView({ block: "start" });
   }
 
   // ---- the set on the table
@@ -723,6 +779,7 @@
       if (state.adding) addAt(event);
     });
     $("preset").addEventListener("change", onPreset);
+    $("typed").addEventListener("submit", scoreTyped);
     $("set-choice").addEventListener("change", (event) => chooseSet(event.target.value));
     $("set-photo").addEventListener("change", teachSet);
     $("set-use").addEventListener("click", async () => {
@@ -748,7 +805,8 @@
       state.presets = presets.presets;
       const select = $("preset");
       for (const rules of state.presets) {
-        const option = element("option", "", rules.name);
+        // shown by its name (the description's head, 成都 ...), sent by its key
+        const option = element("option", "", `${rules.description.split(":")[0]} · ${rules.name}`);
         option.value = rules.name;
         option.title = rules.description;
         select.append(option);

@@ -166,6 +166,12 @@
       ? `第 ${round.number} 局 Round ${round.number}: ${round.finished ? "结束 over" : "进行中 in play"} · ${round.events.length} events`
       : "还没开局 No round yet.";
     $("round-new").hidden = Boolean(inPlay());
+    $("round-dealer-label").hidden = Boolean(inPlay());
+    const dealer = $("round-dealer");
+    if (dealer.options.length !== 5) {
+      dealer.replaceChildren(Object.assign(el("option", "", "—"), { value: "" }));
+      data.players.forEach((player, seat) => dealer.append(Object.assign(el("option", "", player), { value: String(seat) })));
+    }
     for (const id of ["event-kong", "event-win", "event-end", "event-undo"]) $(id).hidden = !inPlay();
     if (round && round.finished && round.events.length) $("event-undo").hidden = false; // take back the end
     renderRounds();
@@ -349,7 +355,10 @@
     $("table-create").addEventListener("click", create);
     $("table-join").addEventListener("click", join);
     $("table-leave").addEventListener("click", leave);
-    $("round-new").addEventListener("click", () => write("/rounds", "POST", {}));
+    $("round-new").addEventListener("click", () => {
+      const dealer = $("round-dealer").value;
+      write("/rounds", "POST", dealer === "" ? {} : { dealer: Number(dealer) });
+    });
     $("event-kong").addEventListener("click", kongForm);
     $("event-win").addEventListener("click", winForm);
     $("event-end").addEventListener("click", () => (winnersSoFar().size >= 3 ? endThreeWon() : endForm()));
