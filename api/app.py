@@ -20,7 +20,13 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 
 from api import memory
-from api.errors import MULTIPART_ALLOWANCE, BodySizeLimit, RequestTimeLimit, install_error_handlers
+from api.errors import (
+    MULTIPART_ALLOWANCE,
+    BodySizeLimit,
+    JsonTextCheck,
+    RequestTimeLimit,
+    install_error_handlers,
+)
 from api.routes import examples, hands, health, page, photos, sets, settle, tables
 from api.routes.page import STATIC_DIR, SWAGGER_DIR, SWAGGER_URL
 from api.service import TileDetector
@@ -117,10 +123,12 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
             allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
             allow_headers=["*"],
         )
+    app.add_middleware(JsonTextCheck)  # inside the size limit: it reads a JSON body whole
     app.add_middleware(
         BodySizeLimit,
         max_bytes=settings.max_upload_bytes + MULTIPART_ALLOWANCE,
         allowed_upload=settings.max_upload_bytes,
+        max_json_bytes=settings.max_json_bytes,
     )
     app.add_middleware(RequestTimeLimit, seconds=settings.request_timeout_s)  # outermost: the whole request
     return app

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import Any
 
 import anyio
@@ -189,24 +190,36 @@ async def send_error(
 
 
 class BodySizeLimit:
-    """Refuse a request body larger than ``max_bytes`` with 413, counting bytes as they arrive.
+    """Refuse a request body larger than ``max_bytes`` with 413, counting bytes as they arrive; a JSON
+    body (``Content-Type: application/json``) larger than ``max_json_bytes`` likewise, before anything
+    parses it (a real hand, round or table event takes a few KB).
 
     A ``Content-Length`` above the limit is refused before anything is read; a chunked body is cut off
     at the first chunk past it (whatever the app would have answered is replaced by the 413).
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int, allowed_upload: int | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_bytes: int,
+        allowed_upload: int | None = None,
+        max_json_bytes: int | None = None,
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.allowed_upload = allowed_upload if allowed_upload is not None else max_bytes
+        self.max_json_bytes = max_json_bytes if max_json_bytes is not None else max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope.get("headers") or ()).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._refuse(send)
+        headers = dict(scope.get("headers") or ())
+        is_json = headers.get(b"content-type", b"").split(b";")[0].strip().lower() == b"application/json"
+        limit = min(self.max_json_bytes, self.max_bytes) if is_json else self.max_bytes
+        declared = headers.get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await self._refuse(send, is_json)
             return
         received = 0
         too_large = False
@@ -217,7 +230,7 @@ class BodySizeLimit:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_bytes:
+                if received > limit:
                     too_large = True
                     raise _BodyTooLarge()
             return message
@@ -236,11 +249,68 @@ class BodySizeLimit:
             if not too_large:
                 raise
         if too_large and not started:
-            await self._refuse(send)
+            await self._refuse(send, is_json)
 
-    async def _refuse(self, send: Send) -> None:
+    async def _refuse(self, send: Send, is_json: bool = False) -> None:
+        if is_json:
+            message = (
+                f"a JSON body is at most {self.max_json_bytes:,} bytes: a hand, round or event is far smaller"
+            )
+            await send_error(send, 413, "body_too_large", message, [(b"connection", b"close")])
+            return
         message = upload_too_large_message(self.allowed_upload)
         await send_error(send, 413, "upload_too_large", message, [(b"connection", b"close")])
+
+
+# a \uD800-\uDBFF escape not followed by a \uDC00-\uDFFF one, or the latter not after the former
+_LONE_SURROGATE = re.compile(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+
+
+class JsonTextCheck:
+    """Answer 422 ``invalid_text`` to a JSON body holding a lone surrogate escape (``"\\ud800"``): text that
+    cannot be written as UTF-8 would fail later, in any string field, as a 500. The body is read whole (a JSON
+    body is small: ``BodySizeLimit`` bounds it first) and handed on as it came."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = dict(scope.get("headers") or ()) if scope["type"] == "http" else {}
+        if headers.get(b"content-type", b"").split(b";")[0].strip().lower() != b"application/json":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                await self.app(scope, receive, send)  # the client left: nothing to check
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        found = _LONE_SURROGATE.search(body)
+        if found is not None:
+            where = found.start()
+            message_text = (
+                f"the JSON holds text that is not Unicode (a lone surrogate, {found.group().decode()}, at "
+                f"byte {where}): send UTF-8 text"
+            )
+            await send_error(send, 422, "invalid_text", message_text, [])
+            return
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
 
 
 class RequestTimeLimit:

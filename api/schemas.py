@@ -325,6 +325,9 @@ class ConditionOut(BaseModel):
 
 class ConditionsOut(BaseModel):
     conditions: list[ConditionOut]
+    win_event_flags: list[str] = Field(
+        description="the conditions a win of a round (POST /api/v1/tables/.../events) carries as flags"
+    )
 
 
 class TileOut(BaseModel):

@@ -8,6 +8,7 @@ variable                     meaning                                    default
 ``SMJ_CONF``                 detection confidence threshold             0.55
 ``SMJ_MAX_UPLOAD_BYTES``     largest photo accepted (413 above)         15 MB (15,000,000 bytes)
 ``SMJ_MAX_PIXELS``           largest photo in pixels (413 above)        50,000,000
+``SMJ_MAX_JSON_BYTES``       largest JSON body (413 before parsing)     128 KB (128,000 bytes)
 ``SMJ_MAX_DECODE_BYTES``     memory one decode may take (413 above;     100 MB (100,000,000 bytes)
                              a JPEG is decoded reduced, a PNG is not)
 ``SMJ_DECODE_WORKERS``       photos decoded at once                     2
@@ -58,6 +59,9 @@ class Settings(BaseSettings):
     conf: float = Field(default=0.55, gt=0, le=1, description="detection confidence threshold")
     max_upload_bytes: int = Field(default=15 * MB, gt=0, description="largest photo upload, in bytes")
     max_pixels: int = Field(default=50_000_000, gt=0, description="largest photo, in pixels (width x height)")
+    max_json_bytes: int = Field(
+        default=128_000, gt=0, description="largest JSON body (a hand, a round, a table event), in bytes"
+    )
     max_decode_bytes: int = Field(
         default=100 * MB, gt=0, description="memory one photo's decoding may take, in bytes"
     )

@@ -825,3 +825,36 @@ def test_the_cli_module_imports_nothing_heavy() -> None:
         cwd=Path(__file__).parent.parent,
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_a_json_body_larger_than_a_hand_needs_is_refused_before_it_is_parsed(client: TestClient) -> None:
+    """A 1.2 MB JSON object (a million keys would block the event loop while parsing) is a 413 at once."""
+    huge = "{" + ",".join(f'"k{i}": {i}' for i in range(120_000)) + "}"
+    response = client.post("/api/v1/settle", content=huge, headers={"Content-Type": "application/json"})
+    assert response.status_code == 413 and response.json()["error"]["code"] == "body_too_large"
+    round_ = {"round": json.loads(ROUND.read_text(encoding="utf-8")), "preset": "chengdu"}
+    assert client.post("/api/v1/settle", json=round_).status_code == 200  # a real round passes
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/v1/settle", '{"round": {"players": ["\\ud800", "B", "C", "D"], "events": []}}'),
+        ("/api/v1/settle", '{"round": {"void_suits": {"\\udc00": "m"}, "events": []}}'),
+        ("/api/v1/score", '{"hand": {"concealed": "123m\\ud83d"}}'),
+        ("/api/v1/tables", '{"players": ["A", "B", "C", "\\ud800x"]}'),
+    ],
+)
+def test_text_that_is_not_unicode_is_refused_at_the_edge(client: TestClient, path: str, body: str) -> None:
+    response = client.post(path, content=body.encode(), headers={"Content-Type": "application/json"})
+    assert response.status_code == 422 and response.json()["error"]["code"] == "invalid_text"
+
+
+def test_a_pair_of_surrogates_is_text(client: TestClient) -> None:
+    body = '{"hand": {"concealed": "123345m66999p"}, "preset": "chengdu", "comment_": "\\ud83c\\udc04"}'
+    response = client.post(
+        "/api/v1/score", content=body.encode(), headers={"Content-Type": "application/json"}
+    )
+    assert (
+        response.status_code == 422 and response.json()["error"]["code"] == "invalid_request"
+    )  # not invalid_text

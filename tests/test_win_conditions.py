@@ -69,7 +69,8 @@ def test_the_cli_the_api_schema_and_the_page_agree_with_the_table(client: TestCl
     assert [form["properties"][key]["description"] for key in KEYS] == [c.describe() for c in WIN_CONDITIONS]
     # the page: its choices come from /api/v1/conditions, and it names none of them itself
     answer = client.get("/api/v1/conditions")
-    assert answer.status_code == 200 and answer.json() == {"conditions": conditions_json()}
+    assert answer.status_code == 200
+    assert answer.json() == {"conditions": conditions_json(), "win_event_flags": list(WIN_FLAGS)}
     assert [row["key"] for row in answer.json()["conditions"]] == list(KEYS)
     page = "".join((STATIC / name).read_text(encoding="utf-8") for name in ("index.html", "app.js"))
     assert '"/conditions"' in page

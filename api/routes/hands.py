@@ -24,6 +24,7 @@ from api.schemas import (
 from scoring import PRESETS, get_preset
 from scoring.conditions import conditions_json
 from scoring.presets import DEFAULT_PRESET
+from scoring.settlement.events import WIN_FLAGS
 from scoring.tiles import tile_name, tile_name_zh
 from vision.detections import BACK, DETECTOR_CLASSES
 
@@ -88,7 +89,7 @@ async def presets() -> dict[str, Any]:
 async def conditions() -> dict[str, Any]:
     """The win conditions of a context (``scoring.conditions.WIN_CONDITIONS``), in order, with what each
     implies, requires and excludes, and what ticking it ticks (``brings``) and unticks (``clears``)."""
-    return {"conditions": conditions_json()}
+    return {"conditions": conditions_json(), "win_event_flags": list(WIN_FLAGS)}
 
 
 @router.get("/tiles", response_model=TilesOut, summary="the detector's classes, for the page's palette")

@@ -801,12 +801,14 @@
       const [tiles, presets, conditions] = await Promise.all([call("/tiles"), call("/presets"), call("/conditions")]);
       state.tiles = tiles.tiles;
       state.conditions = conditions.conditions;
+      state.winFlags = conditions.win_event_flags; // what a round's win event carries (the table)
       buildFlags();
       state.presets = presets.presets;
       const select = $("preset");
       for (const rules of state.presets) {
         // shown by its name (the description's head, 成都 ...), sent by its key
-        const option = element("option", "", `${rules.description.split(":")[0]} · ${rules.name}`);
+        const title = rules.description.split(":")[0];
+        const option = element("option", "", title.length <= 24 ? `${title} · ${rules.name}` : rules.name);
         option.value = rules.name;
         option.title = rules.description;
         select.append(option);
@@ -828,6 +830,7 @@
         context,
         preset,
         conditions: () => state.conditions,
+        winFlags: () => state.winFlags,
         hand: () => (state.grouping && state.grouping.hand) || null,
       };
       window.dispatchEvent(new Event("smj-ready"));

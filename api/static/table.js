@@ -7,7 +7,6 @@
   const $ = (id) => document.getElementById(id);
   const page = () => window.smjPage; // app.js: call, element, context, hand, conditions, preset
   const KINDS = { direct: "直杠 direct (刮风)", added: "面下杠 added (刮风)", concealed: "暗杠 concealed (下雨)" };
-  const FLAGS = ["gang_shang_pao", "gang_shang_hua", "qiang_gang", "hai_di", "tian_hu", "di_hu"];
   const table = { id: null, code: null, data: null, form: null, poll: null };
 
   const el = (tag, className, text) => page().element(tag, className, text);
@@ -135,7 +134,7 @@
     if (event.type === "win") {
       const winners = (event.winners || [event]).map((w) => `${name(seatOf(w.player))}${w.fan !== undefined ? ` ${w.fan} 番` : ""}`);
       const how = event.self_drawn ? "自摸 self-drawn" : `点炮 on ${name(seatOf(event.discarder))}'s discard`;
-      const flags = FLAGS.filter((flag) => event[flag]).join(" ");
+      const flags = page().winFlags().filter((flag) => event[flag]).join(" ");
       return `胡 ${winners.join(" + ")} ${how} ${flags}`.trim();
     }
     if (event.type === "end") return event.reason === "wall_exhausted" ? "流局 the wall ran out" : "三家胡 three have won";
@@ -166,8 +165,8 @@
       ? `第 ${round.number} 局 Round ${round.number}: ${round.finished ? "结束 over" : "进行中 in play"} · ${round.events.length} events`
       : "还没开局 No round yet.";
     $("round-new").hidden = Boolean(inPlay());
-    $("round-dealer-label").hidden = Boolean(inPlay());
-    const dealer = $("round-dealer");
+    $("round-banker-label").hidden = Boolean(inPlay());
+    const dealer = $("round-banker");
     if (dealer.options.length !== 5) {
       dealer.replaceChildren(Object.assign(el("option", "", "—"), { value: "" }));
       data.players.forEach((player, seat) => dealer.append(Object.assign(el("option", "", player), { value: String(seat) })));
@@ -282,7 +281,7 @@
       form.append(fromLabel);
       const flags = el("fieldset");
       const boxes = {};
-      for (const key of FLAGS) {
+      for (const key of page().winFlags()) {
         const condition = page().conditions().find((c) => c.key === key);
         const label = el("label");
         boxes[key] = Object.assign(el("input"), { type: "checkbox" });
@@ -306,7 +305,7 @@
         const event = { type: "win" };
         if (from.value === "") event.self_drawn = true;
         else event.discarder = Number(from.value);
-        for (const key of FLAGS) if (boxes[key].checked) event[key] = true;
+        for (const key of page().winFlags()) if (boxes[key].checked) event[key] = true;
         if (winners.length === 1) Object.assign(event, winners[0]);
         else event.winners = winners;
         return event;
@@ -356,7 +355,7 @@
     $("table-join").addEventListener("click", join);
     $("table-leave").addEventListener("click", leave);
     $("round-new").addEventListener("click", () => {
-      const dealer = $("round-dealer").value;
+      const dealer = $("round-banker").value;
       write("/rounds", "POST", dealer === "" ? {} : { dealer: Number(dealer) });
     });
     $("event-kong").addEventListener("click", kongForm);
