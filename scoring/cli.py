@@ -94,6 +94,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     register_settle(subparsers)
 
 
+def unscored_conditions(context: WinContext, rules: Rules) -> list[str]:
+    """A note for each win condition given that scores nothing under ``rules`` (海底 under chengdu)."""
+    return [
+        f"注 Note: {condition.name_zh} {condition.name_en} scores nothing under {rules.name}"
+        for condition in WIN_CONDITIONS
+        if getattr(context, condition.key) and rules.scores_nothing(condition.key)
+    ]
+
+
 def run_score(args: argparse.Namespace) -> int:
     """``smj score --hand ...``: print the score; exit 0 scored, 1 not a win, 2 malformed input."""
     if not args.hand:
@@ -109,6 +118,8 @@ def run_score(args: argparse.Namespace) -> int:
     else:
         print(_describe_hand(hand))
         print(format_score(result, rules))
+        for note in unscored_conditions(context, rules):
+            print(note)
     if result.error is not None and result.error.code in IMPOSSIBLE:
         return _fail(f"smj score: impossible hand [{result.error.code.value}]: {result.error.message}")
     return 0 if result.valid else 1

@@ -146,6 +146,19 @@ class Rules:
         """What one occurrence of this fan or pattern is worth; ``None`` if it does not score here."""
         return self.scored_values.get(key)
 
+    def scores_nothing(self, key: str) -> bool:
+        """Whether a win condition that is a fan of its own (海底, 杠上花, ...) adds nothing here: not scored,
+        or scored 0 (chengdu's 海底). A limit (天胡, 地胡) scores the cap; a condition that is no fan
+        (自摸, the dealer) is not one of these.
+
+        >>> from scoring.presets import get_preset
+        >>> [get_preset(name).scores_nothing("hai_di") for name in ("chengdu", "sichuan_bloody")]
+        [True, False]
+        """
+        if key not in FANS or key in self.limit_fans:
+            return False
+        return not self.fan_value(key)
+
     def capped(self, fan: int) -> int:
         return fan if self.cap is None else min(fan, self.cap)
 

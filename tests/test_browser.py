@@ -280,3 +280,13 @@ def test_a_hand_typed_is_scored_without_a_photo(page: Page, tmp_path: Path) -> N
     page.locator("#typed button[type=submit]").click()
     expect(page.locator("#status")).to_contain_text("pong, kong, added, concealed or win")
     page.screenshot(path=str(tmp_path / "typed.png"), full_page=True)
+
+
+def test_a_condition_that_scores_nothing_under_the_preset_says_so(page: Page, tmp_path: Path) -> None:
+    page.fill("#typed-hand", "123345m66999p kong 2p win 6p")
+    page.locator("#typed button[type=submit]").click()
+    expect(page.get_by_test_id("total-fan")).to_have_text("1 番")
+    page.check("#flags input[name=hai_di]")
+    expect(page.locator("#score")).to_contain_text("scores nothing under chengdu")
+    page.select_option("#preset", "sichuan_bloody")
+    expect(page.locator("#score")).not_to_contain_text("scores nothing")

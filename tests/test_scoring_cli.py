@@ -262,3 +262,14 @@ def test_score_says_what_each_payer_pays(main: Main, capsys: pytest.CaptureFixtu
     assert code == 0 and "自摸 each player still in pays 9 底 base (x8, 自摸加底 +1)" in out
     code, out, _ = run(main, capsys, "score", *hand, "--self-drawn", "--preset", "xuezhan_3cap", "--json")
     assert (json.loads(out)["payment"], json.loads(out)["payers"]) == (8, "each_player_still_in")
+
+
+def test_a_condition_that_scores_nothing_under_the_preset_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main = core_main(monkeypatch)
+    hand = ("score", "--hand", "123345m66999p", "--kong", "2p", "--win", "6p", "--hai-di")
+    code, out, _ = run(main, capsys, *hand)
+    assert code == 0 and "海底 last tile scores nothing under chengdu" in out
+    code, out, _ = run(main, capsys, *hand, "--preset", "sichuan_bloody")
+    assert code == 0 and "scores nothing" not in out

@@ -494,7 +494,22 @@
       add("规则 Rules", s.preset);
       target.append(summary);
     }
+    for (const note of unscoredConditions(rules)) target.append(element("p", "note", note));
     renderWarnings();
+  }
+
+  // A ticked condition that is a fan of its own but scores nothing under these rules (海底 under chengdu).
+  function unscoredConditions(rules) {
+    if (!rules || !state.grouping || !state.grouping.hand) return [];
+    const fanKeys = new Set(state.presets.flatMap((p) => p.fans.map((f) => f.key)));
+    const notes = [];
+    for (const condition of state.conditions) {
+      const box = flagBox(condition.key);
+      if (!box || !box.checked || !fanKeys.has(condition.key) || rules.limit_fans.includes(condition.key)) continue;
+      const fan = rules.fans.find((f) => f.key === condition.key);
+      if (!fan || !fan.fan) notes.push(`注 ${condition.name_zh} ${condition.name_en} scores nothing under ${rules.name}.`);
+    }
+    return notes;
   }
 
   function renderWaits(result, unit) {
