@@ -290,3 +290,21 @@ def test_a_condition_that_scores_nothing_under_the_preset_says_so(page: Page, tm
     expect(page.locator("#score")).to_contain_text("scores nothing under chengdu")
     page.select_option("#preset", "sichuan_bloody")
     expect(page.locator("#score")).not_to_contain_text("scores nothing")
+
+
+def test_a_large_photo_is_shrunk_in_the_browser_before_it_is_sent(page: Page, tmp_path: Path) -> None:
+    large = tmp_path / "large.jpg"
+    large.write_bytes(fake_photo((4000, 3000)))
+    sent: list[int] = []
+
+    def record(request: Any) -> None:
+        if "score-photo" in request.url:
+            sent.append(len(request.post_data_buffer or b""))
+
+    page.on("request", record)
+    with page.expect_response("**/api/v1/score-photo") as answer:
+        page.set_input_files("#file", str(large))
+    body = answer.value.json()
+    assert (body["width"], body["height"]) == (2048, 1536)  # what the reader decodes, upright
+    assert sent and sent[0] < large.stat().st_size
+    expect(page.locator("#overlay .tile-box")).to_have_count(15)

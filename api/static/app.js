@@ -120,10 +120,35 @@
 
   // ---- the photo
 
+  // A phone photo is shrunk in the browser to what the reader decodes (the server reads a 12 MP JPEG at half
+  // its size: 2016 px): 3 MB becomes a few hundred KB, turned upright by its EXIF tag on the way.
+  const SEND_LONG_SIDE = 2048;
+
+  async function shrunk(file) {
+    try {
+      const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+      const scale = SEND_LONG_SIDE / Math.max(bitmap.width, bitmap.height);
+      if (scale >= 1) {
+        bitmap.close();
+        return file;
+      }
+      const canvas = document.createElement("canvas");
+      canvas.width = Math.round(bitmap.width * scale);
+      canvas.height = Math.round(bitmap.height * scale);
+      canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+      bitmap.close();
+      const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.92));
+      return blob ? new File([blob], (file.name || "photo").replace(/\.\w+$/, "") + ".jpg", { type: "image/jpeg" }) : file;
+    } catch (error) {
+      return file; // a format the browser cannot draw: the server says what it is
+    }
+  }
+
   async function onPhoto(event) {
-    const file = event.target.files && event.target.files[0];
+    const picked = event.target.files && event.target.files[0];
     event.target.value = "";
-    if (!file) return;
+    if (!picked) return;
+    const file = await shrunk(picked);
     state.file = file;
     // a new photo is a new hand: the last one's win conditions (自摸, 杠上花, ...) are not its
     for (const { key } of state.conditions) flagBox(key).checked = false;
@@ -238,7 +263,7 @@
   function openPalette(index) {
     state.editing = index;
     const detection = state.detections[index];
-    $("palette-title").textContent = `改牌 Correct tile ${index + 1}: ${shortName(detection.tile)}`;
+    $("palette-title").textContent = `改牌 Correct ${placeOf(index)}: ${shortName(detection.tile)}`;
     for (const button of $("palette-tiles").children) button.classList.toggle("current", button.dataset.tile === detection.tile);
     const likely = $("palette-likely");
     likely.replaceChildren();
@@ -251,6 +276,22 @@
     render();
     const current = $("palette-tiles").querySelector(".current") || $("palette-tiles").firstElementChild;
     if (current) current.focus();
+  }
+
+  // Where a tile lies, in words: "the winning tile", "tile 3 of the hand", "a tile of meld 2", "tile 7".
+  function placeOf(index) {
+    const grouping = state.grouping;
+    if (!grouping) return `tile ${index + 1}`;
+    if (grouping.win_index === index) return "胡 the winning tile";
+    let melds = 0;
+    for (const group of grouping.groups) {
+      if (group.role === "meld") melds += 1;
+      const position = group.indices.indexOf(index);
+      if (position < 0) continue;
+      if (group.role === "hand") return `手牌第 ${position + 1} 张 tile ${position + 1} of the hand`;
+      if (group.role === "meld") return `第 ${melds} 组 a tile of meld ${melds}`;
+    }
+    return `tile ${index + 1}`;
   }
 
   function closePalette() {
@@ -458,7 +499,10 @@
     const unit = rules && rules.numbering === "points" ? "分" : "番";
     const unitEn = rules && rules.numbering === "points" ? "points" : "fan";
     if (state.score && !state.score.ok) {
-      target.append(element("p", "not-win", `不能计分 Cannot score: ${state.score.message}`));
+      // a hand one tile short that waits on something is a waiting hand (听牌), not an error
+      const waiting = state.score.waits && state.score.waits.ready;
+      const heading = waiting ? `听牌 不能计分 A waiting hand, not a win yet: ${state.score.message}` : `不能计分 Cannot score: ${state.score.message}`;
+      target.append(element("p", waiting ? "waiting" : "not-win", heading));
       if (state.score.waits) target.append(renderWaits(state.score.waits, unit));
     } else if (state.score && !state.score.value.valid) {
       const error = state.score.value.error;
@@ -628,10 +672,11 @@
   }
 
   async function teachSet(event) {
-    const file = event.target.files && event.target.files[0];
+    const picked = event.target.files && event.target.files[0];
     event.target.value = "";
     const name = $("set-name").value.trim();
-    if (!file) return;
+    if (!picked) return;
+    const file = await shrunk(picked);
     if (!name) {
       $("set-status").textContent = "先起个名字 Give the set a name first.";
       return;
