@@ -100,6 +100,9 @@ def test_a_night_at_the_table_on_the_page(server: str, tmp_path: Path) -> None:
 
         # round 2: Ann wins on Bo's discard (1 fan, typed as fan); the wall runs out: Bo not ready,
         # Cai a 花猪, Dee ready at 1 fan
+        page.locator("#round-voids summary").click()  # 定缺: Ann plays without 条
+        page.locator("#round-void-seats select").nth(0).select_option("s")
+        page.locator("#round-banker").select_option("1")
         page.locator("#round-new").click()
         _win(page, {0: ("fan", "1")}, discarder=1)
         _record(page, tmp_path, "round2_win")
@@ -121,11 +124,18 @@ def test_a_night_at_the_table_on_the_page(server: str, tmp_path: Path) -> None:
         rules = get_preset(night["preset"])
         settled = [0, 0, 0, 0]
         for played in night["rounds"]:
-            round_json = {"players": night["players"], "events": played["events"]}
+            round_json = {
+                "players": night["players"],
+                "events": played["events"],
+                "void_suits": played["void_suits"],
+            }
+            if played["dealer"] is not None:
+                round_json["dealer"] = played["dealer"]
             for seat, amount in enumerate(settle_round(parse_round(round_json), rules, night["base"]).totals):
                 settled[seat] += amount
         assert shown == settled == night["totals"] and sum(shown) == 0
         assert [len(r["events"]) for r in night["rounds"]] == [5, 2]
+        assert night["rounds"][1]["void_suits"] == {"0": "s"} and night["rounds"][1]["dealer"] == 1
         assert json.dumps(night["rounds"][0]["events"][3]).count('"player"') == 2  # two winners, one event
 
         # a second phone joins with the code; it writes on the round as it was: told, and shown the round now

@@ -166,6 +166,21 @@
       : "还没开局 No round yet.";
     $("round-new").hidden = Boolean(inPlay());
     $("round-banker-label").hidden = Boolean(inPlay());
+    $("round-voids").hidden = Boolean(inPlay());
+    const voids = $("round-void-seats");
+    if (voids.children.length !== 4) {
+      voids.replaceChildren();
+      data.players.forEach((player, seat) => {
+        const label = el("label", "", `${player} `);
+        const select = el("select");
+        select.dataset.seat = String(seat);
+        for (const [value, text] of [["", "—"], ["m", "万 m"], ["p", "筒 p"], ["s", "条 s"]]) {
+          select.append(Object.assign(el("option", "", text), { value }));
+        }
+        label.append(select);
+        voids.append(label);
+      });
+    }
     const dealer = $("round-banker");
     if (dealer.options.length !== 5) {
       dealer.replaceChildren(Object.assign(el("option", "", "—"), { value: "" }));
@@ -356,7 +371,15 @@
     $("table-leave").addEventListener("click", leave);
     $("round-new").addEventListener("click", () => {
       const dealer = $("round-banker").value;
-      write("/rounds", "POST", dealer === "" ? {} : { dealer: Number(dealer) });
+      const body = dealer === "" ? {} : { dealer: Number(dealer) };
+      const voids = {};
+      for (const select of $("round-void-seats").querySelectorAll("select")) {
+        if (select.value) voids[select.dataset.seat] = select.value;
+      }
+      if (Object.keys(voids).length) body.void_suits = voids;
+      write("/rounds", "POST", body).then((started) => {
+        if (started) for (const select of $("round-void-seats").querySelectorAll("select")) select.value = "";
+      });
     });
     $("event-kong").addEventListener("click", kongForm);
     $("event-win").addEventListener("click", winForm);
