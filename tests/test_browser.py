@@ -308,3 +308,30 @@ def test_a_large_photo_is_shrunk_in_the_browser_before_it_is_sent(page: Page, tm
     assert (body["width"], body["height"]) == (2048, 1536)  # what the reader decodes, upright
     assert sent and sent[0] < large.stat().st_size
     expect(page.locator("#overlay .tile-box")).to_have_count(15)
+
+
+def test_a_small_hand_in_a_large_photo_is_shown_zoomed_to_its_tiles(
+    page: Page, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tiles a fortieth of the photo wide: the stage shows the hand's region, its boxes large enough to tap
+    with their names; the whole photo on asking, where boxes too small for a name show none."""
+    import api.fakes as fakes
+
+    monkeypatch.setattr(fakes, "TILE_W", 0.025)
+    photo = tmp_path / "wide.jpg"
+    photo.write_bytes(fakes.fake_photo((4000, 3000)))
+    page.set_input_files("#file", str(photo))
+    boxes = page.locator("#overlay .tile-box")
+    expect(boxes).to_have_count(15)
+    expect(page.locator("#zoom")).to_have_text("全图 Whole photo")
+    zoomed = boxes.nth(0).bounding_box()
+    assert zoomed is not None and zoomed["width"] >= 20
+    assert page.locator("#overlay .tile-box .tag").count() == 15
+    boxes.nth(5).click()  # a tap lands on the tile drawn there
+    expect(page.locator("#palette-title")).to_contain_text("tile 6 of the hand")
+    page.keyboard.press("Escape")
+    page.locator("#zoom").click()
+    whole = boxes.nth(0).bounding_box()
+    assert whole is not None and whole["width"] < zoomed["width"] / 2
+    assert page.locator("#overlay .tile-box .tag").count() == 0  # too small to name without piling up
+    page.screenshot(path=str(tmp_path / "zoomed.png"), full_page=True)

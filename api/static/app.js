@@ -150,6 +150,7 @@
     if (!picked) return;
     const file = await shrunk(picked);
     state.file = file;
+    state.zoomed = true; // a small hand in a large photo is shown zoomed to it
     // a new photo is a new hand: the last one's win conditions (自摸, 杠上花, ...) are not its
     for (const { key } of state.conditions) flagBox(key).checked = false;
     const image = $("photo");
@@ -389,10 +390,67 @@
     $("save-example").disabled = !($("consent").checked && state.file && state.grouping && state.grouping.hand);
   }
 
+  // A hand small in a large photo is shown zoomed to its tiles (and its melds), large enough to tap; the
+  // button shows the whole photo and back. Image and boxes move together (one transform), so a tap lands
+  // where it is drawn.
+  const ZOOM_WHEN = 0.55; // the hand's region spans less than this share of the photo's width
+  const TAG_MIN_PX = 18; // a box drawn narrower than this shows no name (names would pile up)
+
+  function handRegion() {
+    const grouping = state.grouping;
+    if (!grouping || !state.width) return null;
+    const boxes = grouping.groups
+      .filter((g) => g.role !== "ignored")
+      .flatMap((g) => g.indices.map((i) => state.detections[i]))
+      .filter(Boolean)
+      .map((d) => d.box);
+    if (boxes.length < 3) return null;
+    const x1 = Math.min(...boxes.map((b) => b[0])), x2 = Math.max(...boxes.map((b) => b[2]));
+    const y1 = Math.min(...boxes.map((b) => b[1])), y2 = Math.max(...boxes.map((b) => b[3]));
+    const pad = 0.08 * Math.max(x2 - x1, y2 - y1);
+    const region = [Math.max(0, x1 - pad), Math.max(0, y1 - pad), Math.min(state.width, x2 + pad), Math.min(state.height, y2 + pad)];
+    return (region[2] - region[0]) / state.width < ZOOM_WHEN ? region : null;
+  }
+
+  function applyZoom() {
+    const stage = $("stage");
+    const region = state.zoomed ? handRegion() : null;
+    $("zoom").hidden = !handRegion();
+    $("zoom").textContent = state.zoomed ? "全图 Whole photo" : "放大 Zoom to the hand";
+    const overlay = $("overlay");
+    const moved = [$("photo"), overlay];
+    if (!region) {
+      stage.style.height = "";
+      stage.style.overflow = "";
+      overlay.style.height = "";
+      overlay.style.bottom = "";
+      overlay.style.setProperty("--zoom", "1");
+      for (const node of moved) node.style.transform = "";
+      return 1;
+    }
+    const shown = stage.clientWidth; // the photo's width on the page, unzoomed
+    const perPixel = shown / state.width;
+    // the boxes are placed in percent of the overlay: it keeps the whole photo's size, not the stage's
+    overlay.style.bottom = "auto";
+    overlay.style.height = `${(state.height * perPixel).toFixed(1)}px`;
+    const scale = state.width / (region[2] - region[0]);
+    overlay.style.setProperty("--zoom", String(scale)); // names and labels keep their size (app.css)
+    stage.style.height = `${((region[3] - region[1]) * perPixel * scale).toFixed(1)}px`;
+    stage.style.overflow = "hidden";
+    const transform = `scale(${scale}) translate(${(-region[0] * perPixel).toFixed(1)}px, ${(-region[1] * perPixel).toFixed(1)}px)`;
+    for (const node of moved) {
+      node.style.transformOrigin = "0 0";
+      node.style.transform = transform;
+    }
+    return scale;
+  }
+
   function renderOverlay() {
     const overlay = $("overlay");
     overlay.replaceChildren();
     if (!state.width) return;
+    const scale = applyZoom();
+    const tagged = (box) => ((box[2] - box[0]) / state.width) * $("stage").clientWidth * scale >= TAG_MIN_PX;
     const role = roles();
     const grouping = state.grouping;
     if (grouping) {
@@ -408,9 +466,13 @@
           Math.min(state.width, Math.max(...boxes.map((b) => b[2])) + pad),
           Math.min(state.height, Math.max(...boxes.map((b) => b[3])) + pad),
         ]);
-        const label = document.createElement("span");
-        label.textContent = groupLabel(group);
-        outline.append(label);
+        if (group.role !== "ignored") {
+          // an ignored group (discards, other players' tiles) is outlined, never labelled: labels would
+          // cover the photo around the hand
+          const label = document.createElement("span");
+          label.textContent = groupLabel(group);
+          outline.append(label);
+        }
         overlay.append(outline);
       }
     }
@@ -428,10 +490,12 @@
       if (state.editing === index) box.classList.add("selected");
       box.setAttribute("aria-label", `tile ${index + 1}: ${detection.tile}, ${Math.round(detection.confidence * 100)}%`);
       place(box, detection.box);
-      const tag = document.createElement("span");
-      tag.className = "tag";
-      tag.textContent = shortName(detection.tile);
-      box.append(tag);
+      if (tagged(detection.box)) {
+        const tag = document.createElement("span");
+        tag.className = "tag";
+        tag.textContent = shortName(detection.tile);
+        box.append(tag);
+      }
       box.addEventListener("click", (event) => {
         if (state.adding) return; // the overlay's click adds a tile
         event.stopPropagation();
@@ -835,6 +899,11 @@
     $("camera").addEventListener("change", onPhoto);
     $("file").addEventListener("change", onPhoto);
     $("add-tile").addEventListener("click", startAdding);
+    $("zoom").addEventListener("click", () => {
+      state.zoomed = !state.zoomed;
+      renderOverlay();
+    });
+    window.addEventListener("resize", () => renderOverlay());
     $("overlay").addEventListener("click", (event) => {
       if (state.adding) addAt(event);
     });
