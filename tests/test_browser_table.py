@@ -40,6 +40,10 @@ def _record(page: Page, shots: Path, name: str) -> None:
 
 def _kong(page: Page, who: int, kind: str, tile: str, discarder: int | None = None) -> None:
     page.locator("#event-kong").click()
+    _kong_fields(page, who, kind, tile, discarder)
+
+
+def _kong_fields(page: Page, who: int, kind: str, tile: str, discarder: int | None = None) -> None:
     form = page.locator("#table-form")
     form.locator("select").nth(0).select_option(str(who))
     form.locator("select").nth(1).select_option(kind)
@@ -116,6 +120,12 @@ def test_a_night_at_the_table_on_the_page(server: str, tmp_path: Path) -> None:
         _record(page, tmp_path, "wall_end")
         expect(page.locator("#round-new")).to_be_visible()
 
+        # a past event corrected: round 1's concealed kong was Dee's 8s, not 7s (the totals stay; the
+        # history keeps the round as it was)
+        page.locator("#table-rounds details").nth(1).locator("summary").click()
+        page.locator("#table-rounds details").nth(1).locator("li").nth(1).locator("button").click()
+        _kong_fields(page, 3, "concealed", "8s")
+        _record(page, tmp_path, "corrected")
         shown = [int(page.get_by_test_id(f"total-{seat}").inner_text()) for seat in range(4)]
         night = page.evaluate(
             "fetch('/api/v1/tables/' + JSON.parse(localStorage.getItem('smj-table')).id)"
@@ -137,6 +147,11 @@ def test_a_night_at_the_table_on_the_page(server: str, tmp_path: Path) -> None:
         assert [len(r["events"]) for r in night["rounds"]] == [5, 2]
         assert night["rounds"][1]["void_suits"] == {"0": "s"} and night["rounds"][1]["dealer"] == 1
         assert json.dumps(night["rounds"][0]["events"][3]).count('"player"') == 2  # two winners, one event
+        assert night["rounds"][0]["events"][1]["tile"] == "8s"
+        history = page.evaluate(
+            f"fetch('/api/v1/tables/{night['id']}/rounds/1/history').then((r) => r.json())"
+        )
+        assert history["revisions"][-1]["action"] == "event 1 corrected"
 
         # a second phone joins with the code; it writes on the round as it was: told, and shown the round now
         other = phone(playwright, tmp_path / "phone2", server)

@@ -9,6 +9,36 @@
   // warnings about the photo itself, not its tiles: no correction answers them, so they stay on the page
   const PHOTO_WARNINGS = ["blurred_photo"];
   // each warning's code named in Chinese before its (English) message
+  // errors named in Chinese by their code before their (English) message: the rules' and the service's
+  const ERRORS_ZH = {
+    wrong_tile_count: "张数不对",
+    too_many_copies: "第五张",
+    three_suits: "三门牌 (缺一门)",
+    void_suit_present: "有定缺的牌",
+    win_tile_not_in_hand: "胡的牌不在手牌",
+    not_a_winning_shape: "不成胡",
+    contradictory_context: "胡法矛盾",
+    too_few_fan: "番数不够",
+    upload_too_large: "照片太大",
+    too_many_pixels: "照片像素太多",
+    not_an_image: "不是图片",
+    corrupt_image: "图片损坏",
+    model_not_loaded: "识别未加载",
+    request_timeout: "超时",
+    invalid_request: "请求有误",
+    token_required: "需要令牌",
+    saving_disabled: "不能保存",
+    not_a_layout: "不是三行九张",
+    no_such_set: "没有这副牌",
+    set_exists: "已有同名",
+    wrong_code: "桌号不对",
+    stale_write: "别人先改了",
+    already_won: "已胡的人不能再动",
+    round_in_play: "这局还没完",
+    round_over: "这局已完",
+  };
+  const zh = (code) => (ERRORS_ZH[code] ? `${ERRORS_ZH[code]}: ` : "");
+
   const WARNINGS_ZH = {
     duplicate_box: "重复的框",
     honour_tile: "字牌花牌",
@@ -192,7 +222,7 @@
     } catch (error) {
       if (sequence !== state.grouped) return;
       $("stage").hidden = error.status === 415 || error.status === 422 || error.status === 413;
-      setStatus(`出错 ${error.message}`, true);
+      setStatus(`出错 ${zh(error.code)}${error.message}`, true);
     }
   }
 
@@ -227,7 +257,7 @@
       await rescore();
     } catch (error) {
       if (sequence !== state.grouped) return;
-      setStatus(`出错 ${error.message}`, true);
+      setStatus(`出错 ${zh(error.code)}${error.message}`, true);
     }
   }
 
@@ -565,12 +595,13 @@
     if (state.score && !state.score.ok) {
       // a hand one tile short that waits on something is a waiting hand (听牌), not an error
       const waiting = state.score.waits && state.score.waits.ready;
-      const heading = waiting ? `听牌 不能计分 A waiting hand, not a win yet: ${state.score.message}` : `不能计分 Cannot score: ${state.score.message}`;
+      const why = `${zh(state.score.code)}${state.score.message}`;
+      const heading = waiting ? `听牌 不能计分 A waiting hand, not a win yet: ${why}` : `不能计分 Cannot score: ${why}`;
       target.append(element("p", waiting ? "waiting" : "not-win", heading));
       if (state.score.waits) target.append(renderWaits(state.score.waits, unit));
     } else if (state.score && !state.score.value.valid) {
       const error = state.score.value.error;
-      target.append(element("p", "not-win", `不是胡牌 Not a win: ${error.message}`));
+      target.append(element("p", "not-win", `不是胡牌 Not a win: ${zh(error.code)}${error.message}`));
       if (state.score.waits) target.append(renderWaits(state.score.waits, unit));
     } else if (state.score) {
       const s = state.score.value;
@@ -689,7 +720,7 @@
     try {
       hand = parseTyped($("typed-hand").value);
     } catch (error) {
-      setStatus(`出错 ${error.message}`, true);
+      setStatus(`出错 ${zh(error.code)}${error.message}`, true);
       return;
     }
     if (!hand) return;
@@ -721,7 +752,7 @@
       select.value = keep;
       chooseSet(keep);
     } catch (error) {
-      $("set-status").textContent = `出错 ${error.message}`;
+      $("set-status").textContent = `出错 ${zh(error.code)}${error.message}`;
     }
   }
 
@@ -762,7 +793,7 @@
       renderSetGrid();
       $("set-use").hidden = false;
     } catch (error) {
-      $("set-status").textContent = `出错 ${error.message}`;
+      $("set-status").textContent = `出错 ${zh(error.code)}${error.message}`;
     }
   }
 
@@ -802,7 +833,7 @@
       state.taught = { ...state.taught, tiles: detail.tiles };
       $("set-status").textContent = `已改 ${before} → ${face}`;
     } catch (error) {
-      $("set-status").textContent = `出错 ${error.message}`;
+      $("set-status").textContent = `出错 ${zh(error.code)}${error.message}`;
     }
   }
 
@@ -838,7 +869,7 @@
       const saved = await call("/examples", { method: "POST", body: form });
       $("save-status").textContent = `已保存 Saved ${saved.image} with ${saved.boxes} boxes. Thank you!`;
     } catch (error) {
-      $("save-status").textContent = `出错 ${error.message}`;
+      $("save-status").textContent = `出错 ${zh(error.code)}${error.message}`;
     }
   }
 
@@ -960,12 +991,13 @@
         preset,
         conditions: () => state.conditions,
         winFlags: () => state.winFlags,
+        zh,
         hand: () => (state.grouping && state.grouping.hand) || null,
       };
       window.dispatchEvent(new Event("smj-ready"));
       document.body.dataset.ready = "true";
     } catch (error) {
-      setStatus(`出错 ${error.message}`, true);
+      setStatus(`出错 ${zh(error.code)}${error.message}`, true);
     }
   }
 

@@ -42,7 +42,7 @@
         status("有人先记了 Another phone wrote this round first: here it is now. Enter yours again if it still applies.", true);
       } else {
         const where = error.details && error.details[0] && error.details[0].event !== undefined ? ` (event ${error.details[0].event + 1})` : "";
-        status(`出错 ${error.message}${where} [${error.code}]`, true);
+        status(`出错 ${page().zh(error.code)}${error.message}${where} [${error.code}]`, true);
         if (error.status === 409) await reload(); // another phone moved the table on: show it as it is
       }
       return false;
@@ -65,7 +65,7 @@
       render();
       status(`桌号 Table code ${made.code}: the other phones join with it.`);
     } catch (error) {
-      status(`出错 ${error.message}`, true);
+      status(`出错 ${page().zh(error.code)}${error.message}`, true);
     }
   }
 
@@ -84,7 +84,7 @@
       render();
       status("");
     } catch (error) {
-      status(`出错 ${error.message}`, true);
+      status(`出错 ${page().zh(error.code)}${error.message}`, true);
     }
   }
 
@@ -117,9 +117,10 @@
   const name = (seat) => table.data.players[seat];
   const seatOf = (player) => (typeof player === "number" ? player : table.data.players.indexOf(player));
 
-  function winnersSoFar() {
+  // who has won in ``round`` before its event ``upto`` (the whole round when not given)
+  function winnersSoFar(round = current(), upto = undefined) {
     const won = new Set();
-    for (const event of (current() && current().events) || []) {
+    for (const event of ((round && round.events) || []).slice(0, upto)) {
       if (event.type !== "win") continue;
       for (const winner of event.winners || [event]) won.add(seatOf(winner.player));
     }
@@ -202,6 +203,11 @@
       const events = el("ol");
       round.events.forEach((event, index) => {
         const item = el("li", "", describe(event));
+        if (event.type === "kong" || event.type === "win") {
+          const fix = Object.assign(el("button", "button small", "改 Correct"), { type: "button" });
+          fix.addEventListener("click", () => (event.type === "kong" ? kongForm : winForm)({ round, index }));
+          item.append(" ", fix);
+        }
         for (const payment of round.ledger.payments.filter((p) => p.event === index)) {
           item.append(el("div", "payment", `${name(payment.payer)} → ${name(payment.payee)} ${payment.amount} · ${payment.reason}`));
         }
@@ -230,7 +236,8 @@
     return [wrap, select];
   }
 
-  function openForm(kind, build) {
+  // ``target``: {round, index} to correct an entered event (PUT), else the next event of the round in play
+  function openForm(kind, build, target = null) {
     table.form = kind;
     const form = $("table-form");
     form.replaceChildren();
@@ -242,14 +249,17 @@
     cancel.addEventListener("click", closeForm);
     actions.append(ok, cancel);
     form.append(actions);
+    if (target) form.prepend(el("p", "note", `改 Correcting event ${target.index + 1} of round ${target.round.number}: enter it as it was.`));
     form.onsubmit = (event) => {
       event.preventDefault();
       const body = submit();
-      if (body) write(`/rounds/${current().number}/events`, "POST", { version: current().version, event: body });
+      if (!body) return;
+      if (target) write(`/rounds/${target.round.number}/events/${target.index}`, "PUT", { version: target.round.version, event: body });
+      else write(`/rounds/${current().number}/events`, "POST", { version: current().version, event: body });
     };
   }
 
-  function kongForm() {
+  function kongForm(target = null) {
     openForm("kong", (form) => {
       const [who, player] = seatSelect("谁 Who", table.data.players);
       const kindLabel = el("label", "", "杠 Kind");
@@ -267,11 +277,11 @@
         if (kind.value === "direct") event.discarder = Number(from.value);
         return event;
       };
-    });
+    }, target);
   }
 
-  function winForm() {
-    const won = winnersSoFar();
+  function winForm(target = null) {
+    const won = target ? winnersSoFar(target.round, target.index) : winnersSoFar();
     openForm("win", (form) => {
       form.append(el("legend", "", "胡 A win (一炮多响: tick every winner)"));
       const photoHand = page().hand();
@@ -325,7 +335,7 @@
         else event.winners = winners;
         return event;
       };
-    });
+    }, target);
   }
 
   function endForm() {
@@ -381,8 +391,8 @@
         if (started) for (const select of $("round-void-seats").querySelectorAll("select")) select.value = "";
       });
     });
-    $("event-kong").addEventListener("click", kongForm);
-    $("event-win").addEventListener("click", winForm);
+    $("event-kong").addEventListener("click", () => kongForm());
+    $("event-win").addEventListener("click", () => winForm());
     $("event-end").addEventListener("click", () => (winnersSoFar().size >= 3 ? endThreeWon() : endForm()));
     $("event-undo").addEventListener("click", () => write(`/rounds/${current().number}/undo`, "POST", { version: current().version }));
     try {
