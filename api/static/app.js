@@ -358,7 +358,7 @@
     state.adding = !state.adding;
     $("add-tile").classList.toggle("active", state.adding);
     $("overlay").classList.toggle("adding", state.adding);
-    $("tool-hint").textContent = state.adding ? "Tap where the missed tile is." : "Tap a tile to correct it.";
+    $("tool-hint").textContent = state.adding ? "点漏掉的牌 Tap where the missed tile is." : "点牌改牌 Tap a tile to correct it.";
   }
 
   function typicalSize() {
