@@ -34,7 +34,7 @@ from vision import pipeline
 from vision.deskew import Turn
 from vision.detections import CLASS_IDS, Detections
 from vision.grouper import Grouping
-from vision.images import Photo, load_photo
+from vision.images import Photo
 from vision.looks import SecondLook
 from vision.tileset import TileSet
 
@@ -64,16 +64,11 @@ def decode(data: bytes, max_pixels: int, max_decode_bytes: int | None = None) ->
     return pipeline.decode_photo(data, max_pixels=max_pixels, max_decode_bytes=max_decode_bytes)
 
 
-SAVE_LONG_SIDE = 2048
-"""A photo saved as an example is decoded reduced (a JPEG) to a long side of 2048 to 4095 pixels: more
-than training uses, and within the decode budget for a 48 MP phone photo."""
-
-
 def decode_to_save(data: bytes, max_pixels: int, max_decode_bytes: int | None = None) -> Photo:
-    """As ``decode``, at the size an example is saved at (``SAVE_LONG_SIDE``)."""
-    return load_photo(
-        data, max_pixels=max_pixels, reduce_to=SAVE_LONG_SIDE, max_decode_bytes=max_decode_bytes
-    )
+    """As ``decode``: a photo saved as an example is decoded as the reader decodes it (a large JPEG reduced
+    by the decoder itself, to the size the reader sees), so a phone photo the reader reads, turned by its
+    EXIF tag or not, is never too large to save."""
+    return decode(data, max_pixels, max_decode_bytes)
 
 
 def recognize(

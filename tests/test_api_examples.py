@@ -235,3 +235,23 @@ def test_a_save_killed_midway_leaves_nothing_counted_and_nothing_after_start(
         folder, pixels, boxes, Hand.from_json(HAND), Quota(10, 5000)
     )  # the leftover: not counted
     assert (folder / saved.image).is_file() and not leftover.exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("size", "orientation"), [((4032, 3024), 6), ((4032, 3024), 3), ((8000, 6000), 8)])
+def test_a_turned_phone_photo_is_saved_as_the_reader_reads_it(
+    local: TestClient, tmp_path: Path, size: tuple[int, int], orientation: int
+) -> None:
+    """12 MP and 48 MP JPEGs stored turned with their EXIF tag, as phones store portrait photos: saved,
+    upright, at the size the reader decodes (they used to be refused as too many pixels to decode)."""
+    stored = Image.new("RGB", size, (40, 120, 70))
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    buffer = io.BytesIO()
+    stored.save(buffer, format="JPEG", quality=80, exif=exif)
+    response = save(local, buffer.getvalue())
+    assert response.status_code == 201, response.text
+    with Image.open(tmp_path / "dataset" / response.json()["image"]) as saved:
+        upright = (size[1], size[0]) if orientation in (6, 8) else size
+        assert saved.width / saved.height == pytest.approx(upright[0] / upright[1], rel=0.01)
+        assert 1600 <= max(saved.size) <= 3200  # what the reader decodes of it
