@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -95,3 +96,16 @@ def test_concurrent_requests_for_different_photos_each_get_their_own_answer(clie
         together = list(pool.map(recognize, photos * 2))
     assert together == alone * 2
     assert len({str(answer) for answer in alone}) == len(photos)  # the photos differ, and so do their answers
+
+
+def test_an_unusable_weights_file_is_named_without_the_librarys_text(tmp_path: Path) -> None:
+    broken = tmp_path / "tiles.onnx"
+    broken.write_bytes(b"\x08\x01not really a protobuf" * 40)
+    with TestClient(create_app(Settings(weights=broken, dataset_dir=tmp_path / "dataset"))) as client:
+        health = client.get("/healthz").json()
+        refused = client.post("/api/v1/recognize", files={"image": ("hand.jpg", fake_photo(), "image/jpeg")})
+    assert health["model_loaded"] is False
+    assert health["model_error"].startswith("tiles.onnx: not a loadable ONNX model")
+    said = health["model_error"].lower()
+    assert "onnxruntime" not in said and "protobuf" not in said and "[" not in said
+    assert refused.status_code == 503 and "tiles.onnx: not a loadable" in refused.json()["error"]["message"]

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import ast
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 GRAPH_LEVELS = ("disable", "basic", "extended", "all")
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,11 @@ def load_onnx(
     try:
         session = ort.InferenceSession(str(weights), options, providers=["CPUExecutionProvider"])
     except Exception as failure:  # onnxruntime raises its own untyped errors
-        raise error(f"{weights}: not a loadable ONNX model ({failure})") from None
+        # the library's own text goes to the log, not to whoever reads the message (a client of /healthz)
+        log.warning("%s: ONNX Runtime could not load it: %s", weights, failure)
+        raise error(
+            f"{weights.name}: not a loadable ONNX model (the file is damaged, or not a model of this project)"
+        ) from None
     metadata = dict(session.get_modelmeta().custom_metadata_map)
     found = metadata.get("task", task)
     if found != task:
