@@ -20,7 +20,7 @@ from api.settings import Settings, get_settings
 from api.work import Workers
 from scoring import Rules, WinContext, get_preset
 from scoring.conditions import WIN_CONDITIONS
-from scoring.presets import DEFAULT_PRESET
+from scoring.presets import DEFAULT_PRESET, PRESETS
 from store import Store, StoreError, open_store
 from store.sets import SetError, tile_set
 from vision.tileset import TileSet
@@ -111,7 +111,9 @@ ContextFormDep = Annotated[WinContext, Depends(context_form)]
 
 
 def preset_form(
-    preset: Annotated[str, Form(max_length=64, description="rules preset")] = DEFAULT_PRESET,
+    preset: Annotated[
+        str, Form(max_length=64, description="rules preset", json_schema_extra={"enum": list(PRESETS)})
+    ] = DEFAULT_PRESET,
 ) -> Rules:
     """Raises ``UnknownPresetError`` (422)."""
     return get_preset(preset)

@@ -11,12 +11,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, StrictBool, create_model, model_validator
 
 from scoring import Hand, Meld, MeldKind, WinContext
 from scoring.conditions import WIN_CONDITIONS
-from scoring.presets import DEFAULT_PRESET
+from scoring.presets import DEFAULT_PRESET, PRESETS
 from scoring.tiles import TileParseError, parse_tile, parse_tiles
+
+# the presets as the schema's enum; an unknown one is still read, and answered 422 unknown_preset
+PRESET_ENUM: dict[str, Any] = {"enum": list(PRESETS)}
 
 DetectorClass = Literal[
     "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9",
@@ -157,7 +160,8 @@ else:
         "ContextIn",
         __base__=_Context,
         __doc__=_Context.__doc__,
-        **{c.key: (bool, Field(default=False, description=c.describe())) for c in WIN_CONDITIONS},
+        # strict: 0, 1, "yes" are no booleans (dealer: 0 was read as a win condition not given)
+        **{c.key: (StrictBool, Field(default=False, description=c.describe())) for c in WIN_CONDITIONS},
         void_suit=(Literal["m", "p", "s"] | None, Field(default=None, description=VOID_SUIT_HELP)),
     )
 
@@ -166,14 +170,17 @@ class ScoreRequest(_In):
     hand: HandIn
     context: ContextIn = Field(default_factory=ContextIn)
     preset: str = Field(
-        default=DEFAULT_PRESET, max_length=64, description="rules preset, see GET /api/v1/presets"
+        default=DEFAULT_PRESET,
+        max_length=64,
+        description="rules preset, see GET /api/v1/presets",
+        json_schema_extra=PRESET_ENUM,
     )
 
 
 class WaitsRequest(_In):
     hand: WaitingHandIn
     context: ContextIn = Field(default_factory=ContextIn)
-    preset: str = Field(default=DEFAULT_PRESET, max_length=64)
+    preset: str = Field(default=DEFAULT_PRESET, max_length=64, json_schema_extra=PRESET_ENUM)
 
 
 # ---- scores
@@ -249,7 +256,7 @@ class SettleRequest(_In):
             }
         },
     )
-    preset: str = Field(default=DEFAULT_PRESET, max_length=64)
+    preset: str = Field(default=DEFAULT_PRESET, max_length=64, json_schema_extra=PRESET_ENUM)
     base: int = Field(default=1, ge=1, le=1_000_000, description="the base stake (底)")
 
 
@@ -516,7 +523,7 @@ class SetCorrectionIn(_In):
 
 class TableIn(_In):
     players: list[str] = Field(min_length=4, max_length=4, description="the four seats' names, in turn order")
-    preset: str = Field(default=DEFAULT_PRESET, max_length=64)
+    preset: str = Field(default=DEFAULT_PRESET, max_length=64, json_schema_extra=PRESET_ENUM)
     base: int = Field(default=1, ge=1, le=1_000_000, description="the base stake (底)")
     set: str | None = Field(default=None, max_length=64, description="the set its photos are read with")
 

@@ -858,3 +858,11 @@ def test_a_pair_of_surrogates_is_text(client: TestClient) -> None:
     assert (
         response.status_code == 422 and response.json()["error"]["code"] == "invalid_request"
     )  # not invalid_text
+
+
+def test_win_conditions_are_strict_booleans_and_the_presets_an_enum(client: TestClient) -> None:
+    refused = client.post("/api/v1/score", json={"hand": HAND, "context": {"dealer": 0}})
+    assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_request"
+    assert client.post("/api/v1/score", json={"hand": HAND, "context": {"dealer": True}}).status_code == 200
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    assert schemas["ScoreRequest"]["properties"]["preset"]["enum"] == list(PRESETS)
