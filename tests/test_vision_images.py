@@ -162,9 +162,10 @@ def test_a_png_over_the_budget_is_refused_before_any_pixel_is_decoded(
 
 
 def test_the_decode_cost_counts_pillows_storage_and_the_copies() -> None:
-    assert decode_cost("RGB", (10, 10)) == 100 * (4 + 3)
-    assert decode_cost("L", (10, 10)) == 100 * (1 + 4 + 3)
-    assert decode_cost("I;16", (10, 10), turned=True) == 100 * (2 + 4 + 4 + 3)
+    # the decoded image, its turned copy, the conversion to RGB, and the RGB bytes with the array made of them
+    assert decode_cost("RGB", (10, 10)) == 100 * (4 + 6)
+    assert decode_cost("L", (10, 10)) == 100 * (1 + 4 + 6)
+    assert decode_cost("I;16", (10, 10), turned=True) == 100 * (2 + 2 + 10 + 6)
 
 
 def test_missing_file_is_a_clear_error(tmp_path) -> None:
@@ -186,3 +187,31 @@ def test_letterbox_round_trip_maps_boxes_back(shape: tuple[int, int]) -> None:
     np.testing.assert_allclose(back, original, atol=1.0)
     # the picture itself sits where the padding says
     assert square[int(pad[1]) + 1, int(pad[0]) + 1].tolist() == [0, 0, 0]
+
+
+@pytest.mark.parametrize("mode", ["I;16", "I", "F", "L", "P"])
+def test_the_decode_budget_counts_what_turning_an_image_to_rgb_takes(mode: str) -> None:
+    """The arrays ``as_rgb`` makes (traced) and Pillow's images (the decoded one, its L and RGB forms) fit in
+    ``decode_cost``: a 16-bit or 32-bit image is no longer counted at half its real cost."""
+    import tracemalloc
+
+    from vision.images import STORAGE, as_rgb, decode_cost
+
+    rng = np.random.default_rng(0)
+    size = (1000, 750)
+    if mode == "I;16":
+        image = Image.frombytes("I;16", size, rng.integers(0, 65535, size[::-1], dtype=np.uint16).tobytes())
+    elif mode == "I":
+        image = Image.fromarray(rng.integers(0, 65535, size[::-1]).astype(np.int32))
+    elif mode == "F":
+        image = Image.fromarray(rng.random(size[::-1]).astype(np.float32))
+    else:
+        image = Image.fromarray(rng.integers(0, 255, size[::-1], dtype=np.uint8)).convert(mode)
+    tracemalloc.start()
+    pixels = np.asarray(as_rgb(image))
+    _, traced = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    as_l = 0 if mode in ("L", "P") else 1
+    pillow = size[0] * size[1] * (STORAGE.get(mode, 4) + as_l + 4)  # the decoded image, as L, as RGB
+    assert pixels.shape == (size[1], size[0], 3)
+    assert traced + pillow <= decode_cost(mode, size) + 65_536  # and a few Python objects' bytes

@@ -42,26 +42,45 @@ class Photo:
         return self.original_size[0] / self.size[0]
 
 
+# bytes a pixel of a decoded image takes in Pillow, and what turning it to RGB (``as_rgb``) adds at its peak
+STORAGE = {"1": 1, "L": 1, "P": 1, "I;16": 2, "I;16B": 2, "I;16L": 2, "I;16N": 2, "RGB": 4}
+CONVERSION = {
+    "RGB": 0,
+    "1": 4,
+    "L": 4,
+    "P": 4,
+    "I;16": 10,  # its uint16 array 2, divided 2, to uint8 1, as L 1, as RGB 4
+    "I": 14,  # its int32 array 4, clipped 4 (divided in place), to uint8 1, as L 1, as RGB 4
+    "F": 26,  # its float32 array 4, scaled, clipped, cleaned 4 each (and a temporary), uint8 1, L 1, RGB 4
+}
+
+
 def decode_cost(mode: str, size: tuple[int, int], *, turned: bool = False) -> int:
     """Bytes decoding an image of this mode and (decoded) size takes at its peak.
 
     Pillow stores a pixel in 1 byte (modes 1, L, P), 2 (I;16) or 4 (everything else, RGB included);
-    the peak holds the decoded image, its RGB copy unless already RGB, the turned copy when EXIF
-    orientation applies, and the 3-byte pixels handed on as an array.
+    the peak holds the decoded image, the turned copy when EXIF orientation applies, what turning it to RGB
+    takes (``CONVERSION``: a 16-bit or 32-bit image goes through arrays of its own width first), and the
+    3-byte pixels handed on as an array (made from a bytes copy of them: 6 bytes a pixel at the peak).
     """
     pixels = size[0] * size[1]
-    storage = 1 if mode in ("1", "L", "P") else 2 if mode.startswith("I;16") else 4
-    copies = (0 if mode == "RGB" else 4) + (4 if turned else 0)
-    return pixels * (storage + copies + 3)
+    storage = STORAGE.get(mode, 2 if mode.startswith("I;16") else 4)
+    conversion = CONVERSION.get(mode, 10 if mode.startswith("I;16") else 4)
+    return pixels * (storage * (2 if turned else 1) + conversion + 6)
 
 
 def as_rgb(image: Image.Image) -> Image.Image:
     """RGB, keeping the tones of a 16-bit or 32-bit image (Pillow's own ``convert("RGB")`` clips every
-    value above 255 to white). 16-bit values (0..65535) are scaled to 0..255; float images in 0..1 too."""
-    if image.mode.startswith("I;16") or image.mode == "I":
-        values = np.asarray(image).astype(np.int64)
-        if image.mode.startswith("I;16") or values.max(initial=0) > 255:
-            values = np.clip(values, 0, 65535) // 257
+    value above 255 to white). 16-bit values (0..65535) are scaled to 0..255; float images in 0..1 too.
+    The arrays keep the image's own width (``CONVERSION`` counts them)."""
+    if image.mode.startswith("I;16"):
+        values = np.asarray(image)
+        return Image.fromarray((values // 257).astype(np.uint8), "L").convert("RGB")
+    if image.mode == "I":
+        values = np.asarray(image)
+        if values.max(initial=0) > 255:
+            values = np.clip(values, 0, 65535)
+            np.floor_divide(values, 257, out=values)
         return Image.fromarray(values.astype(np.uint8), "L").convert("RGB")
     if image.mode == "F":
         floats = np.asarray(image, dtype=np.float32)
