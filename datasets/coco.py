@@ -14,6 +14,7 @@ images hard-linked (or copied) beside it; category ids are class id + 1 (COCO ke
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -137,6 +138,8 @@ def read_coco_file(
         if class_id is None:
             continue
         x, y, w, h = _bbox(ann.get("bbox"), where)
+        if problems is None and not all(math.isfinite(value) for value in (x, y, w, h)):
+            raise DatasetError(f"{where}: 'bbox' holds a number that is not finite: {ann.get('bbox')!r}")
         width, height = sizes[image_id]
         box: Box | None = Box.from_xyxy(class_id, (x, y, x + w, y + h), width, height)
         if problems is not None and box is not None:

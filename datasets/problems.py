@@ -10,6 +10,7 @@ does) unless ``--lenient``, which imports and counts the fixes in its summary.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +54,14 @@ class ImportProblems:
         return ", ".join(f"{verbs[fix]} {counts[fix]}" for fix in FIXES if counts[fix])
 
     def clipped(self, box: Box, path: Path, line: int, what: str = "") -> Box | None:
-        """``box`` cut to the image (reported when it reached outside); ``None`` when nothing is left."""
+        """``box`` cut to the image (reported when it reached outside); ``None`` when nothing is left, or when
+        a number of it is not finite (NaN, infinity: a malformed box, skipped)."""
+        if not all(math.isfinite(value) for value in (box.xc, box.yc, box.w, box.h)):
+            numbers = f"{box.xc:g} {box.yc:g} {box.w:g} {box.h:g}"
+            self.add(
+                path, line, "malformed", f"{what}box with a number that is not finite ({numbers})", "skip"
+            )
+            return None
         x1, y1, x2, y2 = box.xc - box.w / 2, box.yc - box.h / 2, box.xc + box.w / 2, box.yc + box.h / 2
         inside = (
             x1 >= -EDGE_TOLERANCE

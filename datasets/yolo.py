@@ -293,7 +293,14 @@ def write_sources_csv(root: Path, rows: Iterable[dict[str, str]]) -> Path:
 
 
 def format_label_lines(boxes: Iterable[Box]) -> str:
-    return "".join(f"{b.class_id} {b.xc:.6f} {b.yc:.6f} {b.w:.6f} {b.h:.6f}\n" for b in boxes)
+    """YOLO label lines; a box with a number that is not finite is refused (``DatasetError``): no label file
+    ever holds NaN or infinity."""
+    lines = []
+    for b in boxes:
+        if not all(math.isfinite(value) for value in (b.xc, b.yc, b.w, b.h)):
+            raise DatasetError(f"a box of class {b.class_id} has a number that is not finite: {b}")
+        lines.append(f"{b.class_id} {b.xc:.6f} {b.yc:.6f} {b.w:.6f} {b.h:.6f}\n")
+    return "".join(lines)
 
 
 def write_data_yaml(root: Path, splits: Sequence[str]) -> Path:

@@ -128,3 +128,35 @@ def test_coco_boxes_outside_the_image_are_clipped_when_lenient(
     assert smj.main([*argv, "--lenient"]) == 0
     ((box,),) = [item.boxes for item in read_yolo(tmp_path / "o")]
     assert (box.xc - box.w / 2, box.w) == pytest.approx((0.0, 0.2))
+
+
+def test_a_coco_box_that_is_not_finite_is_malformed_never_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_image(tmp_path / "a.png", (100, 50))
+    coco = {
+        "images": [{"id": 1, "file_name": "a.png", "width": 100, "height": 50}],
+        "categories": [{"id": 1, "name": "5m"}],
+        "annotations": [
+            {"id": 7, "image_id": 1, "category_id": 1, "bbox": [float("nan"), 10, 30, 20]},
+            {"id": 8, "image_id": 1, "category_id": 1, "bbox": [10, 10, 30, 20]},
+        ],
+    }
+    (tmp_path / "coco.json").write_text(json.dumps(coco))  # Python writes NaN, as some tools do
+    argv = ["dataset", "import", "--format", "coco", str(tmp_path / "coco.json")]
+    argv += ["--out", str(tmp_path / "o")]
+    assert smj.main(argv) == 2
+    assert "not finite" in capsys.readouterr().err
+    assert smj.main([*argv, "--lenient"]) == 0
+    assert "skipped 1" in capsys.readouterr().out  # the malformed box, counted
+    labels = "".join(path.read_text() for path in (tmp_path / "o").rglob("labels/**/*.txt"))
+    assert "nan" not in labels.lower() and len(labels.splitlines()) == 1
+
+
+def test_no_label_file_holds_a_number_that_is_not_finite() -> None:
+    from datasets.labels import DatasetError
+    from datasets.yolo import format_label_lines
+
+    assert format_label_lines([Box(0, 0.5, 0.5, 0.1, 0.1)]) == "0 0.500000 0.500000 0.100000 0.100000\n"
+    with pytest.raises(DatasetError, match="not finite"):
+        format_label_lines([Box(0, float("nan"), 0.5, 0.1, 0.1)])
