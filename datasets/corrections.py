@@ -32,15 +32,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 from PIL import Image
 
 from datasets.labels import Box, DatasetError
-from datasets.yolo import format_label_lines
+from datasets.yolo import data_yaml, format_label_lines
 from scoring import Hand, WinContext, score
 from scoring.errors import IMPOSSIBLE
 from scoring.presets import CHENGDU
-from vision.detections import DETECTOR_CLASSES
 
 __all__ = ["CorrectionError", "Quota", "SavedCorrection", "check_hand", "save_correction"]
 
@@ -132,16 +130,8 @@ def save_correction(
             for written in (root / image, root / labels):  # no files without their record
                 written.unlink(missing_ok=True)
             raise
-        if not (root / "data.yaml").exists():
-            names = {
-                "path": str(root.resolve()),
-                "train": "images",
-                "val": "images",
-                "names": dict(enumerate(DETECTOR_CLASSES)),
-            }
-            _write_atomic(
-                root / "data.yaml", yaml.safe_dump(names, allow_unicode=True, sort_keys=False).encode()
-            )
+        if not (root / "data.yaml").exists():  # saved examples train; never their own validation
+            _write_atomic(root / "data.yaml", data_yaml(root.resolve(), ["train"], flat=True).encode())
     return SavedCorrection(example_id, image, labels, HANDS, len(boxes))
 
 

@@ -303,16 +303,22 @@ def format_label_lines(boxes: Iterable[Box]) -> str:
     return "".join(lines)
 
 
-def write_data_yaml(root: Path, splits: Sequence[str]) -> Path:
-    """``data.yaml`` naming the splits there are: without a val split it names none (never train's
-    images as val, which would validate a model on what it trained on)."""
+def data_yaml(root: Path, splits: Sequence[str], *, flat: bool = False) -> str:
+    """The text of ``data.yaml`` naming the splits there are: without a val split it names none (never
+    train's images as val, which would validate a model on what it trained on). ``flat``: one split whose
+    images lie in ``images/`` itself (saved corrections)."""
     data: dict[str, object] = {"path": str(root)}
     for split in ("train", "val", "test"):
         if split in splits:
-            data[split] = f"images/{split}"
+            data[split] = "images" if flat else f"images/{split}"
     data["names"] = dict(enumerate(DETECTOR_CLASSES))
+    return yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
+
+
+def write_data_yaml(root: Path, splits: Sequence[str]) -> Path:
+    """``data.yaml`` (``data_yaml``) written into ``root``."""
     path = root / "data.yaml"
-    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    path.write_text(data_yaml(root, splits), encoding="utf-8")
     return path
 
 

@@ -255,3 +255,13 @@ def test_a_turned_phone_photo_is_saved_as_the_reader_reads_it(
         upright = (size[1], size[0]) if orientation in (6, 8) else size
         assert saved.width / saved.height == pytest.approx(upright[0] / upright[1], rel=0.01)
         assert 1600 <= max(saved.size) <= 3200  # what the reader decodes of it
+
+
+def test_saved_examples_are_a_dataset_that_never_validates_on_its_own_training_images(
+    local: TestClient, photo: bytes, tmp_path: Path
+) -> None:
+    import yaml
+
+    assert save(local, photo).status_code == 201
+    data = yaml.safe_load((tmp_path / "dataset" / "data.yaml").read_text(encoding="utf-8"))
+    assert data["train"] == "images" and "val" not in data and len(data["names"]) == 29
