@@ -104,16 +104,22 @@ def split_counts(images: Sequence[LabelledImage]) -> dict[str, SplitCounts]:
 
 
 def resplit(root: Path | str, ratios: Sequence[float], out: Path | str | None = None) -> list[LabelledImage]:
-    """Split a YOLO dataset by source photo, keeping each source (and its augmented copies) in one part.
+    """Split a YOLO dataset by source photo, keeping each source (and its augmented copies, and every copy
+    of one photo found by its content) in one part.
 
     With ``out``: a new dataset in this project's layout (images hard-linked). Without: in place, by
     moving image and label files between ``images/<split>/`` and ``labels/<split>/`` (labels are moved,
     not rewritten) and rewriting ``sources.csv`` and ``data.yaml``.
     """
+    from datasets.duplicates import find_duplicates
     from datasets.yolo import read_yolo, write_yolo
 
     root = Path(root).resolve()
-    assigned = assign_splits(read_yolo(root), ratios)
+    images = read_yolo(root)
+    # copies of one photo (by content: SHA-256 or perceptual hash) share a source, with or without a
+    # sources.csv saying so: they land in one part, as check reports them
+    images = merge_duplicate_sources(images, find_duplicates(item.image for item in images))
+    assigned = assign_splits(images, ratios)
     if out is not None:
         write_yolo(assigned, out)
     else:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from PIL import Image
+from PIL import Image, ImageDraw
 
 import smj
 from datasets.check import check_dataset
@@ -115,3 +115,27 @@ def test_a_source_without_a_val_split_is_split_by_source(tmp_path: Path) -> None
     assert data["val"] == "images/val" and data["train"] == "images/train"
     splits = {item.source: item.split for item in read_yolo(out)}
     assert set(splits.values()) == {"train", "val", "test"}
+
+
+def test_split_keeps_copies_together_without_a_sources_file(tmp_path: Path, photos: dict[str, Path]) -> None:
+    """Twelve photos, each its own source (no sources.csv), four of them copies of others: however the
+    ratios fall, every copy lands in its original's part."""
+    root = tmp_path / "flat"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    shutil.copy(photos["original"], root / "images" / "a.jpg")
+    shutil.copy(photos["original"], root / "images" / "a_copy.jpg")
+    shutil.copy(photos["reencoded"], root / "images" / "a_small.jpg")
+    for index in range(9):
+        image = Image.new("RGB", (320, 240), (index * 25, 255 - index * 25, (index * 70) % 255))
+        ImageDraw.Draw(image).rectangle((20 + index * 20, 30, 80 + index * 20, 120), fill=(250, 250, 240))
+        image.save(root / "images" / f"other{index}.jpg", quality=90)
+    for image in (root / "images").iterdir():
+        (root / "labels" / f"{image.stem}.txt").write_text("0 0.5 0.5 0.2 0.2\n")
+    (root / "classes.txt").write_text("m1\n")
+    for seed_ratio in ("0.34,0.33,0.33", "0.5,0.25,0.25", "0.7,0.2,0.1"):
+        out = tmp_path / f"split_{seed_ratio}"
+        assert smj.main(["dataset", "split", str(root), "--ratios", seed_ratio, "--out", str(out)]) == 0
+        split_of = {item.image.name: item.split for item in read_yolo(out)}
+        assert split_of["a.jpg"] == split_of["a_copy.jpg"] == split_of["a_small.jpg"]
+        assert not [w for w in check_dataset(out).warnings if w.kind == "split_leak"]
