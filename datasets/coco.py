@@ -184,12 +184,14 @@ def _bbox(value: Any, where: str) -> tuple[float, float, float, float]:
 
 
 def _find_image(json_path: Path, file_name: str, split: str) -> Path:
+    """The image a ``file_name`` names, looked for where COCO exports put images; a name that leaves the
+    dataset (an absolute path, ``..``, a link pointing out of it) is refused: an import never takes in a
+    file from elsewhere on the machine."""
     relative = Path(file_name)
-    if relative.is_absolute():
-        if relative.is_file():
-            return relative
-        raise DatasetError(f"{json_path}: image {file_name!r} not found")
     here, up = json_path.parent, json_path.parent.parent
+    dataset = up.resolve()
+    if relative.is_absolute() or ".." in relative.parts:
+        raise DatasetError(f"{json_path}: image {file_name!r} is outside the dataset (a path of its own)")
     token = json_path.stem.removeprefix("instances_")
     folders = [here, here / "images", up / token, up / "images" / token, up / "images", up]
     if split:
@@ -197,7 +199,10 @@ def _find_image(json_path: Path, file_name: str, split: str) -> Path:
         folders += [up / name for name, alias in SPLIT_ALIASES.items() if alias == split]
     for folder in folders:
         if (folder / relative).is_file():
-            return (folder / relative).resolve()
+            found = (folder / relative).resolve()
+            if not found.is_relative_to(dataset):
+                raise DatasetError(f"{json_path}: image {file_name!r} links to a file outside the dataset")
+            return found
     raise DatasetError(f"{json_path}: image {file_name!r} not found next to it, in images/ or in {token}/")
 
 

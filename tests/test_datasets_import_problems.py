@@ -160,3 +160,26 @@ def test_no_label_file_holds_a_number_that_is_not_finite() -> None:
     assert format_label_lines([Box(0, 0.5, 0.5, 0.1, 0.1)]) == "0 0.500000 0.500000 0.100000 0.100000\n"
     with pytest.raises(DatasetError, match="not finite"):
         format_label_lines([Box(0, float("nan"), 0.5, 0.1, 0.1)])
+
+
+@pytest.mark.parametrize("kind", ["dotdot", "absolute", "link"])
+def test_a_coco_image_outside_the_dataset_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    outside = tmp_path / "secret.png"
+    make_image(outside, (100, 50))
+    root = tmp_path / "set" / "annotations"
+    root.mkdir(parents=True)
+    name = {"dotdot": "../../secret.png", "absolute": str(outside), "link": "linked.png"}[kind]
+    if kind == "link":
+        (root / "linked.png").symlink_to(outside)
+    coco = {
+        "images": [{"id": 1, "file_name": name, "width": 100, "height": 50}],
+        "categories": [{"id": 1, "name": "5m"}],
+        "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [10, 10, 30, 20]}],
+    }
+    (root / "coco.json").write_text(json.dumps(coco))
+    argv = ["dataset", "import", "--format", "coco", str(root / "coco.json"), "--out", str(tmp_path / "o")]
+    assert smj.main(argv) == 2
+    assert "outside the dataset" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists() or not list((tmp_path / "o").rglob("*.png"))
