@@ -104,16 +104,23 @@ def test_label_studio_polygons_and_turned_boxes_are_reported(
     assert by_class["m1"].w > 0.2  # the upright box around the turned one is wider than it
 
 
+def _coco(json_path: Path, boxes: dict[int, list[float]], file_name: str = "a.png") -> None:
+    """A COCO file of one 100x50 image (``file_name``) and its boxes (annotation id -> bbox), 5m each."""
+    coco = {
+        "images": [{"id": 1, "file_name": file_name, "width": 100, "height": 50}],
+        "categories": [{"id": 1, "name": "5m"}],
+        "annotations": [
+            {"id": number, "image_id": 1, "category_id": 1, "bbox": bbox} for number, bbox in boxes.items()
+        ],
+    }
+    json_path.write_text(json.dumps(coco))  # Python writes NaN as it is, as some tools do
+
+
 def test_coco_boxes_outside_the_image_are_clipped_when_lenient(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     make_image(tmp_path / "a.png", (100, 50))
-    coco = {
-        "images": [{"id": 1, "file_name": "a.png", "width": 100, "height": 50}],
-        "categories": [{"id": 1, "name": "5m"}],
-        "annotations": [{"id": 9, "image_id": 1, "category_id": 1, "bbox": [-10, 10, 30, 20]}],
-    }
-    (tmp_path / "coco.json").write_text(json.dumps(coco))
+    _coco(tmp_path / "coco.json", {9: [-10, 10, 30, 20]})
     argv = [
         "dataset",
         "import",
@@ -134,15 +141,7 @@ def test_a_coco_box_that_is_not_finite_is_malformed_never_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     make_image(tmp_path / "a.png", (100, 50))
-    coco = {
-        "images": [{"id": 1, "file_name": "a.png", "width": 100, "height": 50}],
-        "categories": [{"id": 1, "name": "5m"}],
-        "annotations": [
-            {"id": 7, "image_id": 1, "category_id": 1, "bbox": [float("nan"), 10, 30, 20]},
-            {"id": 8, "image_id": 1, "category_id": 1, "bbox": [10, 10, 30, 20]},
-        ],
-    }
-    (tmp_path / "coco.json").write_text(json.dumps(coco))  # Python writes NaN, as some tools do
+    _coco(tmp_path / "coco.json", {7: [float("nan"), 10, 30, 20], 8: [10, 10, 30, 20]})
     argv = ["dataset", "import", "--format", "coco", str(tmp_path / "coco.json")]
     argv += ["--out", str(tmp_path / "o")]
     assert smj.main(argv) == 2
@@ -173,12 +172,7 @@ def test_a_coco_image_outside_the_dataset_is_refused(
     name = {"dotdot": "../../secret.png", "absolute": str(outside), "link": "linked.png"}[kind]
     if kind == "link":
         (root / "linked.png").symlink_to(outside)
-    coco = {
-        "images": [{"id": 1, "file_name": name, "width": 100, "height": 50}],
-        "categories": [{"id": 1, "name": "5m"}],
-        "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [10, 10, 30, 20]}],
-    }
-    (root / "coco.json").write_text(json.dumps(coco))
+    _coco(root / "coco.json", {1: [10, 10, 30, 20]}, name)
     argv = ["dataset", "import", "--format", "coco", str(root / "coco.json"), "--out", str(tmp_path / "o")]
     assert smj.main(argv) == 2
     assert "outside the dataset" in capsys.readouterr().err
