@@ -193,13 +193,24 @@ def _parse_numbers(path: Path, number: int, fields: Sequence[str]) -> tuple[floa
     return xc, yc, w, h
 
 
+def read_text_lines(path: Path) -> list[str]:
+    """A text file's lines, read as UTF-8 with or without a byte-order mark; a file in another encoding is a
+    ``DatasetError`` naming the file and the line that cannot be read."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig").splitlines()
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise DatasetError(f"{path}:{line}: not UTF-8 text (save it as UTF-8)") from None
+
+
 def _read_label_file(
     path: Path, class_map: list[int | None], names: list[str], problems: ImportProblems | None = None
 ) -> list[Box]:
     if not path.is_file():
         return []
     boxes: list[Box] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(read_text_lines(path), 1):
         try:
             box = _label_line(path, number, line, class_map, names)
         except DatasetError as error:
@@ -240,7 +251,7 @@ def _read_ignore_file(path: Path, mapping: dict[str, str] | None) -> list[Box]:
     if not path.is_file():
         return []
     boxes: list[Box] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(read_text_lines(path), 1):
         fields = line.split()
         if len(fields) != 5:
             continue

@@ -177,3 +177,20 @@ def test_a_coco_image_outside_the_dataset_is_refused(
     assert smj.main(argv) == 2
     assert "outside the dataset" in capsys.readouterr().err
     assert not (tmp_path / "o").exists() or not list((tmp_path / "o").rglob("*.png"))
+
+
+def test_a_label_file_with_a_byte_order_mark_reads_and_one_not_in_utf8_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "src"
+    (root / "train" / "labels").mkdir(parents=True)
+    (root / "data.yaml").write_text(yaml.safe_dump({"names": list(DETECTOR_CLASSES)}))
+    for index in range(2):
+        make_image(root / "train" / "images" / f"t{index}.png", (100, 80), seed=index)
+    (root / "train" / "labels" / "t0.txt").write_bytes("\ufeff0 0.5 0.5 0.2 0.2\n".encode())  # a BOM
+    argv = ["dataset", "import", "--format", "yolo", str(root), "--out", str(tmp_path / "o")]
+    assert smj.main(argv) == 0
+    (root / "train" / "labels" / "t1.txt").write_bytes("0 0.5 0.5 0.2 0.2\n# étiquette\n".encode("latin-1"))
+    argv = ["dataset", "import", "--format", "yolo", str(root), "--out", str(tmp_path / "o2")]
+    assert smj.main(argv) == 2
+    assert f"{root / 'train' / 'labels' / 't1.txt'}:2: not UTF-8 text" in capsys.readouterr().err
