@@ -22,12 +22,15 @@ code                        status  raised by
 ``consent_required``        422     ``/examples`` without ``consent=true``
 ``saving_disabled``         403     ``/examples`` where saving is off (``SMJ_SAVE_EXAMPLES``: api.examples)
 ``cross_site_request``      403     ``/examples`` sent by another site's page (its ``Origin``)
-``token_required``          401     ``/examples`` without ``SMJ_EXAMPLES_TOKEN``, where one is set
+``token_required``          401     ``/examples`` or a set's write without ``SMJ_EXAMPLES_TOKEN`` (one is set)
+``too_many_guesses``        429     10 wrong tokens in a minute from one address (api.examples.Guesses)
 ``quota_full``              507     ``/examples`` past ``SMJ_MAX_EXAMPLES`` or ``SMJ_MAX_EXAMPLES_BYTES``
 ``not_an_image``            415     ``vision.images.ImageError``: the upload is not an image
 ``corrupt_image``           422     ``vision.images.ImageError``: a truncated or corrupt image
 ``too_many_pixels``         413     ``vision.images.ImageError``: more pixels than ``SMJ_MAX_PIXELS``
 ``upload_too_large``        413     a body larger than ``SMJ_MAX_UPLOAD_BYTES`` (checked while it arrives)
+``body_too_large``          413     a JSON body larger than ``SMJ_MAX_JSON_BYTES`` (refused before parsing)
+``invalid_text``            422     a JSON body holding a lone surrogate (text that is not Unicode)
 ``not_found``               404     an unknown path
 ``method_not_allowed``      405     a known path with another method
 ``too_many_files``          422     a photo request with more than one file

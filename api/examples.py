@@ -8,7 +8,7 @@ Checked in this order, each refusal a 4xx naming the setting to change:
    A plain HTML form on any site can post multipart to the server without it (no preflight), so this is
    what keeps a visitor's browser from saving for that site.
 3. ``SMJ_EXAMPLES_TOKEN`` set: the form field ``token`` or the header ``X-SMJ-Token`` must match:
-   401 ``token_required``.
+   401 ``token_required``; after 10 wrong tokens in a minute from one address, 429 ``too_many_guesses``.
 4. Else, under ``auto`` (the default): the request must have reached a loopback address by a loopback
    name (``localhost``, ``127.0.0.1``, ``[::1]``; a page on another name that resolves here, DNS
    rebinding, does not pass): 403 ``saving_disabled``. A local ``smj serve`` saves; one bound to
@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import ipaddress
 import secrets
+import threading
+import time
+from collections import defaultdict, deque
 from urllib.parse import urlsplit
 
 from fastapi import Request
@@ -45,6 +48,41 @@ def _host_name(host_header: str) -> str:
     return urlsplit(f"//{host_header}").hostname or ""
 
 
+class Guesses:
+    """Wrong tokens a client sent lately: past ``limit`` within ``window_s`` seconds, its next tries are
+    refused (429 ``too_many_guesses``) until the oldest falls out of the window. Per process, in memory: a
+    guesser against several workers still meets the limit in each."""
+
+    def __init__(self, limit: int = 10, window_s: float = 60.0) -> None:
+        self.limit, self.window_s = limit, window_s
+        self._failures: dict[str, deque[float]] = defaultdict(deque)
+        self._lock = threading.Lock()
+
+    def _recent(self, client: str, now: float) -> deque[float]:
+        times = self._failures[client]
+        while times and now - times[0] > self.window_s:
+            times.popleft()
+        return times
+
+    def check(self, client: str) -> None:
+        with self._lock:
+            times = self._recent(client, time.monotonic())
+            if len(times) >= self.limit:
+                wait = int(self.window_s - (time.monotonic() - times[0])) + 1
+                raise ApiError(
+                    429, "too_many_guesses", f"too many wrong tokens from this address: try again in {wait} s"
+                )
+            if not times:
+                self._failures.pop(client, None)  # no memory kept of clients who stopped guessing
+
+    def failed(self, client: str) -> None:
+        with self._lock:
+            self._recent(client, time.monotonic()).append(time.monotonic())
+
+
+guesses = Guesses()
+
+
 def check_may_save(request: Request, settings: Settings, token: str | None) -> None:
     """Raises ``ApiError`` (403 / 401) unless this request may save an example (see the module doc)."""
     if settings.save_examples == "off":
@@ -61,8 +99,11 @@ def check_may_save(request: Request, settings: Settings, token: str | None) -> N
         raise ApiError(403, "cross_site_request", "examples are saved only from this server's own page")
     expected = settings.examples_token
     if expected is not None:
+        client = (request.client.host if request.client else "") or "?"
+        guesses.check(client)
         given = token or request.headers.get(TOKEN_HEADER) or ""
         if not secrets.compare_digest(given.encode(), expected.get_secret_value().encode()):
+            guesses.failed(client)
             raise ApiError(401, "token_required", "saving examples needs this server's token (field 'token')")
         return
     if settings.save_examples == "on":

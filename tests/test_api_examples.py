@@ -265,3 +265,20 @@ def test_saved_examples_are_a_dataset_that_never_validates_on_its_own_training_i
     assert save(local, photo).status_code == 201
     data = yaml.safe_load((tmp_path / "dataset" / "data.yaml").read_text(encoding="utf-8"))
     assert data["train"] == "images" and "val" not in data and len(data["names"]) == 29
+
+
+def test_guessing_the_token_is_slowed_down(
+    tmp_path: Path, photo: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After 10 wrong tokens in a minute from one address, even the right one waits: 429."""
+    from api import examples
+
+    monkeypatch.setattr(examples, "guesses", examples.Guesses(limit=10, window_s=60))
+    with make_client(tmp_path, examples_token="right-token") as client:
+        answers = [save(client, photo, token=f"guess{i}").status_code for i in range(10)]
+        assert answers == [401] * 10
+        blocked = save(client, photo, token="right-token")
+        assert blocked.status_code == 429 and blocked.json()["error"]["code"] == "too_many_guesses"
+    monkeypatch.setattr(examples, "guesses", examples.Guesses(limit=10, window_s=60))
+    with make_client(tmp_path, examples_token="right-token") as client:
+        assert save(client, photo, token="right-token").status_code == 201  # a fresh window: it passes

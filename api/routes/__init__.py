@@ -21,6 +21,7 @@ _DESCRIPTIONS = {
     409: "a conflict: a set of that name exists, a round still in play or over, or a write on a stale "
     "version of a round (its details hold the table as it is now)",
     413: "the upload is too large (bytes or pixels)",
+    429: "too many wrong tokens from this address lately",
     415: "the upload is not an image",
     422: "the request is malformed: invalid fields, tiles, preset, or an impossible hand",
     503: "the detector weights are not loaded, or the store can't be opened",
