@@ -212,7 +212,12 @@ def _read_label_file(
     boxes: list[Box] = []
     for number, line in enumerate(read_text_lines(path), 1):
         try:
-            box = _label_line(path, number, line, class_map, names)
+            polygon = _polygon_line(path, number, line, class_map, names)
+            if polygon is not None:  # a segmentation label: its enclosing box, converted and counted
+                if problems is None:
+                    raise DatasetError(f"{path}:{number}: a polygon, not a box (--lenient converts it)")
+                problems.add(path, number, "polygon", "a polygon, imported as its bounding box", "convert")
+            box = polygon if polygon is not None else _label_line(path, number, line, class_map, names)
         except DatasetError as error:
             if problems is None:
                 raise
@@ -223,6 +228,28 @@ def _read_label_file(
         if box is not None:
             boxes.append(box)
     return boxes
+
+
+def _polygon_line(
+    path: Path, number: int, line: str, class_map: list[int | None], names: list[str]
+) -> Box | None:
+    """The enclosing box of a YOLO segmentation line (``class x1 y1 x2 y2 x3 y3 ...``: three points or
+    more), None for any other line (a box line is ``_label_line``'s)."""
+    fields = line.split()
+    if len(fields) < 7 or len(fields) % 2 == 0:
+        return None
+    box = _label_line(path, number, " ".join(fields[:5]), class_map, names)  # the class, checked
+    try:
+        points = [float(value) for value in fields[1:]]
+    except ValueError:
+        raise DatasetError(f"{path}:{number}: expected numbers after the class, got {line!r}") from None
+    if not all(math.isfinite(value) for value in points):
+        raise DatasetError(f"{path}:{number}: coordinates must be finite numbers, got {line!r}")
+    if box is None:
+        return None
+    xs, ys = points[0::2], points[1::2]
+    x1, y1, x2, y2 = min(xs), min(ys), max(xs), max(ys)
+    return Box(box.class_id, (x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1)
 
 
 def _label_line(

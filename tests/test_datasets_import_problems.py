@@ -194,3 +194,21 @@ def test_a_label_file_with_a_byte_order_mark_reads_and_one_not_in_utf8_is_named(
     argv = ["dataset", "import", "--format", "yolo", str(root), "--out", str(tmp_path / "o2")]
     assert smj.main(argv) == 2
     assert f"{root / 'train' / 'labels' / 't1.txt'}:2: not UTF-8 text" in capsys.readouterr().err
+
+
+def test_a_yolo_polygon_line_is_refused_or_converted_to_its_box_when_lenient(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "src"
+    (root / "train" / "labels").mkdir(parents=True)
+    (root / "data.yaml").write_text(yaml.safe_dump({"names": list(DETECTOR_CLASSES)}))
+    make_image(root / "train" / "images" / "p.png", (100, 80))
+    polygon = "4 0.2 0.3 0.4 0.3 0.4 0.7 0.2 0.7\n"  # a 5m outlined by four points
+    (root / "train" / "labels" / "p.txt").write_text(polygon)
+    argv = ["dataset", "import", "--format", "yolo", str(root), "--out", str(tmp_path / "o")]
+    assert smj.main(argv) == 2
+    assert "p.txt:1: polygon" in capsys.readouterr().err
+    assert smj.main([*argv, "--lenient"]) == 0
+    assert "converted 1" in capsys.readouterr().out
+    ((box,),) = [item.boxes for item in read_yolo(tmp_path / "o")]
+    assert box.class_id == 4 and (box.xc, box.yc, box.w, box.h) == pytest.approx((0.3, 0.5, 0.2, 0.4))
