@@ -207,8 +207,7 @@ def test_a_suited_reading_less_likely_than_an_honour_is_no_other_reading(
     probs[0, [s1, honour, p8, m1]] = [0.30, 0.25, 0.20, 0.15]
     probs[1, [s1, p8, m1, honour]] = [0.30, 0.25, 0.20, 0.15]  # both others likelier than an honour
     assert detector.classifier is not None
-    crops = np.zeros((2, 2, 8, 8, 3), np.uint8)
-    monkeypatch.setattr(detector.classifier, "read_views", lambda *_, **__: Views(probs, None, crops))
+    monkeypatch.setattr(detector.classifier, "read_views", lambda *_, **__: Views(probs, None))
     found = detector.detect(np.zeros((100, 100, 3), np.uint8), conf=0.3)
     assert found.alternatives is not None and found.alternative_confidences is not None
     assert [DETECTOR_CLASSES[c] for c in found.alternatives[0]] == ["p8", "m1"]

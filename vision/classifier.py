@@ -38,12 +38,10 @@ class ClassifierError(RuntimeError):
 @dataclass(frozen=True, eq=False)
 class Views:
     """What ``TileClassifier.read_views`` gives for N tiles: their class probabilities (N, C), the two views'
-    readings averaged, each view's L2-normalised features (N, 2, D), None for a model without them, and the
-    views' crops (N, 2, S, S, 3)."""
+    readings averaged, and each view's L2-normalised features (N, 2, D), None for a model without them."""
 
     probabilities: np.ndarray
     features: np.ndarray | None
-    crops: np.ndarray
 
 
 def tile_crops(
@@ -255,7 +253,7 @@ class TileClassifier:
         crops = tile_crops(pixels, boxes, self.imgsz)
         if not len(boxes):
             probs, features = self.infer(crops)
-            return Views(probs, None if features is None else features[:, None], crops[:, None])
+            return Views(probs, None if features is None else features[:, None])
         angles, pitches = row_directions(boxes, scores)
         row = np.flatnonzero(np.isfinite(angles))
         turned = upright_crops(pixels, boxes[row], angles[row], pitches[row], self.imgsz)
@@ -266,7 +264,7 @@ class TileClassifier:
         read, features = self.infer(np.concatenate([crops, second]))
         n = len(boxes)
         views = None if features is None else np.stack([features[:n], features[n:]], axis=1)
-        return Views((read[:n] + read[n:]) / 2, views, np.stack([crops, second], axis=1))
+        return Views((read[:n] + read[n:]) / 2, views)
 
     def example_views(
         self, pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray | None = None
