@@ -146,9 +146,7 @@ async def tile_set_form(
     one. 404 ``no_such_set``; 422 when this detector reads no sets."""
     if not name:
         return None
-    classifier = getattr(detector, "classifier", None)
-    if classifier is None or not getattr(classifier, "has_features", False):
-        raise ApiError(422, "sets_unsupported", "this server's detector reads no tile sets")
+    classifier = set_classifier(detector)
     store = get_store(settings)
     try:
         return await workers.hands(tile_set, store, name, classifier)
@@ -157,6 +155,20 @@ async def tile_set_form(
 
 
 TileSetFormDep = Annotated[TileSet | None, Depends(tile_set_form)]
+
+
+def set_classifier(detector: TileDetector) -> Any:
+    """The detector's classifier that reads sets (``Detector.set_classifier``); 422 ``sets_unsupported``
+    for a detector without one (the fake, or weights that give no features)."""
+    from vision.detector import ModelError
+
+    reader = getattr(detector, "set_classifier", None)
+    try:
+        if reader is None:
+            raise ModelError("this detector reads no tile sets")
+        return reader()
+    except ModelError:
+        raise ApiError(422, "sets_unsupported", "this server's detector reads no tile sets") from None
 
 
 def set_error(error: SetError) -> ApiError:

@@ -66,15 +66,15 @@ def _store() -> Any:
 
 
 def set_loader(name: str) -> Any:
-    """For ``--set NAME``: a function of the detector's classifier giving the stored set as it reads it;
-    an unknown set or an unreachable store raises ``ValueError`` with the message to print."""
+    """For ``--set NAME``: a function of the detector giving the stored set as its classifier reads it;
+    an unknown set or an unreachable store raises ``ValueError`` with the message to print (a detector
+    that reads no sets, ``ModelError``)."""
 
-    def load(classifier: Any) -> Any:
+    def load(detector: Any) -> Any:
         from store import StoreError
         from store.sets import tile_set
 
-        if classifier is None:
-            raise ValueError(f"--set {name}: the detector has no tile classifier to read a set with")
+        classifier = detector.set_classifier()
         try:
             return tile_set(_store(), name, classifier)
         except StoreError as error:
@@ -85,8 +85,7 @@ def set_loader(name: str) -> Any:
 
 def run_add(args: argparse.Namespace) -> int:
     from store import StoreError
-    from store.sets import Example, SetError, add_examples, save_set
-    from vision.detections import DETECTOR_CLASSES
+    from store.sets import SetError, add_examples, save_set, taught_examples
     from vision.detector import Detector, ModelError
     from vision.images import ImageError
     from vision.pipeline import teach_set
@@ -98,13 +97,8 @@ def run_add(args: argparse.Namespace) -> int:
     except (ModelError, ImageError, LayoutError) as error:
         return _fail(f"{args.photo}: {getattr(error, 'message', None) or error}")
     found, layout = taught.examples, taught.layout
-    origin = "row" if args.row else "layout"
-    examples = [
-        Example(DETECTOR_CLASSES[face], found.crops[tile], found.features[tile], origin)
-        for tile, face in zip(layout.tiles, layout.faces, strict=True)
-    ]
-    assert detector.classifier is not None
-    model = detector.classifier.identity
+    examples = taught_examples(taught, "row" if args.row else "layout")
+    model = detector.set_classifier().identity
     source = f"{Path(args.photo).name} ({'a row of ' + args.row if args.row else 'the layout'})"
     try:
         store = _store()
@@ -116,14 +110,7 @@ def run_add(args: argparse.Namespace) -> int:
     except (StoreError, SetError) as error:
         hint = " (give --replace to replace it)" if getattr(error, "code", "") == "set_exists" else ""
         return _fail(f"{error}{hint}")
-    alone = found.probabilities[list(layout.tiles)].argmax(axis=1)
-    faces = [
-        {
-            "face": DETECTOR_CLASSES[face],
-            "classifier_alone": DETECTOR_CLASSES[int(read)] if read < 29 else "none",
-        }
-        for face, read in zip(layout.faces, alone, strict=True)
-    ]
+    faces = taught.readings()
     if args.json:
         print(json.dumps({**summary.to_json(), "turned": layout.turned, "stored": faces}, ensure_ascii=False))
         return 0

@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from store.database import Store
 from store.schema import ExampleRow, TileSetRow, now
 from vision.classifier import CLASSIFIER_CLASSES, TileClassifier
+from vision.pipeline import Taught
 from vision.tileset import TileSet
 
 NAME = re.compile(r"[^\W_][\w .\-]{0,39}")  # letters (any script), digits, spaces, '.', '-', '_'
@@ -77,6 +78,15 @@ class SetSummary:
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
         }
+
+
+def taught_examples(taught: Taught, origin: str = "layout") -> list[Example]:
+    """The examples a set keeps of the tiles of a photo of its layout (or of a row: ``origin``)."""
+    found, layout = taught.examples, taught.layout
+    return [
+        Example(CLASSIFIER_CLASSES[face], found.crops[tile], found.features[tile], origin)
+        for tile, face in zip(layout.tiles, layout.faces, strict=True)
+    ]
 
 
 def checked_name(name: str) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-SetLoader = Callable[[Any], Any]  # the detector's classifier -> the vision.tileset.TileSet to read with
+SetLoader = Callable[[Any], Any]  # the detector -> the vision.tileset.TileSet to read with
 
 CLASSIFIER_HELP = "tile classifier weights (.onnx or .pt); default models/tile_faces.onnx"
 
@@ -149,7 +149,7 @@ def load_detector(args: argparse.Namespace):  # -> vision.detector.Detector
 
 
 def run_detect(args: argparse.Namespace, tile_set_for: SetLoader | None = None) -> int:
-    """``smj detect``; ``tile_set_for`` gives the set on the table (``--set``) for the classifier."""
+    """``smj detect``; ``tile_set_for`` gives the set on the table (``--set``) for the detector."""
     from vision.annotate import draw_detections, save_rgb
     from vision.detector import DEFAULT_CONF, ModelError
     from vision.images import ImageError
@@ -157,7 +157,7 @@ def run_detect(args: argparse.Namespace, tile_set_for: SetLoader | None = None) 
 
     try:
         detector = load_detector(args)
-        tile_set = tile_set_for(detector.classifier) if tile_set_for is not None else None
+        tile_set = tile_set_for(detector) if tile_set_for is not None else None
     except (ModelError, ValueError) as error:
         return _fail(str(error))
     conf = DEFAULT_CONF if args.conf is None else args.conf
@@ -334,7 +334,7 @@ def run_ship(args: argparse.Namespace) -> int:
 
 def run_score_photo(args: argparse.Namespace, tile_set_for: SetLoader | None = None) -> int:
     """``smj score PHOTO``: detect, group and score a photographed hand (its faces read with the set
-    ``tile_set_for`` gives for the detector's classifier, ``--set``)."""
+    ``tile_set_for`` gives for the detector, ``--set``)."""
     from scoring import cli as scoring_cli
     from vision.annotate import check_image_path, draw_detections, save_rgb
     from vision.detector import DEFAULT_CONF, ModelError
@@ -349,7 +349,7 @@ def run_score_photo(args: argparse.Namespace, tile_set_for: SetLoader | None = N
         return _fail(str(error))
     try:
         detector = load_detector(args)
-        tile_set = tile_set_for(detector.classifier) if tile_set_for is not None else None
+        tile_set = tile_set_for(detector) if tile_set_for is not None else None
         result = score_photo(
             args.photo,
             detector,

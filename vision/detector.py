@@ -190,6 +190,13 @@ class Detector:
         names = self._model.names
         return [names[i] for i in sorted(names)]
 
+    def set_classifier(self) -> TileClassifier:
+        """The classifier that reads a tile set (it gives each crop's features); ``ModelError`` when this
+        detector has none."""
+        if self.classifier is None or not self.classifier.has_features:
+            raise ModelError("this detector's classifier gives no features: it reads no tile sets")
+        return self.classifier
+
     @property
     def class_names(self) -> tuple[str, ...]:
         return DETECTOR_CLASSES
@@ -229,8 +236,8 @@ class Detector:
         # read in one batch from two views (``TileClassifier.read_views``): a large photo's row tiles turned
         # along their row both ways up (other players' rows face the camera upside down), a close-up's from
         # their box and turned along the row (the views measured against others: models/HISTORY.md)
-        if tile_set is not None and not self.classifier.has_features:
-            raise ModelError(f"{self.classifier.weights}: gives no features to read a tile set with")
+        if tile_set is not None:
+            self.set_classifier()
         views = self.classifier.read_views(
             found.pixels, found.read, found.scores, flip_row_tiles=not found.close_up
         )
@@ -258,10 +265,9 @@ class Detector:
 
     def examples(self, photo: Photo | np.ndarray) -> Examples:
         """What a set is taught from, in a photo of it (``Examples``)."""
-        if self.classifier is None or not self.classifier.has_features:
-            raise ModelError("teaching a tile set needs a classifier that gives features (models/tile_faces)")
+        classifier = self.set_classifier()
         found = self.locate(photo, conf=DEFAULT_CONF)
-        crops, features, probabilities = self.classifier.example_views(found.pixels, found.read, found.scores)
+        crops, features, probabilities = classifier.example_views(found.pixels, found.read, found.scores)
         assert features is not None
         return Examples(found.photo_boxes, found.scores, probabilities, features, crops)
 

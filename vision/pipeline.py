@@ -12,7 +12,7 @@ from scoring.hand import Hand, WinContext
 from scoring.presets import Rules
 from scoring.waits import Wait, waits_to_json
 from vision import deskew
-from vision.detections import Detections
+from vision.detections import DETECTOR_CLASSES, Detections
 from vision.detector import DEFAULT_CONF, Detector, Examples
 from vision.grouper import Grouping
 from vision.grouping.result import GroupingWarning, GroupRole, WarningCode, warning_name
@@ -64,6 +64,16 @@ class Taught:
     layout: Layout
     tile_set: TileSet
 
+    def readings(self) -> list[dict[str, str]]:
+        """Each tile of the layout, in its order: ``face`` (named by its place) and ``classifier_alone``
+        (what the classifier reads it as without the set: a class name, or ``none``)."""
+        names = [*DETECTOR_CLASSES, "none"]
+        alone = self.examples.probabilities[list(self.layout.tiles)].argmax(axis=1)
+        return [
+            {"face": DETECTOR_CLASSES[face], "classifier_alone": names[int(read)]}
+            for face, read in zip(self.layout.faces, alone, strict=True)
+        ]
+
 
 def teach_set(
     source: bytes | str | Path | Photo, detector: Detector, name: str, suits: tuple[str, ...] = ROW_SUITS
@@ -84,12 +94,8 @@ def tile_views(photo: Photo, detector: Detector, boxes: np.ndarray) -> tuple[np.
     """The crops (N, 4, S, S, 3) and features (N, 4, D) of tiles at ``boxes`` (the upright full-resolution
     photo's pixels, as ``detect_tiles`` gives them) in every view the reader uses: what a set keeps of a
     tile the player named (``TileClassifier.example_views``). Raises ``ModelError`` for a classifier that
-    gives no features."""
-    from vision.detector import ModelError
-
-    classifier = detector.classifier
-    if classifier is None or not classifier.has_features:
-        raise ModelError("teaching a tile set needs a classifier that gives features (models/tile_faces)")
+    gives no features (``Detector.set_classifier``)."""
+    classifier = detector.set_classifier()
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4) / photo.scale
     crops, features, _ = classifier.example_views(photo.pixels, boxes)
     assert features is not None

@@ -7,7 +7,7 @@ token); an existing set is replaced only when the request says so (else 409)."""
 from __future__ import annotations
 
 import base64
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import cv2
 import numpy as np
@@ -15,7 +15,7 @@ from fastapi import APIRouter, Body, Form, Path, Request
 from pydantic import TypeAdapter
 
 from api import service
-from api.deps import DetectorDep, PhotoUploadDep, SettingsDep, StoreDep, WorkersDep, set_error
+from api.deps import DetectorDep, PhotoUploadDep, SettingsDep, StoreDep, WorkersDep, set_classifier, set_error
 from api.errors import ApiError
 from api.examples import check_may_save
 from api.routes import API_PREFIX, error_responses
@@ -32,9 +32,10 @@ from store.sets import (
     rename_example,
     save_set,
     summary,
+    taught_examples,
 )
-from vision.detections import DETECTOR_CLASSES
 from vision.images import Photo
+from vision.pipeline import Taught, teach_set, tile_views
 from vision.tileset import LayoutError
 
 router = APIRouter(prefix=API_PREFIX, tags=["sets"])
@@ -61,32 +62,11 @@ def _data_url(crops: np.ndarray) -> str:
     return "data:image/png;base64," + base64.b64encode(png.tobytes()).decode("ascii")
 
 
-def _checked(detector: Any) -> Any:
-    classifier = getattr(detector, "classifier", None)
-    if classifier is None or not getattr(classifier, "has_features", False):
-        raise ApiError(422, "sets_unsupported", "this server's detector reads no tile sets")
-    return detector
-
-
-def _teach(photo: Photo, detector: Any, name: str) -> tuple[list[Example], bool, list[dict[str, str]], str]:
-    from vision.pipeline import teach_set
-
+def _teach(photo: Photo, detector: Any, name: str) -> Taught:
     try:
-        taught = teach_set(photo, detector, name)
+        return teach_set(photo, detector, name)
     except LayoutError as error:
         raise ApiError(422, "not_a_layout", str(error)) from None
-    found, layout = taught.examples, taught.layout
-    examples = [
-        Example(DETECTOR_CLASSES[face], found.crops[tile], found.features[tile], "layout")
-        for tile, face in zip(layout.tiles, layout.faces, strict=True)
-    ]
-    alone = found.probabilities[list(layout.tiles)].argmax(axis=1)
-    names = [*DETECTOR_CLASSES, "none"]
-    told = [
-        {"face": DETECTOR_CLASSES[face], "classifier_alone": names[int(read)]}
-        for face, read in zip(layout.faces, alone, strict=True)
-    ]
-    return examples, layout.turned, told, detector.classifier.identity
 
 
 @router.post(
@@ -112,16 +92,16 @@ async def teach(
     optional: a red 5万, a red 5筒, a red 5条, a back. Answers the set stored, each tile's crop under its
     name, and what the classifier alone reads each as. 422 ``not_a_layout`` says what was seen."""
     check_may_save(request, settings, token)
-    _checked(detector)
+    model = set_classifier(detector).identity
     photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
-    examples, turned, told, model = await workers.model(_teach, photo, _checked(detector), name)
+    taught = await workers.model(_teach, photo, detector, name)
     source = "a photo of the layout"
     try:
-        await workers.hands(save_set, store, name, examples, source, model, replace=replace)
+        await workers.hands(save_set, store, name, taught_examples(taught), source, model, replace=replace)
         detail = await workers.hands(_detail, store, name)
     except SetError as error:
         raise set_error(error) from None
-    return {**detail, "turned": turned, "taught": told}
+    return {**detail, "turned": taught.layout.turned, "taught": taught.readings()}
 
 
 @router.get("/sets", response_model=SetsOut, responses=error_responses(503), summary="the stored sets")
@@ -202,20 +182,20 @@ async def correct(
     """The photo the tile is in, the tile's box (the upright photo's pixels, as the photo endpoints answer
     them) and the face the player named: the tile's views join the set's examples of that face (the newest
     few a face kept), so the next photo reads it right."""
-    from vision.pipeline import tile_views
 
     check_may_save(request, settings, token)
-    reader = _checked(detector)
+    reader = set_classifier(detector)
     told: SetCorrectionIn = _form_json(_CORRECTION, correction, "correction")
     photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
     width, height = photo.original_size
     x1, y1, x2, y2 = told.box
     if not (0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height):
         raise ApiError(422, "box_outside_image", f"correction.box lies outside the {width}x{height} photo")
-    crops, features = await workers.model(tile_views, photo, reader, np.array([told.box], np.float32))
+    boxes = np.array([told.box], np.float32)
+    crops, features = await workers.model(tile_views, photo, cast(Any, detector), boxes)
     example = Example(told.face, crops[0], features[0], "correction")
     try:
-        stored = await workers.hands(add_examples, store, name, [example], reader.classifier.identity)
+        stored = await workers.hands(add_examples, store, name, [example], reader.identity)
     except SetError as error:
         raise set_error(error) from None
     return stored.to_json()
