@@ -54,8 +54,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     register_tables(commands)
 
 
-def _fail(message: str) -> int:
-    print(f"smj set: {message}", file=sys.stderr)
+def _fail(message: str, command: str = "set") -> int:
+    print(f"smj {command}: {message}", file=sys.stderr)
     return 2
 
 
@@ -205,11 +205,6 @@ def register_tables(commands: argparse._SubParsersAction) -> None:
     export.set_defaults(func=run_table_export)
 
 
-def _table_fail(message: str) -> int:
-    print(f"smj table: {message}", file=sys.stderr)
-    return 2
-
-
 def run_table_new(args: argparse.Namespace) -> int:
     from store import StoreError
     from store.tables import TableError, create_table
@@ -217,7 +212,7 @@ def run_table_new(args: argparse.Namespace) -> int:
     try:
         state, code = create_table(_store(), args.players.split(","), args.preset, args.base, args.tile_set)
     except (StoreError, TableError) as error:
-        return _table_fail(str(error))
+        return _fail(str(error), "table")
     print(f"table {state.id}: {', '.join(state.players)}, {state.preset}, base {state.base}")
     print(f"join code {code} (whoever holds it may write the table; it is not shown again)")
     return 0
@@ -231,7 +226,7 @@ def run_table_show(args: argparse.Namespace) -> int:
     try:
         state = table_state(_store(), args.table)
     except (StoreError, TableError) as error:
-        return _table_fail(str(error))
+        return _fail(str(error), "table")
     if args.json:
         print(json.dumps(state.to_json(), ensure_ascii=False, indent=1))
         return 0
@@ -252,7 +247,7 @@ def run_table_export(args: argparse.Namespace) -> int:
     try:
         state = table_state(_store(), args.table)
     except (StoreError, TableError) as error:
-        return _table_fail(str(error))
+        return _fail(str(error), "table")
     text = (
         export_csv(state)
         if args.format == "csv"
@@ -264,7 +259,7 @@ def run_table_export(args: argparse.Namespace) -> int:
     try:
         Path(args.out).write_text(text, encoding="utf-8")
     except OSError as error:
-        return _table_fail(f"{args.out}: {error.strerror or error}")
+        return _fail(f"{args.out}: {error.strerror or error}", "table")
     print(f"{args.out}: {len(state.rounds)} rounds of table {state.id}")
     return 0
 
@@ -277,8 +272,7 @@ def settle_stored(args: argparse.Namespace) -> int:
     from store.tables import TableError, round_json, table_state
 
     if args.round is not None:
-        print("smj settle: give a round file or --table, not both", file=sys.stderr)
-        return 2
+        return _fail("give a round file or --table, not both", "settle")
     try:
         state = table_state(_store(), args.table)
         if not state.rounds:
@@ -286,6 +280,5 @@ def settle_stored(args: argparse.Namespace) -> int:
         number = args.number or state.rounds[-1].number
         data = round_json(state, number)
     except (StoreError, TableError) as error:
-        print(f"smj settle: {error}", file=sys.stderr)
-        return 2
+        return _fail(str(error), "settle")
     return settle_data(data, f"table {state.id} round {number}", state.preset, str(state.base), args.json)

@@ -190,7 +190,8 @@ def tile_set(store: Store, name: str, classifier: TileClassifier) -> TileSet:
     from their crops, and stored so."""
     model = classifier.identity
     with store.transaction() as session:
-        rows = list(_get(session, name).examples)
+        stored = _get(session, name)
+        rows = list(stored.examples)
         stale = [row for row in rows if row.model != model]
         for row in stale:
             crops = _crops(row)
@@ -202,7 +203,7 @@ def tile_set(store: Store, name: str, classifier: TileClassifier) -> TileSet:
         for row in rows:
             vectors.append(np.frombuffer(row.features, np.float32).reshape(row.views, -1))
             faces += [CLASSIFIER_CLASSES.index(row.face)] * row.views
-        real_name = _get(session, name).name
+        real_name = stored.name
     return TileSet.of(real_name, faces, np.concatenate(vectors))
 
 

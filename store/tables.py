@@ -189,10 +189,10 @@ def start_round(
     try:
         with store.transaction() as session:
             table = _writable(session, table_id, code)
-            if table.rounds and not _state(table).rounds[-1].finished:
-                last = table.rounds[-1].number
-                raise TableError("round_in_play", f"round {last} is still in play: end it first")
-            number = table.rounds[-1].number + 1 if table.rounds else 1
+            last = table.rounds[-1] if table.rounds else None
+            if last is not None and not _settle(table, last.dealer, last.void_suits, last.events).finished:
+                raise TableError("round_in_play", f"round {last.number} is still in play: end it first")
+            number = last.number + 1 if last is not None else 1
             played = RoundRow(number=number, dealer=dealer, void_suits=dict(void_suits or {}), events=[])
             _settle(table, played.dealer, played.void_suits, [])
             table.rounds.append(played)

@@ -32,9 +32,8 @@ def layout_tiles(rng: np.random.Generator, width: float, height: float, turned: 
     from the far side to the near one, and perhaps a back below; ``turned``: all of it turned half round,
     as the player across the table lays it out."""
     gap_x, gap_y = float(rng.uniform(0.3, 3.0)), float(rng.uniform(2.0, 0.8 * height))
-    keys: list[tuple[int, int, int, str]] = []  # (key, column, row from the top, pose)
-    for row, _suit in enumerate(ROWS):
-        keys += [(9 * row + rank, rank, row, UP) for rank in range(9)]
+    # (key, column, row from the top, pose)
+    keys = [(9 * row + rank, rank, row, UP) for row in range(len(ROWS)) for rank in range(9)]
     if rng.random() < BACK_ROW_P:
         keys.append((int(rng.integers(27)), 0, 3, DOWN))
     centre_x, centre_y = 4 * (width + gap_x), -1.5 * (height + gap_y)
