@@ -64,8 +64,9 @@ def write_windows(
 ) -> list[LabelledImage]:
     """Cut ``per_image`` windows of ``size`` pixels from every image rescaled by a factor in ``scale``.
 
-    ``limit``: only that many images, drawn at random. Writes the JPEGs and a dataset of this
-    project's layout (the source's split kept) in ``out``.
+    ``limit``: only that many images, drawn at random. An image with no tile (a negative: keyboards, dice,
+    an empty table) gives windows anywhere in it. Writes the JPEGs and a dataset of this project's layout
+    (the source's split kept) in ``out``.
     """
     rng = random.Random(seed)
     images = list(images)
@@ -76,8 +77,6 @@ def write_windows(
     pictures.mkdir(parents=True, exist_ok=True)
     written: list[LabelledImage] = []
     for index, item in enumerate(images):
-        if not item.boxes:
-            continue
         with Image.open(item.image) as image:
             pixels = np.asarray(image.convert("RGB"))
         height, width = pixels.shape[:2]
@@ -87,10 +86,12 @@ def write_windows(
             scaled = cv2.resize(
                 pixels, (scaled_w, scaled_h), interpolation=cv2.INTER_AREA if factor < 1 else cv2.INTER_LINEAR
             )
-            box = rng.choice(item.boxes).xyxy(scaled_w, scaled_h)
-            window = _window_around(
-                rng, ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), size, scaled_w, scaled_h
-            )
+            if item.boxes:
+                box = rng.choice(item.boxes).xyxy(scaled_w, scaled_h)
+                centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+            else:
+                centre = (rng.uniform(0, scaled_w), rng.uniform(0, scaled_h))
+            window = _window_around(rng, centre, size, scaled_w, scaled_h)
             x0, y0, x1, y1 = window
             canvas = np.full((size, size, 3), 114, np.uint8)
             part = scaled[y0:y1, x0:x1]

@@ -340,3 +340,15 @@ def test_straddling_boxes_sit_on_the_seams_between_neighbours_side_by_side() -> 
     assert np.allclose(centres, [20.5, 41.5])  # on the seams
     assert np.allclose(found[:, 2] - found[:, 0], 20.0)  # one tile wide: half of each neighbour
     assert len(straddling_boxes(np.zeros((0, 4), np.float32))) == 0
+
+
+def test_a_photo_with_no_tile_gives_windows_anywhere_in_it_as_negatives(tmp_path: Path) -> None:
+    from datasets.windows import write_windows
+    from datasets.yolo import read_yolo
+
+    path = tmp_path / "keyboard.png"
+    Image.fromarray(np.full((300, 500, 3), 60, np.uint8)).save(path)
+    empty = LabelledImage(path, (), 500, 300, source="keyboard", split="train")
+    written = write_windows([empty], tmp_path / "w", size=128, scale=(1.0, 1.0), per_image=3, seed=1)
+    assert len(written) == 3 and all(window.boxes == () for window in written)
+    assert len(read_yolo(tmp_path / "w")) == 3

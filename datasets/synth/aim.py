@@ -20,13 +20,15 @@ def aim_camera(
     size: tuple[int, int],
     fill: float,
     placement: tuple[float, float],
+    tile_px: tuple[float, float] = (MIN_TILE_PX, MAX_TILE_PX),
 ) -> Camera:
     """Fit the camera to the player's tiles so they are *seen* at the wanted elevation and azimuth.
 
     The tiles sit off the optical axis (``placement``), so the axis is turned until the ray to the hand's
     centre has the wanted angles; then the frame is rescaled if the hand's tiles would come out smaller
-    than ``MIN_TILE_PX`` or larger than ``MAX_TILE_PX``.
+    than ``tile_px[0]`` or larger than ``tile_px[1]`` (by default ``MIN_TILE_PX`` and ``MAX_TILE_PX``).
     """
+    least, most = tile_px
     elevation, azimuth, roll = angles
     key_points = np.vstack([b.corners() for b in bodies])
     hand_centre = np.mean([b.centre() for b in bodies[:hand_count]], axis=0)
@@ -41,10 +43,10 @@ def aim_camera(
         widths = tile_widths(camera, bodies)
         typical, largest = float(np.median(widths[:hand_count])), float(widths.max())
         angles_ok = abs(seen_elevation - elevation) < 0.02 and abs(seen_azimuth - azimuth) < 0.03
-        if typical < MIN_TILE_PX:
-            fill = min(0.98, fill * (MIN_TILE_PX + 2) / typical)
-        elif largest > MAX_TILE_PX:
-            fill = fill * (MAX_TILE_PX - 3) / largest
+        if typical < least:
+            fill = min(0.98, fill * (least + 2) / typical)
+        elif largest > most:
+            fill = fill * (most - 3) / largest
         elif angles_ok or attempt == 5:
             break
         axis_elevation = float(

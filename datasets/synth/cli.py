@@ -115,6 +115,16 @@ def add_synth_arguments(parser: argparse.ArgumentParser) -> None:
         "in a fourth row, some taken from across the table; scenes.jsonl's hand is null",
     )
     parser.add_argument(
+        "--kind",
+        choices=("hand", "loose", "closeup", "empty"),
+        default="hand",
+        help="what the photos hold: hand (default) a hand and the table around it; loose: as hand, with "
+        "tiles lying loose around it at any angle (a red-five set's fives among them, piles, tiles on a long "
+        "edge, left unlabelled as don't-care) and keyboards, dominoes, printed pages; closeup: 3 to 12 loose "
+        "tiles photographed close, each a tenth to a quarter of the photo's width; empty: keyboards, "
+        "dominoes, dice, cards and printed pages with no tile at all (negatives)",
+    )
+    parser.add_argument(
         "--workers",
         type=int,
         default=1,
@@ -185,6 +195,7 @@ def run_synth(args: argparse.Namespace) -> int:
         calibration=args.calibration,
         style=args.style,
         flower_four=args.flower_four,
+        kind=args.kind,
     )
     try:
         summary = write_dataset(

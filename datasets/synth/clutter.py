@@ -30,7 +30,8 @@ from datasets.synth.layout import (
     try_place,
     yaw_facing,
 )
-from datasets.synth.look import TileLook
+from datasets.synth.look import FIVES, TileLook
+from datasets.synth.loose import loose_groups
 from datasets.synth.props import Prop, place_prop, prop_footprint, random_prop
 from datasets.synth.table import TableGeometry
 from scoring.hand import Hand
@@ -90,7 +91,10 @@ def place_clutter(
     honour_p: float,
     tiles_on: bool,
     props_on: bool,
+    loose: bool = False,
 ) -> Clutter:
+    """Clutter around the player's tiles; ``loose``: tiles lying loose beside them too, and tile-like props
+    (``datasets.synth.loose``)."""
     dims = look.dims
     forward = camera.rotation[2][:2]
     away = forward / np.linalg.norm(forward) if np.linalg.norm(forward) > 1e-3 else np.array([0.0, 1.0])
@@ -119,6 +123,8 @@ def place_clutter(
                 rng, keys, dims, len(keys), float(rng.choice([0, math.pi / 2, math.pi])), "stray"
             )
             out.tiles += place(near, block) or []
+    if loose:
+        _loose(rng, pool, look, player, camera, place, occupancy, out)
     if props_on:
         bounds = (table.x0 + 10, table.y0 + 10, table.x1 - 10, table.y1 - 10)
         sampler = _mixed(rng, _in_view(rng, camera, bounds), region_sampler(rng, bounds), 0.7)
@@ -136,6 +142,43 @@ def place_clutter(
                     out.props.append(place_prop(prop, x, y))
                     break
     return out
+
+
+def _loose(
+    rng: np.random.Generator,
+    pool: _Pool,
+    look: TileLook,
+    player: list[Placed],
+    camera: Camera,
+    place: Place,
+    occupancy: Occupancy,
+    out: Clutter,
+) -> None:
+    """Tiles lying loose near the player's, mostly where the camera sees them (the set's red fives among
+    them), and 1 to 3 tile-like props."""
+    dims = look.dims
+    xs, ys = [t.x for t in player], [t.y for t in player]
+    around = (
+        min(xs) - 6 * dims.width,
+        min(ys) - 4 * dims.height,
+        max(xs) + 6 * dims.width,
+        max(ys) + 5 * dims.height,
+    )
+    sampler = _mixed(rng, _in_view(rng, camera, around), region_sampler(rng, around), 0.85)
+    fives = tuple(k for k in FIVES if look.red_five is not None and pool.counts[k] > 0)
+    for key in fives:
+        pool.counts[key] -= 1
+    for group in loose_groups(rng, pool.take, dims, fives):
+        out.tiles += place(sampler, group) or []
+    for _ in range(int(rng.integers(1, 4))):
+        prop = random_prop(rng, tile_like=True)
+        outline, height = prop_footprint(prop)
+        for _ in range(12):
+            x, y = sampler() or (0.0, 0.0)
+            if occupancy.free(outline + np.array([x, y]), height):
+                occupancy.add(outline + np.array([x, y]), height)
+                out.props.append(place_prop(prop, x, y))
+                break
 
 
 MIN_CLUTTER_PX, MAX_CLUTTER_PX = 14.0, 125.0

@@ -20,6 +20,8 @@ from datasets.synth.hands import HandPlan
 from scoring.hand import MeldKind
 
 STAND, UP, DOWN = "stand", "up", "down"
+# lying on a long edge, the face upright and turned sideways: no face to read, not a tile to box
+SIDE = "side"
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class Placed:
     """One tile on the table: its centre on the table plane, its turn about z and how it lies."""
 
     key: FaceKey  # the tile (also for face-down ones)
-    pose: str  # stand | up | down
+    pose: str  # stand | up | down | side
     x: float
     y: float
     yaw: float = 0.0  # radians; 0: the face's top points away from the player (+y)
@@ -45,10 +47,13 @@ class Placed:
 
     def footprint_size(self, dims: TileDims) -> tuple[float, float]:
         """Extent along the tile's own x and y axes on the table."""
+        if self.pose == SIDE:
+            return (dims.depth, dims.height)
         return (dims.width, dims.depth) if self.pose == STAND else (dims.width, dims.height)
 
     def height_above_table(self, dims: TileDims) -> float:
-        return self.z + (dims.height if self.pose == STAND else dims.depth)
+        upright = {STAND: dims.height, SIDE: dims.width}
+        return self.z + upright.get(self.pose, dims.depth)
 
     def footprint(self, dims: TileDims, pad: float = 0.0) -> np.ndarray:
         sx, sy = self.footprint_size(dims)

@@ -154,10 +154,11 @@ def random_look(
     art_p: float,
     style: int | None = None,
     flower_four: bool = False,
+    red_five_p: float = RED_FIVES_P,
 ) -> TileLook:
     """A set's look drawn from ``rng``; ``style``: its faces are procedural style ``style`` whatever is
     drawn (the same draws are made, so the rest of a seed's scene stays as it is); ``flower_four``: its 4 筒
-    printed with a flower between the pips (``with_flower``)."""
+    printed with a flower between the pips (``with_flower``); ``red_five_p``: the chance its fives are red."""
     width = float(rng.uniform(23, 30))
     # slim to squat faces, thin (travel sets) to thick (automatic-table) tiles
     dims = TileDims(width, width * float(rng.uniform(1.22, 1.5)), width * float(rng.uniform(0.5, 0.9)))
@@ -186,7 +187,7 @@ def random_look(
         source=source,
         style_id=style_id,
         art_set=art_set,
-        red_five=random_red_five(rng),
+        red_five=random_red_five(rng, red_five_p),
         flower_four=flower_four,
     )
 

@@ -1,4 +1,6 @@
-"""Distractors on the table (never labelled): coins, chips, playing cards, phones, dice, cups, boxes."""
+"""Distractors on the table (never labelled): coins, chips, playing cards, phones, dice, cups, boxes, and the
+tile-like things a localiser must learn are not tiles (``random_prop(rng, tile_like=True)``): keyboards,
+dominoes, printed pages."""
 
 from __future__ import annotations
 
@@ -67,11 +69,32 @@ def draw_disc(canvas: Canvas, camera: Camera, disc: Disc, light: Light) -> None:
 Prop = Body | Disc
 
 
-def random_prop(rng: np.random.Generator) -> Prop:
+TILE_LIKE = ("keyboard", "domino", "page", "card", "dice")
+_TILE_LIKE_P = (0.3, 0.3, 0.2, 0.1, 0.1)
+
+
+def random_prop(rng: np.random.Generator, tile_like: bool = False) -> Prop:
+    """A prop drawn from ``rng``; ``tile_like``: one of ``TILE_LIKE`` (the draws without it are as they were,
+    so seeded scenes stay the same)."""
+    if tile_like:
+        kind = TILE_LIKE[int(rng.choice(len(TILE_LIKE), p=_TILE_LIKE_P))]
+        yaw = float(rng.uniform(0, 2 * math.pi))
+        if kind == "keyboard":
+            return _keyboard(rng, yaw)
+        if kind == "domino":
+            ivory = rng.random() < 0.6
+            body = (242, 238, 225) if ivory else (25, 25, 30)
+            return _box(rng, 24, 48, 8, yaw, _domino_texture(rng, ivory), body)
+        if kind == "page":
+            return _box(rng, 148, 210, 0.4, yaw, _page_texture(rng), (238, 238, 232))
+        return _plain_prop(rng, kind, yaw)
     kind = ("coin", "chip", "card", "phone", "dice", "cup", "box")[
         int(rng.choice(7, p=(0.22, 0.12, 0.18, 0.18, 0.14, 0.06, 0.10)))
     ]
-    yaw = float(rng.uniform(0, 2 * math.pi))
+    return _plain_prop(rng, kind, float(rng.uniform(0, 2 * math.pi)))
+
+
+def _plain_prop(rng: np.random.Generator, kind: str, yaw: float) -> Prop:
     if kind == "coin":
         metal = ((205, 170, 80), (190, 190, 195), (180, 110, 60))[int(rng.integers(3))]
         return Disc(
@@ -191,6 +214,105 @@ def _label_texture(rng: np.random.Generator, colour: tuple[int, ...]) -> Texture
     ink = Ink(56, 90)
     ink.rect(0, 0, 56, 90, colour)  # type: ignore[arg-type]
     ink.rect(6, 30, 50, 60, tuple(int(v) for v in rng.integers(0, 255, 3)))  # type: ignore[arg-type]
+    return _texture(ink)
+
+
+_KEY_LABELS = (
+    *"QWERTYUIOPASDFGHJKLZXCVBNM1234567890",
+    *(f"F{i}" for i in range(1, 13)),
+    "Esc",
+    "Tab",
+    "Ctrl",
+    "Alt",
+    "Enter",
+    "Backspace",
+    "Shift",
+)
+
+
+def _keyboard(rng: np.random.Generator, yaw: float) -> Body:
+    """A laptop's or desk keyboard: rows of square keys (each about 16 mm, near a tile's size), labelled."""
+    width, height = float(rng.uniform(270, 360)), float(rng.uniform(95, 130))
+    dark = rng.random() < 0.6
+    base = (35, 35, 40) if dark else (205, 205, 210)
+    key = (20, 20, 24) if dark else (245, 245, 245)
+    label = (225, 225, 225) if dark else (30, 30, 35)
+    scale = 3  # texture pixels a millimetre
+    ink = Ink(int(width * scale), int(height * scale))
+    ink.rect(0, 0, ink.width, ink.height, base)
+    pitch = float(rng.uniform(17, 19.5))
+    rows = max(3, int((height - 8) // pitch))
+    for r in range(rows):
+        x = 4 + (r % 3) * pitch * 0.25
+        y = 4 + r * pitch
+        while x + pitch < width - 4:
+            wide = rng.random() < 0.08
+            w = pitch * (2.0 if wide else 1.0) - 2.5
+            ink.rect(x * scale, y * scale, (x + w) * scale, (y + pitch - 2.5) * scale, key)
+            text = "Backspace" if wide else _KEY_LABELS[int(rng.integers(len(_KEY_LABELS) - 3))]
+            size = 0.9 if len(text) < 3 else 0.5
+            cv2.putText(
+                ink.rgba,
+                text,
+                (int((x + 1.5) * scale), int((y + pitch * 0.55) * scale)),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                size * scale / 3,
+                (*label, 255),
+                max(1, scale // 2),
+                cv2.LINE_AA,
+            )
+            x += w + 2.5
+    return _box(rng, width, height, float(rng.uniform(4, 18)), yaw, _texture(ink), base)
+
+
+_DOMINO_PIPS = {
+    0: (),
+    1: ((0.5, 0.5),),
+    2: ((0.25, 0.25), (0.75, 0.75)),
+    3: ((0.25, 0.25), (0.5, 0.5), (0.75, 0.75)),
+    4: ((0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)),
+    5: ((0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)),
+    6: ((0.25, 0.2), (0.75, 0.2), (0.25, 0.5), (0.75, 0.5), (0.25, 0.8), (0.75, 0.8)),
+}
+
+
+def _domino_texture(rng: np.random.Generator, ivory: bool) -> Texture:
+    """A domino's face: two squares of pips parted by a line (ivory with dark pips, or black with white)."""
+    ink = Ink(48, 96)
+    face, pip = ((242, 238, 225), (25, 25, 30)) if ivory else ((25, 25, 30), (240, 240, 235))
+    ink.rect(0, 0, 48, 96, face)
+    ink.line(6, 48, 42, 48, pip, 2)
+    for half in (0, 48):
+        for px, py in _DOMINO_PIPS[int(rng.integers(7))]:
+            ink.circle(4 + px * 40, half + 4 + py * 40, 4.2, pip)
+    return _texture(ink)
+
+
+_PRINTED = "一二三四五六七八九万筒条萬東南西北中發"
+
+
+def _page_texture(rng: np.random.Generator) -> Texture:
+    """A printed page: lines of words, now and then a tile's name in large CJK type (万, 筒, 条 ...)."""
+    from datasets.synth.fonts import cjk_fonts, fitted_glyph
+
+    ink = Ink(296, 420)
+    ink.rect(0, 0, 296, 420, (240, 240, 234))
+    fonts = cjk_fonts()
+    y = 24.0
+    while y < 400:
+        if fonts and rng.random() < 0.25:
+            for i in range(int(rng.integers(2, 6))):
+                char = _PRINTED[int(rng.integers(len(_PRINTED)))]
+                glyph = fitted_glyph(fonts[0], char, 34, 34)
+                if glyph is not None:
+                    ink.coverage(glyph, 20 + i * 44, y, (20, 20, 25))
+            y += 48
+            continue
+        words = "".join(chr(int(c)) for c in rng.integers(97, 123, int(rng.integers(20, 40))))
+        cv2.putText(
+            ink.rgba, words, (20, int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (30, 30, 35, 255), 1, cv2.LINE_AA
+        )
+        y += float(rng.uniform(16, 22))
     return _texture(ink)
 
 

@@ -21,16 +21,17 @@ import numpy as np
 
 from datasets.synth import art
 from datasets.synth.aim import aim_camera, median_tile_px, random_placement, random_roll
-from datasets.synth.boxes import SceneBox, is_labelled, label_tiles
+from datasets.synth.boxes import SceneBox, label_tiles
 from datasets.synth.camera import Camera, look_rotation
 from datasets.synth.clutter import Clutter, place_clutter
 from datasets.synth.hands import random_hand
-from datasets.synth.layout import STAND, UP, Placed, TileDims, player_layout
-from datasets.synth.look import TileLook, random_look
+from datasets.synth.layout import SIDE, STAND, UP, Placed, TileDims, player_layout
+from datasets.synth.look import RED_FIVES_P, TileLook, random_look
+from datasets.synth.loose import LOOSE_RED_FIVES_P, render_closeup, render_empty, split_side
 from datasets.synth.photo import PhotoParams, photograph, plain_photo_params, random_photo_params
 from datasets.synth.props import Disc, draw_disc
 from datasets.synth.table import TableGeometry, TableLook, apply_shadows, random_table_look, render_table
-from datasets.synth.tile_body import Body, Canvas, Light, draw_body, flat_axes, stand_axes
+from datasets.synth.tile_body import Body, Canvas, Light, draw_body, flat_axes, side_axes, stand_axes
 from scoring.hand import Hand
 
 
@@ -54,13 +55,17 @@ class SceneOptions:
     calibration: bool = False
     style: int | None = None  # every scene's faces in this procedural style (0..63), not a random one
     flower_four: bool = False  # every 4 筒 printed with a flower between its pips (look.with_flower)
+    # hand: the player's hand and the table around it; loose: as hand, with tiles lying loose around it at any
+    # angle (red fives, piles, tiles on a long edge) and tile-like props; closeup: a few big loose tiles
+    # filling the frame, no hand; empty: tile-like props alone, no tile (``datasets.synth.loose``)
+    kind: str = "hand"
 
 
 @dataclass(frozen=True, eq=False)
 class Scene:
     image: np.ndarray  # (height, width, 3) uint8 RGB
     boxes: tuple[SceneBox, ...]
-    hand: Hand | None  # None: a photo of a set's layout (``SceneOptions.calibration``), no hand in it
+    hand: Hand | None  # None: no hand in it (a set's layout, a close-up of loose tiles, an empty table)
     win_apart: bool
     winning: bool
     hand_pose: str
@@ -130,7 +135,7 @@ def render_scene(
     sources = _sources(art_sets)
     scene = None
     for _ in range(4):  # a scene whose player's tiles are not all clearly visible is drawn again
-        scene = (_calibration if options.calibration else _render)(rng, index, size, sources, options)
+        scene = _KINDS[_kind(options)](rng, index, size, sources, options)
         if scene.extra.get("player_ok"):
             break
     assert scene is not None
@@ -156,7 +161,9 @@ def _render(
     options: SceneOptions,
 ) -> Scene:
     width = size[0]
-    look = random_look(rng, sources, options.art_p, options.style, options.flower_four)
+    loose = options.kind == "loose"
+    red_fives = LOOSE_RED_FIVES_P if loose else RED_FIVES_P
+    look = random_look(rng, sources, options.art_p, options.style, options.flower_four, red_fives)
     dims = look.dims
     plan = random_hand(rng, options.winning_p)
     hand_pose = options.hand_pose or (STAND if rng.random() < 0.55 else UP)
@@ -191,6 +198,7 @@ def _render(
             options.honour_p,
             options.clutter,
             options.props,
+            loose,
         )
     if plain is None and rng.random() < 0.6:
         clutter.props.append(_near_rim(rng, table_geometry, player.tiles, dims, elevation, table_look.rim))
@@ -204,15 +212,14 @@ def _render(
     if options.photo and rng.random() < 0.4:
         _gloss(canvas, rng)
     seen = label_tiles(canvas, camera, tiles, bodies)
-    boxes = [b if b is not None and is_labelled(b) else None for b in seen]
-    ignored = tuple(b.outline for b in seen if b is not None and not is_labelled(b))
+    boxes, ignored = split_side(seen, tiles)
     params = random_photo_params(rng) if options.photo else plain_photo_params()
     final = photograph(canvas.image, params, rng) if options.photo else canvas.image
     player_ok = _player_visible(seen, len(player.tiles))
     look.release()  # the scene keeps its look (tests re-render faces from it), not ~10 MB of textures
     return Scene(
         image=final,
-        boxes=tuple(b for b in boxes if b is not None),
+        boxes=boxes,
         ignored=ignored,
         hand=plan.hand,
         win_apart=win_apart,
@@ -223,6 +230,35 @@ def _render(
         photo=params if options.photo else None,
         extra={"player_ok": player_ok, "tile_px": tile_px, "look": look},
     )
+
+
+def _kind(options: SceneOptions) -> str:
+    kind = "calibration" if options.calibration else options.kind
+    if kind not in _KINDS:
+        raise ValueError(f"unknown scene kind {kind!r}: one of {', '.join(sorted(_KINDS))}")
+    return kind
+
+
+def _closeup(
+    rng: np.random.Generator,
+    index: int,
+    size: tuple[int, int],
+    sources: tuple[art.ArtSource, ...],
+    options: SceneOptions,
+) -> Scene:
+    parts = render_closeup(rng, size, sources, options.art_p, options.photo, options.style)
+    return Scene(hand=None, win_apart=False, winning=False, hand_pose=UP, index=index, **parts)  # type: ignore[arg-type]
+
+
+def _empty(
+    rng: np.random.Generator,
+    index: int,
+    size: tuple[int, int],
+    sources: tuple[art.ArtSource, ...],
+    options: SceneOptions,
+) -> Scene:
+    parts = render_empty(rng, size, options.photo)
+    return Scene(hand=None, win_apart=False, winning=False, hand_pose=UP, index=index, **parts)  # type: ignore[arg-type]
 
 
 def _calibration(
@@ -246,6 +282,16 @@ def _calibration(
         flower_four=options.flower_four,
     )
     return Scene(hand=None, win_apart=False, winning=False, hand_pose=UP, index=index, **parts)  # type: ignore[arg-type]
+
+
+_KINDS = {
+    "hand": _render,
+    "loose": _render,
+    "closeup": _closeup,
+    "empty": _empty,
+    "calibration": _calibration,
+}
+SCENE_KINDS = ("hand", "loose", "closeup", "empty")
 
 
 def lit_canvas(
@@ -293,6 +339,9 @@ def body_for(tile: Placed, look: TileLook) -> Body:
     if tile.pose == STAND:
         axes = stand_axes(tile.yaw)
         origin = centre - axes[0] * w / 2 - axes[2] * d / 2
+    elif tile.pose == SIDE:
+        axes = side_axes(tile.yaw)
+        origin = centre - axes[1] * h / 2 - axes[2] * d / 2
     elif tile.pose == UP:
         axes = flat_axes(tile.yaw, face_up=True)
         origin = centre + np.array([0.0, 0.0, d]) - axes[0] * w / 2 - axes[1] * h / 2

@@ -7,13 +7,13 @@ camera's table homography, so its grain and edges follow the perspective of the 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from datasets.synth.camera import CV_OFFSET, Camera
-from datasets.synth.ink import Colour
+from datasets.synth.ink import Colour, as_colour
 
 _FELTS: tuple[Colour, ...] = (
     (40, 120, 60),
@@ -55,12 +55,30 @@ class TableLook:
     beyond: Colour
     grain_angle: float
     period: float  # wood grain / cloth pattern period, mm
-    pattern: str  # cloth: plain | stripes | checks
+    pattern: str  # cloth: plain | stripes | checks | print (small motifs all over: a busy background)
 
 
-def random_table_look(rng: np.random.Generator, plain: Colour | None = None) -> TableLook:
+def random_table_look(rng: np.random.Generator, plain: Colour | None = None, busy: bool = False) -> TableLook:
+    """A table top drawn from ``rng``; ``busy``: a printed cloth, small motifs all over (drawn after the
+    rest, so the looks without it are as they were)."""
     if plain is not None:
         return TableLook("plain", plain, plain, plain, plain, 0.0, 1.0, "plain")
+    look = _random_table_look(rng)
+    if busy:
+        colour = _CLOTHS[int(rng.integers(len(_CLOTHS)))]
+        other = as_colour(rng.integers(20, 235, 3))
+        return replace(
+            look,
+            material="cloth",
+            colour=colour,
+            colour2=other,
+            pattern="print",
+            period=float(rng.uniform(12, 35)),
+        )
+    return look
+
+
+def _random_table_look(rng: np.random.Generator) -> TableLook:
     material = ("felt", "wood", "cloth")[int(rng.choice(3, p=(0.6, 0.2, 0.2)))]
     if material == "felt":
         colour = _FELTS[int(rng.choice(len(_FELTS), p=_felt_p()))]
@@ -197,6 +215,12 @@ def _surface(
         band = ((wx // period) % 2).astype(np.float32) * 0.5
     elif look.pattern == "checks":
         band = (((wx // period) + (wy // period)) % 2).astype(np.float32) * 0.35
+    elif look.pattern == "print":  # motifs (dots, diamonds) in a staggered grid, a little irregular
+        u, v = wx / period, wy / period + 0.5 * (np.floor(wx / period) % 2)
+        du, dv = u - np.floor(u) - 0.5, v - np.floor(v) - 0.5
+        dot = np.hypot(du, dv) < 0.22
+        diamond = (np.abs(du) + np.abs(dv) < 0.3) & (np.floor(u) % 3 == 0)
+        band = (dot | diamond).astype(np.float32) * 0.85
     else:
         band = np.zeros(shape, np.float32)
     colour = base * (1 - band[..., None]) + other * band[..., None]

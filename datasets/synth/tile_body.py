@@ -151,6 +151,12 @@ def stand_axes(yaw: float) -> np.ndarray:
     return np.array([[c, s, 0.0], [0.0, 0.0, 1.0], [-s, c, 0.0]])
 
 
+def side_axes(yaw: float) -> np.ndarray:
+    """A tile lying on a long edge: its face upright, its top pointing along ``yaw`` from +y."""
+    c, s = np.cos(yaw), np.sin(yaw)
+    return np.array([[0.0, 0.0, 1.0], [-s, c, 0.0], [c, s, 0.0]])
+
+
 def flat_axes(yaw: float, face_up: bool) -> np.ndarray:
     """A tile lying flat, face up (its top pointing along ``yaw`` from +y) or face down."""
     c, s = np.cos(yaw), np.sin(yaw)
