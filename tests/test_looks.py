@@ -320,3 +320,40 @@ def test_tiles_measured_too_large_at_the_first_look_are_looked_at_again_at_the_t
     assert first_closer < 0.8 * looks.TILE_PX  # sized by the inflated boxes of the search
     assert 0.85 * looks.TILE_PX <= last <= looks.TILE_PX * looks.SIZE_SLACK  # its own boxes, barely inflated
     assert (box_iou(truth, boxes).max(axis=1) > 0.8).all()
+
+
+class _BigTileBlind(_FakeLocaliser):
+    """A fake localiser that, like the shipped one on frame-filling close-ups, boxes tiles much larger than it
+    trained on two by two (one box spanning a pair) and sees them one by one at the trained scale."""
+
+    def _run_onnx(self, pixels, shape, conf, iou):  # type: ignore[no-untyped-def]
+        found, scores, classes = super()._run_onnx(pixels, shape, conf, iou)
+        gain = min(shape[0] / pixels.shape[0], shape[1] / pixels.shape[1])
+        if len(found) < 2 or float(np.median(found[:, 2] - found[:, 0])) * gain < 80:
+            return found, scores, classes
+        pairs = [found[i : i + 2] for i in range(0, len(found), 2)]
+        merged = np.array([[p[:, 0].min(), p[:, 1].min(), p[:, 2].max(), p[:, 3].max()] for p in pairs])
+        return merged.astype(np.float32), scores[: len(merged)], classes[: len(merged)]
+
+
+def test_tiles_larger_than_trained_on_are_looked_at_again_reduced_to_the_trained_size() -> None:
+    big = np.array([[40 + 200 * i, 150, 190 + 200 * i, 350] for i in range(3)], np.float32)  # 150 px wide
+    detector = _BigTileBlind(big)
+    boxes, _, _ = detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6)
+    assert len(boxes) == 3 and (box_iou(boxes, big).max(axis=0) > 0.9).all()
+    farther = detector.scales[-1]
+    assert len(detector.scales) == 2 and 150 * farther == pytest.approx(looks.TILE_PX, rel=0.05)
+
+
+def test_a_farther_look_keeps_a_long_side_the_localiser_can_read() -> None:
+    look = looks.farther_look(640, 480, 600.0)  # one tile nearly filling the photo
+    assert max(look.input_size) == looks.MIN_LOOK_SIDE
+    assert looks.farther_look(640, 480, 120.0).scale == pytest.approx(looks.TILE_PX / 120)
+
+
+def test_only_tiles_measured_large_at_their_look_ask_for_a_farther_one() -> None:
+    boxes = np.array([[0, 0, 100, 140], [200, 0, 300, 140]], np.float32)
+    scores = np.array([0.9, 0.9], np.float32)
+    assert looks.large_tile(boxes, scores, 0.7) == pytest.approx(100)  # 70 px at that look
+    assert looks.large_tile(boxes, scores, 0.5) is None  # 50 px: about the trained size
+    assert looks.large_tile(boxes, np.array([0.1, 0.1], np.float32), 0.7) is None  # nothing confident

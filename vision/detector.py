@@ -343,7 +343,9 @@ class Detector:
 
         A close-up (its long side at most ``looks.CLOSE_UP`` first looks) is looked at whole at
         ``looks.close_up_side`` (448 px for a 384 px localiser), and closer only when its tiles still
-        come out small. A larger photo is looked at whole at the localiser's input size, to find its
+        come out small, or farther (reduced) when they come out larger than the localiser trained on
+        (``looks.LARGE_TILE_PX``; kept when it finds as many tiles). A larger photo is looked at whole at the
+        localiser's input size, to find its
         tiles; when that shows no hand it is searched at finer scales; when the tiles come out small, a
         closer look at their region at the trained scale (see ``vision.looks``), merged with what lies
         outside it. A model of one input shape looks at that shape, and a close-up takes that one look.
@@ -357,6 +359,12 @@ class Detector:
         first = looks.whole_photo(width, height, round(first_side * long_side / reference))
         found = self._look(pixels, first, conf, iou)
         if close_up and not self.dynamic:
+            return found
+        big = looks.large_tile(found[0], found[1], first.scale) if self.dynamic else None
+        if big is not None:  # tiles larger than it trained on: seen again reduced to the trained size
+            farther = self._look(pixels, looks.farther_look(width, height, big), conf, iou)
+            if looks.confident_count(farther[1]) >= looks.confident_count(found[1]):
+                return farther
             return found
         if self.dynamic and not close_up and looks.confident_count(found[1]) < looks.HAND_TILES:
             found = self._search(pixels, found, conf, iou)  # a few large boxes are no hand: search closer

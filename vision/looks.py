@@ -38,6 +38,12 @@ SMALL_TILE_PX = 20.0  # below this a second, closer look is taken
 # out larger than they are (see ``SIZE_SLACK``): a 12 MP hand whose tiles measured 20 px there were 13 px
 LARGE_PHOTO_SMALL_TILE_PX = 28.0
 MAX_UPSCALE = 2.0  # a closer look never enlarges the photo more than this
+# A first look whose confident tiles measure more than this (a short side in the localiser's input) sees them
+# larger than it trained on (frame-filling close-ups of a few big tiles): its boxes may span several tiles.
+# The photo is looked at again reduced so they measure ``TILE_PX`` (``farther_look``), never below
+# ``MIN_LOOK_SIDE`` input pixels on its long side.
+LARGE_TILE_PX = 1.75 * TILE_PX
+MIN_LOOK_SIDE = 160
 # The first look at a 12 MP photo sees its tiles 6-15 px wide, and its boxes come out 1.1-4 times too large
 # (a median 1.3 on packed standing rows): a closer look sized by them sees its tiles at 14-30 px, not
 # TILE_PX, where the localiser draws boxes a fifth to a half too wide, shifted along the row. So the
@@ -98,6 +104,23 @@ def typical_tile(boxes: np.ndarray, scores: np.ndarray) -> float | None:
         return None
     sides = np.minimum(confident[:, 2] - confident[:, 0], confident[:, 3] - confident[:, 1])
     return float(np.median(sides))
+
+
+def large_tile(boxes: np.ndarray, scores: np.ndarray, scale: float) -> float | None:
+    """The median short side (photo pixels) of the confident boxes when, at a look of ``scale``, it comes
+    out above ``LARGE_TILE_PX``; None otherwise. One confident box is enough: a close-up may hold two."""
+    confident = boxes[scores >= CONFIDENT]
+    if len(confident) == 0:
+        return None
+    tile = float(np.median(np.minimum(confident[:, 2] - confident[:, 0], confident[:, 3] - confident[:, 1])))
+    return tile if tile * scale > LARGE_TILE_PX else None
+
+
+def farther_look(width: int, height: int, tile: float) -> Look:
+    """The whole photo reduced so that tiles of ``tile`` photo pixels measure ``TILE_PX``, its long side at
+    least ``MIN_LOOK_SIDE`` input pixels."""
+    scale = max(TILE_PX / tile, MIN_LOOK_SIDE / max(width, height))
+    return Look((0, 0, width, height), scale)
 
 
 def confident_count(scores: np.ndarray) -> int:

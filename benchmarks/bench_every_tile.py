@@ -1,0 +1,139 @@
+"""Does the detector box every tile in the photo, and nothing else? On synthetic scenes of each kind.
+
+    python benchmarks/bench_every_tile.py DIR [DIR ...] [--weights W.onnx] [--limit N]
+
+For each folder (``smj dataset synth`` output, of any ``--kind``: hands, loose tiles, close-ups, empty
+tables): the whole detector (localiser and classifier) on every photo, against the scene's labels.
+
+- recall: the face-up tiles (suited and honour) that get a box at IoU >= 0.5, of any reading; all of them, and
+  the player's and loose ones alone (not the far discards and other players' rows);
+- false boxes a photo: boxes that overlap no labelled tile (IoU < 0.3) nor any don't-care outline (a sliver,
+  a tile on its long edge);
+- photos with no false box (the target for tables with no tile: 95%);
+- exact suited: the photos whose suited tiles found, as a multiset of faces, are those labelled face up;
+- the median time a photo takes (decoding included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+FOUND_IOU = 0.5  # a labelled tile counts as found by a box overlapping it this much
+FALSE_IOU = 0.3  # a box overlapping no labelled tile nor don't-care outline this much is a false box
+
+
+@dataclass(frozen=True)
+class PhotoResult:
+    tiles: Counter[str]  # face-up tiles labelled, by role (hand, meld, stray, discard, opponent, ...)
+    found: Counter[str]  # ... of them boxed
+    false_boxes: int
+    exact_suited: bool
+    seconds: float
+
+
+def iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The IoU of every box of ``a`` (n, 4) with every box of ``b`` (m, 4): (n, m)."""
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)), np.float32)
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-6)
+
+
+def judge(row: dict, boxes: np.ndarray, classes: np.ndarray, seconds: float) -> PhotoResult:
+    """One photo's detections (boxes in the photo's pixels, classes) against its scene row."""
+    from scoring.tiles import CLASS_NAMES
+    from vision.detections import BACK
+
+    suited = len(CLASS_NAMES)
+
+    labelled = row.get("boxes", [])
+    truth = np.array([b["box"] for b in labelled], np.float32).reshape(-1, 4)
+    face_up = np.array([b["cls"] != BACK for b in labelled], bool)
+    dont_care = np.array(row.get("ignored", []), np.float32).reshape(-1, 4)
+    overlaps = iou(truth, boxes)
+    boxed = overlaps.max(axis=1, initial=0.0) >= FOUND_IOU
+    roles = [b["role"] for b in labelled]
+    tiles = Counter(role for role, up in zip(roles, face_up, strict=True) if up)
+    found = Counter(role for role, up, hit in zip(roles, face_up, boxed, strict=True) if up and hit)
+    near_truth = overlaps.max(axis=0, initial=0.0) >= FALSE_IOU
+    near_ignored = iou(dont_care, boxes).max(axis=0, initial=0.0) >= FALSE_IOU
+    false_boxes = int(np.count_nonzero(~(near_truth | near_ignored)))
+    wanted = Counter(int(b["cls"]) for b in labelled if b["cls"] < suited)
+    got = Counter(int(c) for c in classes if c < suited)
+    return PhotoResult(tiles, found, false_boxes, wanted == got, seconds)
+
+
+def measure(folder: Path, detector: object, limit: int = 0) -> list[PhotoResult]:
+    from vision.images import load_photo
+
+    rows = [json.loads(line) for line in (folder / "scenes.jsonl").read_text(encoding="utf-8").splitlines()]
+    results = []
+    for row in rows[: limit or None]:
+        start = time.perf_counter()
+        photo = load_photo(folder / row["image"])
+        found = detector.detect(photo)  # type: ignore[attr-defined]
+        seconds = time.perf_counter() - start
+        results.append(judge(row, found.boxes * photo.scale, found.class_ids, seconds))
+    return results
+
+
+NEAR = ("hand", "meld", "stray")  # the player's tiles and those lying loose: not 20 px far tiles
+
+
+def summary(results: Sequence[PhotoResult]) -> str:
+    tiles = sum((r.tiles for r in results), Counter())
+    found = sum((r.found for r in results), Counter())
+    total = sum(tiles.values())
+    recall = sum(found.values()) / total if total else float("nan")
+    near = sum(tiles[role] for role in NEAR)
+    near_recall = sum(found[role] for role in NEAR) / near if near else float("nan")
+    false = sum(r.false_boxes for r in results) / len(results)
+    clean = sum(r.false_boxes == 0 for r in results) / len(results)
+    exact = sum(r.exact_suited for r in results) / len(results)
+    ms = 1000 * statistics.median(r.seconds for r in results)
+    return (
+        f"{len(results)} photos, {total} face-up tiles: recall {recall:.3f} (hand, melds, loose: "
+        f"{near_recall:.3f} of {near})  false boxes/photo {false:.2f}  "
+        f"no false box {clean:.3f}  exact suited {exact:.3f}  median {ms:.0f} ms"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from vision.detector import DEFAULT_WEIGHTS, Detector
+
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("folders", type=Path, nargs="+")
+    parser.add_argument(
+        "--weights", type=Path, default=DEFAULT_WEIGHTS, help="the localiser (default: shipped)"
+    )
+    parser.add_argument("--limit", type=int, default=0, help="only the first N photos of each folder")
+    args = parser.parse_args(argv)
+    detector = Detector(args.weights)
+    for folder in args.folders:
+        if not (folder / "scenes.jsonl").is_file():
+            print(f"{folder}: no scenes.jsonl (smj dataset synth writes one)", file=sys.stderr)
+            return 2
+        print(f"{folder}: {summary(measure(folder, detector, args.limit))}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
