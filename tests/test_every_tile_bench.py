@@ -1,0 +1,54 @@
+"""The every-tile benchmark: recall of face-up tiles, false boxes, exact suited faces on any scene."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from bench_loader import load_benchmark
+
+from vision.detections import BACK
+
+bench = load_benchmark("bench_every_tile")
+
+ROW = {
+    "boxes": [
+        {"cls": 4, "box": [0, 0, 40, 60], "role": "hand"},
+        {"cls": 13, "box": [100, 0, 140, 60], "role": "stray"},
+        {"cls": BACK, "box": [200, 0, 240, 60], "role": "wall"},
+    ],
+    "ignored": [[300, 0, 340, 60]],
+}
+
+
+def test_a_face_up_tile_counts_as_found_by_a_box_at_iou_half_and_backs_are_not_asked_for() -> None:
+    boxes = np.array([[2, 2, 40, 60], [200, 0, 240, 60]], np.float32)  # the 5m, and the back
+    result = bench.judge(ROW, boxes, np.array([4, BACK]), 0.01)
+    assert result.tiles == {"hand": 1, "stray": 1} and result.found == {"hand": 1}
+    assert result.false_boxes == 0 and not result.exact_suited  # the 5p was missed
+
+
+def test_a_box_on_nothing_is_false_but_one_on_a_dont_care_outline_is_not() -> None:
+    boxes = np.array([[0, 0, 40, 60], [100, 0, 140, 60], [300, 0, 340, 60], [500, 500, 540, 560]], np.float32)
+    result = bench.judge(ROW, boxes, np.array([4, 13, 5, 6]), 0.01)
+    assert result.false_boxes == 1  # the box at (500, 500); the one on the don't-care outline is not
+    assert not result.exact_suited  # the two read on the outline and on nothing count as faces found
+    clean = bench.judge(ROW, boxes[:2], np.array([4, 13]), 0.01)
+    assert clean.exact_suited and clean.false_boxes == 0
+
+
+def test_an_empty_table_read_as_empty_is_exact_and_clean() -> None:
+    result = bench.judge({"boxes": [], "ignored": []}, np.zeros((0, 4), np.float32), np.zeros(0, int), 0.01)
+    assert result.exact_suited and result.false_boxes == 0 and not result.tiles
+    assert "no false box 1.000" in bench.summary([result])
+
+
+def test_the_command_measures_a_folder_and_refuses_one_without_scenes(tmp_path: Path) -> None:
+    from datasets.synth.scene import SceneOptions
+    from datasets.synth.writer import write_dataset
+
+    write_dataset(
+        tmp_path / "e", 2, seed=3, options=SceneOptions(size=(320, 240), kind="empty"), progress=False
+    )
+    assert bench.main([str(tmp_path / "e")]) == 0
+    assert bench.main([str(tmp_path)]) == 2
