@@ -65,8 +65,9 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--lenient",
         action="store_true",
         help="import despite problems, fixing them: clip boxes to the image, polygons and turned boxes to "
-        "upright boxes, skip labels without images, unreadable images and bad lines (counted); by default "
-        "every problem is listed and nothing is written",
+        "upright boxes, rescale the boxes of an image whose real size differs from the size declared, skip "
+        "labels without images, unreadable or missing images, doubled ids and bad lines or annotations "
+        "(counted); by default every problem is listed (file and line or id) and nothing is written",
     )
     imp.add_argument("--images", metavar="DIR", help="labelstudio: the folder to find the tasks' images in")
     imp.add_argument("--copy", action="store_true", help="copy the images instead of hard-linking them")

@@ -17,12 +17,12 @@ import json
 import math
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from datasets.labels import Box, DatasetError, LabelledImage, map_class_names, mapped_class_id
-from datasets.yolo import SPLIT_ALIASES, image_size, place_file, source_of
+from datasets.labels import Box, DatasetError, LabelledImage, map_class_names
+from datasets.yolo import SPLIT_ALIASES, checked_image_size, place_file, source_of
 from vision.detections import DETECTOR_CLASSES
 
 if TYPE_CHECKING:
@@ -92,6 +92,15 @@ def _list_of_dicts(data: dict[str, Any], key: str, path: Path) -> list[dict[str,
 def read_coco_file(
     path: Path, split: str = "", mapping: dict[str, str] | None = None, problems: ImportProblems | None = None
 ) -> list[LabelledImage]:
+    """The images of one COCO file with their boxes in this project's classes.
+
+    With ``problems`` (an import) every defect is reported there in one pass, each with the file and the
+    image or annotation id, and fixed as ``--lenient`` would: an image entry without id or file, a second
+    entry of an id, a missing or undecodable image, an annotation of no known image or category or a second
+    one of an id, a crowd or RLE region, a malformed box are skipped; a polygon without a box becomes the
+    box around it; an image whose real size differs from the size declared has its boxes rescaled from
+    the declared size to the real one. Without ``problems`` the first defect raises ``DatasetError``.
+    """
     data = _load_json(path)
     if not isinstance(data, dict):
         raise DatasetError(f"{path}: not a COCO file: expected an object with 'images' and 'annotations'")
@@ -99,58 +108,76 @@ def read_coco_file(
     annotations = _list_of_dicts(data, "annotations", path)
     categories = {c.get("id"): str(c.get("name", "")) for c in _list_of_dicts(data, "categories", path)}
 
-    class_of: dict[Any, int | None] = {}  # category id -> class id (None: dropped), for used ones only
-    boxes: dict[Any, list[Box]] = defaultdict(list)
+    def report(what: str, kind: str, message: str, fix: str) -> None:
+        if problems is None:
+            raise DatasetError(f"{path}: {what}: {message}")
+        problems.add(path, 0, kind, f"{what}: {message}", fix)
+
     files: dict[Any, Path] = {}
-    sizes: dict[Any, tuple[int, int]] = {}
-    for entry in entries:
+    sizes: dict[Any, tuple[int, int]] = {}  # the size the boxes are given in (declared, else real)
+    real: dict[Any, tuple[int, int]] = {}
+    for number, entry in enumerate(entries):
         image_id = entry.get("id")
+        what = f"image {image_id!r}" if image_id is not None else f"image entry {number}"
         if "file_name" not in entry or image_id is None:
-            raise DatasetError(f"{path}: image entry {json.dumps(entry)[:80]} has no 'id' or 'file_name'")
+            report(what, "malformed", f"{json.dumps(entry)[:80]} has no 'id' or 'file_name'", "skip")
+            continue
         if image_id in files:
-            raise DatasetError(f"{path}: image id {image_id!r} appears twice in 'images'")
-        files[image_id] = _find_image(path, str(entry["file_name"]), split)
-        sizes[image_id] = _entry_size(entry) or image_size(files[image_id])
+            report(what, "duplicate_id", f"the id appears twice in 'images' ({entry['file_name']!r})", "skip")
+            continue
+        found = _find_image(path, str(entry["file_name"]), split)
+        if found is None:
+            report(
+                what,
+                "missing_image",
+                f"{entry['file_name']!r} not found next to the file or in images/",
+                "skip",
+            )
+            continue
+        actual = checked_image_size(found, problems)
+        if actual is None:
+            continue
+        declared = _entry_size(entry)
+        if declared is not None and declared != actual:
+            report(
+                what,
+                "size_mismatch",
+                f"declared {declared[0]}x{declared[1]}, the file {entry['file_name']!r} is "
+                f"{actual[0]}x{actual[1]}",
+                "rescale",
+            )
+        files[image_id], sizes[image_id], real[image_id] = found, declared or actual, actual
     used = {categories[a.get("category_id")] for a in annotations if a.get("category_id") in categories}
     try:
-        map_class_names(sorted(used), mapping)  # every unknown name at once, before the first box
+        class_of = map_class_names(sorted(used), mapping)  # every unknown name at once, before the first box
     except DatasetError as error:
         raise DatasetError(f"{path}: {error}") from None
+    boxes: dict[Any, list[Box]] = defaultdict(list)
+    seen: set[Any] = set()
     for number, ann in enumerate(annotations):
-        where = f"{path}: annotation {ann.get('id', number)}"
-        image_id, category_id = ann.get("image_id"), ann.get("category_id")
-        if image_id not in sizes:
-            raise DatasetError(f"{where}: image_id {image_id!r} is not in 'images'")
-        if category_id not in categories:
-            raise DatasetError(f"{where}: category_id {category_id!r} is not in 'categories'")
-        name = categories[category_id]
-        if ann.get("iscrowd") and not (mapping and name.strip() in mapping):
-            raise DatasetError(
-                f"{where}: iscrowd box of category {name!r} (a box round many objects, not one tile); "
-                f"map it with --map {name}=drop (or =CLASS to keep it as one box)"
-            )
-        if category_id not in class_of:
-            try:
-                class_of[category_id] = mapped_class_id(name, mapping)
-            except DatasetError as error:
-                raise DatasetError(f"{path}: category {category_id} {name!r}: {error}") from None
-        class_id = class_of[category_id]
-        if class_id is None:
+        annotation_id = ann.get("id", number)
+        what = f"annotation {annotation_id}"
+        box = _annotation_box(ann, what, categories, class_of, mapping, sizes, report)
+        if box is None:
             continue
-        x, y, w, h = _bbox(ann.get("bbox"), where)
-        if problems is None and not all(math.isfinite(value) for value in (x, y, w, h)):
-            raise DatasetError(f"{where}: 'bbox' holds a number that is not finite: {ann.get('bbox')!r}")
-        width, height = sizes[image_id]
-        box: Box | None = Box.from_xyxy(class_id, (x, y, x + w, y + h), width, height)
-        if problems is not None and box is not None:
-            box = problems.clipped(box, path, 0, f"annotation {ann.get('id', number)}: ")
-        if box is not None:
-            boxes[image_id].append(box)
+        if annotation_id in seen:
+            report(what, "duplicate_id", "the id appears twice in 'annotations' (a box doubled)", "skip")
+            continue
+        seen.add(annotation_id)
+        image_id = ann.get("image_id")
+        clipped: Box | None = box
+        if problems is not None:
+            clipped = problems.clipped(box, path, 0, f"{what}: ")
+        if clipped is not None:
+            boxes[image_id].append(clipped)
 
     images: list[LabelledImage] = []
     for entry in entries:
-        image_id = entry["id"]
-        image, (width, height) = files[image_id], sizes[image_id]
+        image_id = entry.get("id")
+        if image_id not in files or entry.get("file_name") is None:
+            continue
+        width, height = real[image_id]
+        image = files[image_id]
         source = entry.get("source")
         images.append(
             LabelledImage(
@@ -162,7 +189,76 @@ def read_coco_file(
                 split=split,
             )
         )
+        del files[image_id]  # a second entry of the id was reported and skipped
     return images
+
+
+def _annotation_box(
+    ann: dict[str, Any],
+    what: str,
+    categories: dict[Any, str],
+    class_of: dict[str, int | None],
+    mapping: dict[str, str] | None,
+    sizes: dict[Any, tuple[int, int]],
+    report: Callable[[str, str, str, str], None],
+) -> Box | None:
+    """One annotation's box, normalised by the size its image declares; None when it is left out (dropped
+    by the class map, or reported)."""
+    image_id, category_id = ann.get("image_id"), ann.get("category_id")
+    if image_id not in sizes:
+        report(what, "orphan_annotation", f"image_id {image_id!r} is not an image of the file", "skip")
+        return None
+    if category_id not in categories:
+        report(what, "unknown_category", f"category_id {category_id!r} is not in 'categories'", "skip")
+        return None
+    name = categories[category_id]
+    segmentation = ann.get("segmentation")
+    if (ann.get("iscrowd") or isinstance(segmentation, dict)) and not (mapping and name.strip() in mapping):
+        report(
+            what,
+            "crowd",
+            f"a crowd or RLE region of category {name!r} (round many objects, not one tile); "
+            f"map it with --map {name}=drop (or =CLASS to keep it as one box)",
+            "skip",
+        )
+        return None
+    class_id = class_of[name]
+    if class_id is None:
+        return None
+    width, height = sizes[image_id]
+    if ann.get("bbox") in (None, []) and isinstance(segmentation, list) and segmentation:
+        xyxy = _polygon_extent(segmentation)
+        if xyxy is None:
+            report(
+                what, "malformed", f"'segmentation' is not a list of polygons: {segmentation!r:.80}", "skip"
+            )
+            return None
+        report(what, "polygon", "a polygon without a box, imported as its bounding box", "convert")
+        return Box.from_xyxy(class_id, xyxy, width, height)
+    try:
+        x, y, w, h = _bbox(ann.get("bbox"))
+    except ValueError as error:
+        report(what, "malformed", str(error), "skip")
+        return None
+    if not all(math.isfinite(value) for value in (x, y, w, h)):
+        report(what, "malformed", f"box with a number that is not finite: {ann.get('bbox')!r}", "skip")
+        return None
+    return Box.from_xyxy(class_id, (x, y, x + w, y + h), width, height)
+
+
+def _polygon_extent(segmentation: list[Any]) -> tuple[float, float, float, float] | None:
+    """The box around COCO polygons ``[[x1, y1, x2, y2, ...], ...]``; None when they are not that."""
+    points = [
+        v
+        for polygon in segmentation
+        if isinstance(polygon, list)
+        for v in polygon
+        if isinstance(v, int | float)
+    ]
+    if len(points) < 6 or len(points) % 2 or not all(math.isfinite(v) for v in points):
+        return None
+    xs, ys = points[0::2], points[1::2]
+    return min(xs), min(ys), max(xs), max(ys)
 
 
 def _entry_size(entry: dict[str, Any]) -> tuple[int, int] | None:
@@ -172,18 +268,18 @@ def _entry_size(entry: dict[str, Any]) -> tuple[int, int] | None:
     return None
 
 
-def _bbox(value: Any, where: str) -> tuple[float, float, float, float]:
+def _bbox(value: Any) -> tuple[float, float, float, float]:
     if (
         not isinstance(value, list | tuple)
         or len(value) != 4
         or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
     ):
-        raise DatasetError(f"{where}: 'bbox' must be [x, y, width, height] in pixels, got {value!r}")
+        raise ValueError(f"'bbox' must be [x, y, width, height] in pixels, got {value!r}")
     x, y, w, h = (float(v) for v in value)
     return x, y, w, h
 
 
-def _find_image(json_path: Path, file_name: str, split: str) -> Path:
+def _find_image(json_path: Path, file_name: str, split: str) -> Path | None:
     """The image a ``file_name`` names, looked for where COCO exports put images; a name that leaves the
     dataset (an absolute path, ``..``, a link pointing out of it) is refused: an import never takes in a
     file from elsewhere on the machine."""
@@ -203,7 +299,7 @@ def _find_image(json_path: Path, file_name: str, split: str) -> Path:
             if not found.is_relative_to(dataset):
                 raise DatasetError(f"{json_path}: image {file_name!r} links to a file outside the dataset")
             return found
-    raise DatasetError(f"{json_path}: image {file_name!r} not found next to it, in images/ or in {token}/")
+    return None
 
 
 def as_coco(images: Sequence[LabelledImage]) -> dict[str, Any]:

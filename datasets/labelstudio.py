@@ -28,7 +28,7 @@ from datasets.labels import Box, DatasetError, LabelledImage, map_class_names, m
 
 if TYPE_CHECKING:
     from datasets.problems import ImportProblems
-from datasets.yolo import IMAGE_SUFFIXES, image_size, source_of
+from datasets.yolo import IMAGE_SUFFIXES, checked_image_size, source_of
 from vision.detections import BACK, DETECTOR_CLASSES, HONOUR
 
 LOCAL_FILES = "/data/local-files/?d="
@@ -185,9 +185,8 @@ def read_labelstudio(
     except DatasetError as error:
         raise DatasetError(f"{path}: {error}") from None
     finder = _ImageFinder(path.parent, Path(images_dir).resolve() if images_dir else None)
-    images = [
-        _read_task(task, number, path, finder, mapping, problems) for number, task in enumerate(tasks, 1)
-    ]
+    read = [_read_task(task, number, path, finder, mapping, problems) for number, task in enumerate(tasks, 1)]
+    images = [image for image in read if image is not None]  # None: its image does not decode (reported)
     if not images:
         raise DatasetError(f"{path}: no tasks")
     return images
@@ -216,7 +215,7 @@ def _read_task(
     finder: _ImageFinder,
     mapping: dict[str, str] | None,
     problems: ImportProblems | None = None,
-) -> LabelledImage:
+) -> LabelledImage | None:
     where = f"{path}: task {task.get('id', number)}"
     data: dict[str, Any] = task["data"] if isinstance(task.get("data"), dict) else task  # JSON-MIN: no "data"
     reference = data.get("image") or next(
@@ -226,7 +225,10 @@ def _read_task(
         raise DatasetError(f"{where}: no image in its data")
     image = finder.find(reference, where)
     results, origin = _chosen_results(task, where)
-    width, height = image_size(image)
+    size = checked_image_size(image, problems)
+    if size is None:
+        return None
+    width, height = size
     boxes: list[Box] = []
     task_name = where.removeprefix(f"{path}: ")
     for result in results:

@@ -2,10 +2,11 @@
 
 Each problem is a file and line (0: the whole file), a kind, a message, and the fix a lenient import
 applies: ``clip`` (a box reaching outside the image is cut to it), ``convert`` (a polygon becomes its
-bounding box, a turned rectangle the upright box around it) or ``skip`` (a label without its image, an
-image that cannot be decoded, a line that is not a box, a box of no area). The readers always apply the
-fix and report it; ``smj dataset import`` refuses when any was needed (printing each, as ``check``
-does) unless ``--lenient``, which imports and counts the fixes in its summary.
+bounding box, a turned rectangle the upright box around it), ``rescale`` (the boxes of an image whose real
+size differs from the size its annotations declare are scaled from the one to the other) or ``skip`` (a
+label without its image, an image that cannot be decoded, a line that is not a box, a box of no area). The
+readers always apply the fix and report it; ``smj dataset import`` refuses when any was needed (printing
+each, as ``check`` does) unless ``--lenient``, which imports and counts the fixes in its summary.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from datasets.labels import EDGE_TOLERANCE, Box, DatasetError
 
-FIXES = ("clip", "convert", "skip")
+FIXES = ("clip", "convert", "rescale", "skip")
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class ImportProblems:
 
     def summary(self) -> str:
         counts = self.counts()
-        verbs = {"clip": "clipped", "convert": "converted", "skip": "skipped"}
+        verbs = {"clip": "clipped", "convert": "converted", "rescale": "rescaled", "skip": "skipped"}
         return ", ".join(f"{verbs[fix]} {counts[fix]}" for fix in FIXES if counts[fix])
 
     def clipped(self, box: Box, path: Path, line: int, what: str = "") -> Box | None:

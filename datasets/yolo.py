@@ -113,15 +113,10 @@ def read_yolo(
                         label, 0, "orphan_label", f"no image named {label.stem}.* in {image_dir}", "skip"
                     )
         for image_path in image_paths:
-            if problems is not None:
-                try:
-                    verify_image(image_path)
-                except DatasetError as error:
-                    problems.add(
-                        image_path, 0, "bad_image", str(error).removeprefix(f"{image_path}: "), "skip"
-                    )
-                    continue
-            width, height = image_size(image_path)
+            size = checked_image_size(image_path, problems)
+            if size is None:
+                continue
+            width, height = size
             boxes = _read_label_file(label_dir / f"{image_path.stem}.txt", class_map, names, problems)
             boxes += _read_ignore_file(src / "ignore" / f"{image_path.stem}.txt", mapping)
             row = meta.get(image_path.name, {})
@@ -172,6 +167,19 @@ def image_size(path: Path) -> tuple[int, int]:
         # ImportError: once ultralytics is imported, Pillow retries an unknown file as HEIF and
         # raises it when no HEIF plugin is installed
         raise DatasetError(f"{path}: not a readable image ({error})") from None
+
+
+def checked_image_size(path: Path, problems: ImportProblems | None) -> tuple[int, int] | None:
+    """The image's size as ``image_size`` gives it, after decoding it whole when importing (``problems``
+    given): an image that does not decode is reported there (skipped) and None returned. The one image
+    check of every reader (YOLO, COCO, Label Studio)."""
+    if problems is not None:
+        try:
+            verify_image(path)
+        except DatasetError as error:
+            problems.add(path, 0, "bad_image", str(error).removeprefix(f"{path}: "), "skip")
+            return None
+    return image_size(path)
 
 
 def verify_image(path: Path) -> None:

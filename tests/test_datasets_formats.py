@@ -191,7 +191,9 @@ def test_coco_instances_layout_with_images_folder(tmp_path: Path):
     ("mutate", "message"),
     [
         pytest.param(
-            lambda d: d["annotations"][0].update(iscrowd=1), "iscrowd box of category 'm1'", id="iscrowd"
+            lambda d: d["annotations"][0].update(iscrowd=1),
+            "crowd or RLE region of category 'm1'",
+            id="iscrowd",
         ),
         pytest.param(
             lambda d: d["categories"][0].update(name="coffee cup"), "'coffee cup'", id="unknown-name"

@@ -212,3 +212,86 @@ def test_a_yolo_polygon_line_is_refused_or_converted_to_its_box_when_lenient(
     assert "converted 1" in capsys.readouterr().out
     ((box,),) = [item.boxes for item in read_yolo(tmp_path / "o")]
     assert box.class_id == 4 and (box.xc, box.yc, box.w, box.h) == pytest.approx((0.3, 0.5, 0.2, 0.4))
+
+
+def _coco_doc(images: list[dict], annotations: list[dict]) -> dict:
+    return {"images": images, "categories": [{"id": 1, "name": "5m"}], "annotations": annotations}
+
+
+def _import(tmp_path: Path, doc: dict, *extra: str) -> list[str]:
+    (tmp_path / "coco.json").write_text(json.dumps(doc))
+    out = tmp_path / ("o" + "".join(extra))
+    return ["dataset", "import", "--format", "coco", str(tmp_path / "coco.json"), "--out", str(out), *extra]
+
+
+def test_a_coco_image_smaller_than_declared_is_reported_and_rescaled_when_lenient(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_image(tmp_path / "a.png", (320, 240))
+    doc = _coco_doc(
+        [{"id": 1, "file_name": "a.png", "width": 1000, "height": 1000}],
+        [{"id": 5, "image_id": 1, "category_id": 1, "bbox": [500, 500, 100, 100]}],
+    )
+    assert smj.main(_import(tmp_path, doc)) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"{tmp_path / 'coco.json'}: size_mismatch: image 1: declared 1000x1000, the file 'a.png' is 320x240"
+        in err
+    )
+    assert smj.main(_import(tmp_path, doc, "--lenient")) == 0
+    assert "rescaled 1" in capsys.readouterr().out
+    ((box,),) = [item.boxes for item in read_yolo(tmp_path / "o--lenient")]
+    assert (box.xc, box.yc, box.w, box.h) == pytest.approx((0.55, 0.55, 0.1, 0.1))  # where it was drawn
+
+
+def test_every_coco_problem_is_reported_in_one_pass_with_its_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("a.png", "b.png", "c.png"):
+        make_image(tmp_path / name, (100, 50))
+    truncated = tmp_path / "t.jpg"
+    Image.new("RGB", (100, 50), (200, 10, 10)).save(truncated, quality=90)
+    truncated.write_bytes(truncated.read_bytes()[:300])
+    images = [
+        {"id": 1, "file_name": "a.png", "width": 100, "height": 50},
+        {"id": 1, "file_name": "b.png", "width": 100, "height": 50},  # a second image 1
+        {"id": 2, "file_name": "gone.png", "width": 100, "height": 50},
+        {"id": 3, "file_name": "t.jpg", "width": 100, "height": 50},
+        {"id": 4, "file_name": "c.png", "width": 100, "height": 50},
+    ]
+    box = [10, 10, 20, 20]
+    annotations = [
+        {"id": 10, "image_id": 1, "category_id": 1, "bbox": box},
+        {"id": 10, "image_id": 1, "category_id": 1, "bbox": box},  # the same id again: a box doubled
+        {"id": 11, "image_id": 9, "category_id": 1, "bbox": box},  # no image 9
+        {"id": 12, "image_id": 4, "category_id": 7, "bbox": box},  # no category 7
+        {
+            "id": 13,
+            "image_id": 4,
+            "category_id": 1,
+            "bbox": box,
+            "segmentation": {"counts": "x", "size": [50, 100]},
+        },
+        {"id": 14, "image_id": 4, "category_id": 1, "segmentation": [[40, 10, 60, 10, 60, 30, 40, 30]]},
+    ]
+    assert smj.main(_import(tmp_path, _coco_doc(images, annotations))) == 2
+    lines = capsys.readouterr().err.splitlines()
+    found = sorted(line.removeprefix(f"{tmp_path / 'coco.json'}: ").split(" (")[0] for line in lines[:-1])
+    assert found == [
+        f"{truncated}: bad_image: not a readable image",
+        "crowd: annotation 13: a crowd or RLE region of category '5m'",
+        "duplicate_id: annotation 10: the id appears twice in 'annotations'",
+        "duplicate_id: image 1: the id appears twice in 'images'",
+        "missing_image: image 2: 'gone.png' not found next to the file or in images/",
+        "orphan_annotation: annotation 11: image_id 9 is not an image of the file",
+        "polygon: annotation 14: a polygon without a box, imported as its bounding box",
+        "unknown_category: annotation 12: category_id 7 is not in 'categories'",
+    ]
+    assert "8 problems" in lines[-1]
+    assert smj.main(_import(tmp_path, _coco_doc(images, annotations), "--lenient")) == 0
+    assert "converted 1, skipped 7" in capsys.readouterr().out
+    written = {item.image.name: item.boxes for item in read_yolo(tmp_path / "o--lenient")}
+    assert sorted(written) == ["a.png", "c.png"]
+    assert len(written["a.png"]) == 1  # not doubled
+    (polygon,) = written["c.png"]
+    assert (polygon.xc, polygon.yc, polygon.w, polygon.h) == pytest.approx((0.5, 0.4, 0.2, 0.4))
