@@ -29,6 +29,7 @@ from api.errors import (
 )
 from api.routes import examples, hands, health, page, photos, sets, settle, tables
 from api.routes.page import STATIC_DIR, SWAGGER_DIR, SWAGGER_URL
+from api.server import quiet_floods
 from api.service import TileDetector
 from api.settings import Settings, get_settings
 from api.work import Workers
@@ -68,6 +69,7 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
         from vision.detector import ModelError
 
         memory.tune_malloc()
+        quiet_floods()  # in each worker process, after uvicorn has set its logging up
         app.state.workers.shutdown()  # the pools made with the app (no thread started yet) ...
         app.state.workers = new_workers(settings)  # ... give way to fresh ones each time it starts
         app.state.weights = settings.weights.name

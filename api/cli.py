@@ -1,5 +1,9 @@
 """``smj serve [--host 127.0.0.1] [--port 8000] [--workers 1]``: the web API and page.
 
+uvicorn serves it with the edges of ``api.server``: a request head must arrive within 10 s, idle keep-alive
+connections close after 5 s, connections are capped below the file descriptor limit, and a request HTTP
+cannot parse is answered 400 in the API's JSON shape.
+
 Top-level imports stay light (this module is imported for every ``smj`` command); uvicorn and the app
 load when ``serve`` runs. Settings come from the environment (``SMJ_WEIGHTS``, ... see api/settings.py).
 """
@@ -17,7 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Serve the API (/api/v1, schema at /openapi.json) and the page (/). Settings come from "
         "SMJ_* environment variables: SMJ_WEIGHTS, SMJ_CONF, SMJ_MAX_UPLOAD_BYTES, SMJ_MAX_PIXELS, "
         "SMJ_MAX_DECODE_BYTES, SMJ_DECODE_WORKERS, SMJ_MODEL_WORKERS, SMJ_HAND_WORKERS, "
-        "SMJ_REQUEST_TIMEOUT_S, SMJ_DATASET_DIR, SMJ_SAVE_EXAMPLES, SMJ_EXAMPLES_TOKEN, SMJ_MAX_EXAMPLES, "
+        "SMJ_REQUEST_TIMEOUT_S, SMJ_HEAD_TIMEOUT_S, SMJ_DATASET_DIR, SMJ_SAVE_EXAMPLES, SMJ_EXAMPLES_TOKEN, "
+        "SMJ_MAX_EXAMPLES, "
         "SMJ_MAX_EXAMPLES_BYTES, SMJ_DATABASE_URL (the store of sets and tables), SMJ_ALLOWED_ORIGINS "
         "(api/settings.py).",
     )
@@ -35,6 +40,7 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.workers < 1:
         print("smj serve: --workers must be at least 1", file=sys.stderr)
         return 2
+    from api.server import server_options
     from api.settings import get_settings
 
     # on SIGTERM, requests in flight get their time limit to finish, then the server stops regardless
@@ -46,5 +52,6 @@ def run_serve(args: argparse.Namespace) -> int:
         port=args.port,
         workers=args.workers,
         timeout_graceful_shutdown=grace,
+        **server_options(),  # type: ignore[arg-type]
     )
     return 0

@@ -38,6 +38,7 @@ code                        status  raised by
 ``amount_too_large``        422     ``/settle``: a payment or total above 2**53-1 (lower the base)
 ``model_not_loaded``        503     a photo endpoint while the detector weights could not be loaded
 ``request_timeout``         503     a request not answered within ``SMJ_REQUEST_TIMEOUT_S``
+``bad_http_request``        400     bytes that are no HTTP/1.1 request (``api.server``, before the app)
 ``internal_error``          500     a bug; the message says no more than that
 ==========================  ======  ==============================================================
 

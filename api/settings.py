@@ -15,6 +15,8 @@ variable                     meaning                                    default
 ``SMJ_MODEL_WORKERS``        detector / classifier runs at once         2
 ``SMJ_HAND_WORKERS``         hands scored, grouped or settled at once   4
 ``SMJ_REQUEST_TIMEOUT_S``    time limit of a request (503 after)        30 seconds
+``SMJ_HEAD_TIMEOUT_S``       time a request's head may take to arrive   10 seconds
+                             (the connection is closed after)
 ``SMJ_DATASET_DIR``          where ``/api/v1/examples`` saves photos    ``smj/corrections`` in the user's data
                                                                         folder (``$XDG_DATA_HOME``, else
                                                                         ``~/.local/share``)
@@ -69,6 +71,9 @@ class Settings(BaseSettings):
     model_workers: int = Field(default=2, ge=1, le=64, description="detector runs at once")
     hand_workers: int = Field(default=4, ge=1, le=64, description="JSON hands handled at once")
     request_timeout_s: float = Field(default=30.0, gt=0, le=3600, description="time limit of a request")
+    head_timeout_s: float = Field(
+        default=10.0, gt=0, le=300, description="time a request's head may take to arrive (closed after)"
+    )
     dataset_dir: Path = Field(
         default_factory=lambda: user_data_dir() / "corrections", description="saved examples"
     )

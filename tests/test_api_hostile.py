@@ -7,7 +7,9 @@ worker pools, and SIGTERM to a running ``smj serve``.
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
 import os
 import signal
 import socket
@@ -268,11 +270,16 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+@contextlib.contextmanager
+def _serve(tmp_path: Path, **env: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     """``python smj.py serve`` on a free loopback port (no weights: it starts without the detector)."""
     port = _free_port()
-    env = {**os.environ, "SMJ_WEIGHTS": str(tmp_path / "missing.onnx"), "SMJ_DATASET_DIR": str(tmp_path)}
+    env = {
+        **os.environ,
+        "SMJ_WEIGHTS": str(tmp_path / "missing.onnx"),
+        "SMJ_DATASET_DIR": str(tmp_path),
+        **env,
+    }
     server = subprocess.Popen(
         [sys.executable, "smj.py", "serve", "--port", str(port)],
         cwd=ROOT,
@@ -297,6 +304,19 @@ def served(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
             server.wait()
 
 
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    with _serve(tmp_path) as server:
+        yield server
+
+
+@pytest.fixture
+def served_briefly(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """``served``, with request heads given 1 s to arrive."""
+    with _serve(tmp_path, SMJ_HEAD_TIMEOUT_S="1") as server:
+        yield server
+
+
 def test_sigterm_stops_the_server_cleanly(served: tuple[subprocess.Popen[bytes], str]) -> None:
     server, url = served
     round_ = {"events": [{"type": "win", "player": "A", "self_drawn": True, "fan": 1_000_000_000}]}
@@ -311,3 +331,58 @@ def test_sigterm_stops_the_server_cleanly(served: tuple[subprocess.Popen[bytes],
     assert server.stderr is not None
     log = server.stderr.read().decode()
     assert "Application shutdown complete" in log and "Traceback" not in log
+
+
+def _closed_by_server(sock: socket.socket, within: float) -> bool:
+    sock.settimeout(within)
+    try:
+        return sock.recv(1024) == b""
+    except TimeoutError:
+        return False
+
+
+def test_idle_and_slow_header_connections_are_closed(
+    served_briefly: tuple[subprocess.Popen[bytes], str],
+) -> None:
+    _, url = served_briefly
+    port = int(url.rsplit(":", 1)[1])
+    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]
+    slow = socket.create_connection(("127.0.0.1", port))
+    slow.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # and never the blank line that ends the head
+    try:
+        assert all(_closed_by_server(sock, 5) for sock in idle)
+        assert _closed_by_server(slow, 5)
+        assert httpx.get(f"{url}/healthz", timeout=5).status_code == 200  # serving on, untouched
+    finally:
+        for sock in [*idle, slow]:
+            sock.close()
+
+
+def test_a_kept_alive_connection_gets_the_same_deadline_for_its_next_request(
+    served_briefly: tuple[subprocess.Popen[bytes], str],
+) -> None:
+    _, url = served_briefly
+    with socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1]))) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        sock.settimeout(5)
+        answer = sock.recv(65536)
+        while not answer.endswith(b"}"):  # the head and the JSON body may come in two pieces
+            answer += sock.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 200")
+        sock.sendall(b"GET /healthz HTTP/1.1\r\n")  # a second head, left unfinished
+        assert _closed_by_server(sock, 5)
+
+
+def test_bytes_that_are_no_http_request_get_the_json_error_shape(
+    served: tuple[subprocess.Popen[bytes], str],
+) -> None:
+    _, url = served
+    with socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1]))) as sock:
+        sock.sendall(b"\x16\x03\x01 this is not HTTP\r\n\r\n")
+        sock.settimeout(5)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400") and b"content-type: application/json" in head.lower()
+    assert json.loads(body)["error"]["code"] == "bad_http_request"
