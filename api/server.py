@@ -1,5 +1,6 @@
-"""The HTTP server's own edges, below the app: connections that send nothing are closed, a request HTTP cannot
-parse is answered in the API's JSON error shape, the number of connections is capped, and an error repeated
+"""The HTTP server's own edges, below the app: connections that send nothing are closed (after a deadline, or
+the oldest first when the connections reach their cap), a request HTTP cannot parse is answered in the API's
+JSON error shape, the number of connections is capped below the file descriptor limit, and an error repeated
 many times a second (the accept loop when the process is out of file descriptors) is logged once per interval.
 
 ``smj serve`` runs uvicorn with ``GuardedH11Protocol`` as its HTTP protocol and ``server_options()``.
@@ -32,10 +33,34 @@ class GuardedH11Protocol(H11Protocol):
     HTTP cannot parse is answered 400 in the API's JSON shape."""
 
     _head_timer: asyncio.TimerHandle | None = None
+    _opened = 0.0
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self._opened = time.monotonic()
         self._arm_head_timer()
+        if self.limit_concurrency is not None and len(self.connections) >= self.limit_concurrency:
+            self._evict_idle()
+
+    def _evict_idle(self) -> None:
+        """At the connection cap, close the connections waiting for a request head longest (the oldest
+        first) until a tenth of the cap is free: a flood of idle sockets then never keeps a request out, nor
+        runs the process out of file descriptors."""
+        waiting = sorted(
+            (
+                c
+                for c in self.connections
+                if isinstance(c, GuardedH11Protocol) and c is not self and c._idle()
+            ),
+            key=lambda c: c._opened,
+        )
+        assert self.limit_concurrency is not None
+        excess = len(self.connections) - int(self.limit_concurrency * 0.9)
+        for connection in waiting[: max(0, excess)]:
+            connection.transport.close()
+
+    def _idle(self) -> bool:
+        return self.conn.their_state is h11.IDLE and not self.transport.is_closing()
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
@@ -82,7 +107,7 @@ class GuardedH11Protocol(H11Protocol):
 
     def _head_timed_out(self) -> None:
         self._head_timer = None
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+        if self._idle():
             self.transport.close()
 
 

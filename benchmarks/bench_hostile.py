@@ -15,6 +15,11 @@ Starts ``python smj.py serve`` on a free 127.0.0.1 port (``--fake``: the app wit
    ``POST /api/v1/score`` from ``--hand-clients``: errors, p50/p95 latency, throughput, and RSS before,
    at the peak and ``--after-s`` seconds after (target: after within 50 MB of before).
 
+4. ``--idle-sockets N`` (default 300): a second ``smj serve`` (always the real one), its file descriptors
+   limited to ``--nofile`` (256), gets N connections that send nothing; prints the slowest ``/healthz``
+   answer meanwhile, how long until the server had closed them all, and the bytes its log grew by (the
+   accept loop's "Too many open files").
+
 Exit status 1 when a case answers other than expected or a load request fails; 2 when the server does
 not start. Timings and memory are reported, never judged here. Nothing leaves the machine.
 """
@@ -445,6 +450,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cases", help="comma-separated case names (default: all)")
     parser.add_argument("--big-side", type=int, default=7000, help="side of the large PNG cases")
     parser.add_argument("--startup-timeout", type=float, default=120.0)
+    parser.add_argument(
+        "--idle-sockets", type=int, default=300, help="idle connections of the last run (0: none)"
+    )
+    parser.add_argument("--nofile", type=int, default=256, help="file descriptor limit of that server")
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(ROOT))
@@ -496,7 +505,87 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{run.after_s:g} s after {run.rss_after:.0f} MB (target: within 50 MB of before)"
     )
     print(_stopped(run.stopped))
+    if args.idle_sockets:
+        idle = idle_sockets(args.idle_sockets, args.nofile)
+        worst = (
+            "no answer" if idle.slowest_healthz is None else f"slowest {idle.slowest_healthz * 1000:.0f} ms"
+        )
+        closed = "not within the run" if idle.all_closed_s is None else f"after {idle.all_closed_s:.1f} s"
+        print(
+            f"  {idle.opened} of {idle.sockets} idle connections under a {args.nofile} file limit: /healthz "
+            f"{worst}; all closed by the server {closed}; the log grew {idle.log_bytes} bytes"
+        )
     return 1 if run.failures else 0
+
+
+@dataclass(frozen=True)
+class IdleRun:
+    sockets: int
+    opened: int  # connections the server accepted
+    slowest_healthz: float | None  # s; None: no answer within the run
+    all_closed_s: float | None  # s after opening until the server had closed every one (None: not in time)
+    log_bytes: int
+
+
+def idle_sockets(sockets: int, nofile: int, seconds: float = 20.0) -> IdleRun:
+    """``sockets`` idle connections to ``smj serve`` limited to ``nofile`` file descriptors."""
+    import os
+    import resource
+    import socket
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    command = [sys.executable, "smj.py", "serve", "--port", str(port)]
+    with tempfile.TemporaryFile() as log:
+        server = subprocess.Popen(
+            command, cwd=ROOT, env=dict(os.environ), stdout=log, stderr=log, preexec_fn=limited
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            wait_ready(base, server, 120.0)
+            started = log.tell()
+            conns = []
+            for _ in range(sockets):
+                try:
+                    conns.append(socket.create_connection(("127.0.0.1", port), timeout=2))
+                except OSError:
+                    break
+            opened_at = time.perf_counter()
+            slowest: float | None = 0.0
+            closed_at = None
+            while time.perf_counter() - opened_at < seconds:
+                start = time.perf_counter()
+                try:
+                    httpx.get(f"{base}/healthz", timeout=5)
+                    slowest = max(slowest or 0.0, time.perf_counter() - start)
+                except httpx.HTTPError:
+                    slowest = None
+                if closed_at is None and all(_closed(conn) for conn in conns):
+                    closed_at = time.perf_counter() - opened_at
+                time.sleep(0.5)
+            for conn in conns:
+                conn.close()
+            log.seek(0, 2)
+            return IdleRun(sockets, len(conns), slowest, closed_at, log.tell() - started)
+        finally:
+            stop_server(server)
+
+
+def _closed(conn: object) -> bool:
+    import socket
+
+    assert isinstance(conn, socket.socket)
+    conn.setblocking(False)
+    try:
+        return conn.recv(1, socket.MSG_PEEK) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
 
 
 def _stopped(status: int | None) -> str:

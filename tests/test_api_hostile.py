@@ -271,8 +271,15 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def _serve(tmp_path: Path, **env: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """``python smj.py serve`` on a free loopback port (no weights: it starts without the detector)."""
+def _serve(tmp_path: Path, nofile: int = 0, **env: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """``python smj.py serve`` on a free loopback port (no weights: it starts without the detector);
+    ``nofile``: its file descriptor limit."""
+    import resource
+
+    def limit() -> None:
+        if nofile:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+
     port = _free_port()
     env = {
         **os.environ,
@@ -286,6 +293,7 @@ def _serve(tmp_path: Path, **env: str) -> Iterator[tuple[subprocess.Popen[bytes]
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        preexec_fn=limit,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -386,3 +394,17 @@ def test_bytes_that_are_no_http_request_get_the_json_error_shape(
     head, _, body = answer.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 400") and b"content-type: application/json" in head.lower()
     assert json.loads(body)["error"]["code"] == "bad_http_request"
+
+
+def test_at_the_connection_cap_the_longest_idle_connections_make_room(tmp_path: Path) -> None:
+    with _serve(tmp_path, nofile=128) as (_, url):  # a cap of 128 - 64 connections
+        port = int(url.rsplit(":", 1)[1])
+        idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(100)]
+        try:
+            started = time.perf_counter()
+            assert httpx.get(f"{url}/healthz", timeout=5).status_code == 200
+            assert time.perf_counter() - started < 3  # long before the 10 s head deadline
+            assert sum(_closed_by_server(sock, 0.2) for sock in idle[:30]) >= 25  # the oldest went first
+        finally:
+            for sock in idle:
+                sock.close()
