@@ -25,6 +25,7 @@ from datasets.labelstudio import write_labelstudio
 from datasets.yolo import IMAGE_SUFFIXES, source_of, write_yolo
 from vision.detections import Detections
 from vision.images import ImageError, Photo, load_photo
+from vision.progress import progress
 
 DEFAULT_CONF = 0.4  # below the detector's 0.55: for review, a box to delete costs less than one to draw
 SPLIT = "train"
@@ -71,12 +72,13 @@ def autolabel(
     conf: float = DEFAULT_CONF,
     image_root: str | None = None,
     model_version: str = "",
+    quiet: bool = False,
 ) -> AutolabelResult:
     out = Path(out).resolve()
     paths = find_photos(photos)
     images: list[LabelledImage] = []
     scores: list[list[float]] = []
-    for path in paths:
+    for path in progress(paths, unit="photo", desc="autolabel", enabled=not quiet):
         try:
             photo = load_photo(path)
         except ImageError as error:

@@ -131,6 +131,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     auto.add_argument("--weights", help="detector weights (default: the shipped models/tiles.onnx)")
     auto.add_argument("--conf", type=float, default=None, help="confidence threshold (default 0.4)")
     auto.add_argument("--image-root", metavar="PREFIX", help="as for export --format labelstudio")
+    auto.add_argument("--quiet", action="store_true", help="no progress bar (none is drawn off a terminal)")
     auto.set_defaults(func=_guarded(run_autolabel))
 
     crops = sub.add_parser(
@@ -147,6 +148,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     crops.add_argument("--size", type=int, default=64, help="crop side in pixels (default 64)")
     crops.add_argument("--seed", type=int, default=0)
+    crops.add_argument("--quiet", action="store_true", help="no progress bar (none is drawn off a terminal)")
     crops.add_argument(
         "--min-side",
         type=float,
@@ -567,6 +569,7 @@ def run_crops(args: argparse.Namespace) -> int:
         one_ink_p=args.one_ink,
         rendered_classes=classes,
         straddles=args.straddles,
+        quiet=args.quiet,
     )
     for split, per_class in counts.items():
         print(
@@ -637,7 +640,7 @@ def run_autolabel(args: argparse.Namespace) -> int:
     except ModelError as error:
         return _fail(args, str(error))
     conf = DEFAULT_CONF if args.conf is None else args.conf
-    result = autolabel(photos, out, detector, conf=conf, image_root=args.image_root)
+    result = autolabel(photos, out, detector, conf=conf, image_root=args.image_root, quiet=args.quiet)
     print(f"labelled {result.images} photos, {result.boxes} boxes (conf >= {conf})")
     print(f"wrote {result.data_yaml}")
     print(f"review in Label Studio: import {result.tasks} with the labelling config {result.config}")

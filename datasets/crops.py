@@ -34,6 +34,7 @@ from vision.classifier import (
     tile_crops,
     upright_crops,
 )
+from vision.progress import progress
 
 TURNS = (0, 0, 0, 0, 2, 2, 1, 3)  # quarter turns, drawn uniformly: upright most often
 UPRIGHT_SHARE = 0.3  # of the training crops of tiles in rows, cut turned along their row
@@ -219,6 +220,7 @@ def build_crop_dataset(
     one_ink_p: float = 0.0,
     rendered_classes: Sequence[str] = (),
     straddles: int = 0,
+    quiet: bool = False,
 ) -> dict[str, Counter[str]]:
     """A classification dataset in ultralytics' folder layout (``out/train/<class>``, ``out/val/<class>``).
 
@@ -226,10 +228,11 @@ def build_crop_dataset(
     least ``min_side`` pixels across; their val images give validation crops of every tile, cut as at
     inference. Test images are left out. ``rendered`` crops (faces procedural or from ``art_sets``)
     join the training crops; ``straddles``: ``none`` crops per training image of boxes over the seam
-    between two neighbouring tiles.
+    between two neighbouring tiles. A bar shows how far the photos and the rendered crops have got
+    (``vision.progress``; none when ``quiet``).
     """
     counts: dict[str, Counter[str]] = {"train": Counter(), "val": Counter()}
-    for number, source in enumerate(sources):
+    for number, source in enumerate(progress(sources, unit="dataset", desc="crops", enabled=not quiet)):
         train = [i for i in source.images if i.split in ("train", "")]
         val = [i for i in source.images if i.split == "val"]
         counts["train"] += write_crops(
@@ -256,7 +259,8 @@ def build_crop_dataset(
             one_ink_p=one_ink_p,
             classes=rendered_classes,
         )
-        counts["train"] += write_rendered_crops(out, crops, seed=seed)
+        shown = progress(crops, total=rendered, unit="crop", desc="rendered crops", enabled=not quiet)
+        counts["train"] += write_rendered_crops(out, shown, seed=seed)
     return counts
 
 

@@ -60,6 +60,11 @@ def register(commands: argparse._SubParsersAction) -> None:
     train.add_argument("--val", default="", help="datasets used only for validation, comma-separated")
     train.add_argument("--out", required=True, help="run folder (checkpoints every epoch in OUT/weights)")
     train.add_argument("--resume", action="store_true", help="resume the interrupted run in OUT")
+    train.add_argument(
+        "--quiet",
+        action="store_true",
+        help="the classifier's run: no progress bar (none is drawn off a terminal)",
+    )
     train.add_argument("--epochs", type=int, default=None)
     train.add_argument("--imgsz", type=int, default=None)
     train.add_argument("--batch", type=int, default=None)
@@ -262,7 +267,9 @@ def _train_face_net(args: argparse.Namespace) -> int:
     overrides = _given(args, "epochs", "imgsz", "batch", "lr0", "optimizer")
     recipe = replace(FaceNetRecipe(backbone=args.backbone), **overrides)
     try:
-        best = train_face_net(args.data, args.out, recipe, resume=args.resume, start=args.model)
+        best = train_face_net(
+            args.data, args.out, recipe, resume=args.resume, start=args.model, quiet=args.quiet
+        )
     except (FaceNetError, FileNotFoundError) as error:
         return _fail(str(error))
     print(f"best weights: {best}")

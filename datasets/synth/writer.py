@@ -25,6 +25,7 @@ from datasets.labels import DatasetError
 from datasets.synth.art import ArtSource
 from datasets.synth.scene import Scene, SceneOptions, render_scene
 from vision.detections import DETECTOR_CLASSES
+from vision.progress import progress
 
 
 @dataclass(frozen=True)
@@ -135,12 +136,7 @@ def _lines(job: Job, n: int, workers: int) -> Iterator[str]:
 
 
 def _progress(lines: Iterator[str], n: int, enabled: bool) -> Iterator[str]:
-    if not enabled or n < 20:
-        yield from lines
-        return
-    from tqdm import tqdm
-
-    yield from tqdm(lines, total=n, unit="scene", file=sys.stderr, dynamic_ncols=True)
+    return progress(lines, total=n, unit="scene", enabled=enabled and n >= 20)
 
 
 _JOB: Job | None = None
