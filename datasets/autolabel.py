@@ -4,7 +4,8 @@
 split: divide it with ``smj dataset split`` once reviewed), plus ``OUT/tasks.json`` (the detections as
 Label Studio ``predictions``, with their confidences) and ``OUT/label_config.xml``. Import both into Label
 Studio, correct the boxes, export the tasks as JSON and read them back with
-``smj dataset import --format labelstudio``.
+``smj dataset import --format labelstudio``. ``OUT/previews/`` holds each photo with its boxes drawn and
+named (``vision.annotate``), to see at a glance which photos need the most correcting.
 
 The detector is anything with ``detect(photo, *, conf) -> Detections`` (``vision.detector.Detector``, or
 a fake in tests). Photos are read upright (EXIF applied); one that is stored turned is written upright so
@@ -29,6 +30,8 @@ from vision.progress import progress
 
 DEFAULT_CONF = 0.4  # below the detector's 0.55: for review, a box to delete costs less than one to draw
 SPLIT = "train"
+PREVIEWS = "previews"  # OUT/previews/<photo>.jpg: the boxes drawn, for review
+PREVIEW_SIDE = 1600
 
 
 class TileDetector(Protocol):
@@ -43,6 +46,7 @@ class AutolabelResult:
     config: Path
     images: int
     boxes: int
+    previews: Path
 
 
 def find_photos(paths: Iterable[Path | str]) -> list[Path]:
@@ -84,7 +88,9 @@ def autolabel(
         except ImageError as error:
             raise DatasetError(error.message) from None
         width, height = photo.size
-        found = [d for d in detector.detect(photo, conf=conf) if d.box[2] > d.box[0] and d.box[3] > d.box[1]]
+        detections = detector.detect(photo, conf=conf)
+        _preview(photo, detections, out / PREVIEWS / f"{path.stem}.jpg")
+        found = [d for d in detections if d.box[2] > d.box[0] and d.box[3] > d.box[1]]
         boxes = tuple(Box.from_xyxy(d.class_id, d.box, width, height) for d in found)
         scores.append([d.confidence for d in found])
         image = _upright_file(path, photo, out / "images" / SPLIT)
@@ -99,7 +105,18 @@ def autolabel(
     tasks, config = write_labelstudio(
         placed, out, root=out, image_root=image_root, scores=scores, model_version=version
     )
-    return AutolabelResult(out, data_yaml, tasks, config, len(images), sum(len(i.boxes) for i in images))
+    box_count = sum(len(i.boxes) for i in images)
+    return AutolabelResult(out, data_yaml, tasks, config, len(images), box_count, out / PREVIEWS)
+
+
+def _preview(photo: Photo, detections: Detections, path: Path) -> None:
+    """The photo with its detections drawn and named, its long side at most ``PREVIEW_SIDE``, as a JPEG."""
+    from vision.annotate import draw_detections
+
+    drawn = Image.fromarray(draw_detections(photo.pixels, detections))
+    drawn.thumbnail((PREVIEW_SIDE, PREVIEW_SIDE))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    drawn.save(path, quality=85)
 
 
 def _upright_file(path: Path, photo: Photo, folder: Path) -> Path:

@@ -643,6 +643,7 @@ def run_autolabel(args: argparse.Namespace) -> int:
     result = autolabel(photos, out, detector, conf=conf, image_root=args.image_root, quiet=args.quiet)
     print(f"labelled {result.images} photos, {result.boxes} boxes (conf >= {conf})")
     print(f"wrote {result.data_yaml}")
+    print(f"previews with the boxes drawn: {result.previews}")
     print(f"review in Label Studio: import {result.tasks} with the labelling config {result.config}")
     return 0
 

@@ -280,6 +280,16 @@ def test_autolabel_writes_labels_and_review_tasks(tmp_path: Path):
     assert [r["score"] for r in tasks[0]["predictions"][0]["result"]] == [0.9, 0.6]
     assert {i.stem: i.boxes for i in read_labelstudio(result.tasks)} == {i.stem: i.boxes for i in images}
     assert photos[0].is_file() and photos[1].is_file()
+    previews = sorted(result.previews.glob("*.jpg"))
+    assert [p.stem for p in previews] == ["a", "b", "turned"]
+    with Image.open(result.previews / "turned.jpg") as preview:
+        assert preview.size == (40, 80)  # upright, as the labels are
+    with Image.open(result.previews / "a.jpg") as preview:
+        drawn = np.asarray(preview.convert("RGB")).astype(int)
+    with Image.open(photos[0]) as original:
+        assert (
+            np.abs(drawn - np.asarray(original.convert("RGB")).astype(int)).max() > 100
+        )  # boxes drawn on it
 
 
 def test_autolabel_cli_with_a_stand_in_detector(smj, tmp_path: Path, monkeypatch, capsys):

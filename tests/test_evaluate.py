@@ -142,3 +142,21 @@ def test_ap_ranks_every_box_and_the_operating_figures_are_what_a_user_gets(tmp_p
     assert result.map50 == pytest.approx(1.0)  # ranked with the floor lowered: every tile is found
     assert result.recall == pytest.approx(2 / 3)  # at the operating point the floor holds
     assert result.exact_hand_rate == 0.0
+
+
+def test_the_confusion_image_titles_its_axes_and_shades_each_row_by_its_share(tmp_path: Path) -> None:
+    from PIL import Image
+
+    from vision.evaluate import save_confusion_png
+
+    matrix = np.zeros((30, 30), int)
+    matrix[0, 0], matrix[0, 1] = 9, 1  # m1: nine read right, one read as m2
+    with Image.open(save_confusion_png(matrix, tmp_path / "confusion.png")) as image:
+        pixels = np.asarray(image.convert("RGB")).astype(int)
+    assert pixels.shape[1] > 30 * 28 and pixels.shape[0] > 30 * 28  # a cell of 28 px for each class
+    left, top, cell = 120, 124, 28
+    right_cell = pixels[top + 14, left + 20]
+    wrong_cell = pixels[top + 14, left + cell + 20]
+    assert right_cell[1] == 255 and right_cell[0] < 80  # green, nearly full: 0.9 of its row
+    assert wrong_cell[0] == 255 and 200 < wrong_cell[1] < 255  # pale red: 0.1 of its row
+    assert (pixels[top + 2 * cell + 14, left + 2 * cell + 20] == 255).all()  # an empty row stays white

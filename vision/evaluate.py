@@ -289,29 +289,47 @@ def _add_confusion(
 
 
 def save_confusion_png(matrix: np.ndarray, path: Path) -> Path:
-    """A confusion matrix image: rows truth, columns prediction, counts normalised per row."""
-    import cv2
+    """A confusion matrix image: rows the true class, columns the class read (``none``: no box there, or a
+    box on nothing), each cell shaded by the share of its row and holding its count; the axes titled, every
+    class named along both."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    def font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+        try:
+            return ImageFont.load_default(size=size)
+        except (TypeError, OSError):  # Pillow without FreeType: the fixed bitmap font
+            return ImageFont.load_default()
 
     labels = [*DETECTOR_CLASSES, "none"]
-    n = len(labels)
-    cell, margin = 22, 60
-    canvas = np.full((margin + n * cell + 10, margin + n * cell + 10, 3), 255, np.uint8)
+    n, cell, left, top = len(labels), 28, 120, 124
+    size = (left + n * cell + 20, top + n * cell + 20)
+    image = Image.new("RGB", size, (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    small, name, title = font(11), font(14), font(16)
+    draw.text(
+        (left, 8),
+        "Confusion: each true tile (row) by what it was read as (column)",
+        fill=(0, 0, 0),
+        font=title,
+    )
+    draw.text((left, 30), "cell: count; shade: share of its row", fill=(90, 90, 90), font=small)
+    draw.text((left + n * cell // 2 - 60, top - 78), "read as (predicted)", fill=(0, 0, 0), font=name)
+    across = Image.new("RGB", (n * cell // 2, 20), (255, 255, 255))
+    ImageDraw.Draw(across).text((0, 0), "true tile (labelled)", fill=(0, 0, 0), font=name)
+    image.paste(across.rotate(90, expand=True), (4, top + (n * cell - across.width) // 2))
     totals = matrix.sum(axis=1, keepdims=True).clip(1)
-    normalised = matrix / totals
+    shares = matrix / totals
     for r in range(n):
         for c in range(n):
-            shade = int(255 * (1 - normalised[r, c]))
-            x, y = margin + c * cell, margin + r * cell
-            canvas[y : y + cell - 1, x : x + cell - 1] = (
-                (255, shade, shade) if r != c else (shade, 255, shade)
-            )
+            shade = int(255 * (1 - shares[r, c]))
+            x, y = left + c * cell, top + r * cell
+            fill = (shade, 255, shade) if r == c else (255, shade, shade)
+            draw.rectangle((x, y, x + cell - 2, y + cell - 2), fill=fill, outline=(225, 225, 225))
             if matrix[r, c]:
-                cv2.putText(
-                    canvas, str(int(matrix[r, c])), (x + 1, y + 15), cv2.FONT_HERSHEY_PLAIN, 0.7, (0, 0, 0), 1
-                )
-        cv2.putText(canvas, labels[r], (2, margin + r * cell + 15), cv2.FONT_HERSHEY_PLAIN, 0.9, (0, 0, 0), 1)
-        cv2.putText(
-            canvas, labels[r], (margin + r * cell + 2, margin - 6), cv2.FONT_HERSHEY_PLAIN, 0.7, (0, 0, 0), 1
-        )
-    cv2.imwrite(str(path), canvas[:, :, ::-1])
+                draw.text((x + 2, y + 7), str(int(matrix[r, c])), fill=(0, 0, 0), font=small)
+        draw.text((left - 52, top + r * cell + 6), labels[r], fill=(0, 0, 0), font=name)
+        column = Image.new("RGB", (50, cell), (255, 255, 255))
+        ImageDraw.Draw(column).text((2, 6), labels[r], fill=(0, 0, 0), font=name)
+        image.paste(column.rotate(90, expand=True), (left + r * cell, top - 52))
+    image.save(path)
     return path
