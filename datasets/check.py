@@ -27,7 +27,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 
 from datasets.duplicates import find_duplicates
-from datasets.labels import EDGE_TOLERANCE, Box, DatasetError
+from datasets.labels import EDGE_TOLERANCE, Box, DatasetError, repeated_boxes
 from datasets.yolo import (
     IMAGE_SUFFIXES,
     image_size,
@@ -50,7 +50,6 @@ ERROR_KINDS = (
     "bad_image",  # an image file that cannot be read
     "no_names",  # no data.yaml / classes.txt naming the classes
 )
-DUPLICATE_IOU = 0.9
 SIZE_BINS = (8, 16, 32, 64, 128, 256, 512)  # pixel edges of the box size histogram
 
 
@@ -76,6 +75,7 @@ class LabelledBox:
     image: Path
     split: str
     box: Box
+    line: int = 0  # of its label file
 
 
 @dataclass(frozen=True)
@@ -223,8 +223,8 @@ def check_dataset(root: Path | str) -> CheckReport:
                 continue
             found = _check_label_file(label, names, size, errors)
             per_image[split].append(len(found))
-            for box in found:
-                boxes.append(LabelledBox(image, split, box))
+            for line, box in found:
+                boxes.append(LabelledBox(image, split, box, line))
                 if size:
                     sizes.append(math.sqrt(max(box.w * size[0], 0) * max(box.h * size[1], 0)))
         for stem in sorted(set(label_files) - stems):
@@ -287,8 +287,9 @@ def _coverage_warnings(
 
 def _check_label_file(
     path: Path, names: Sequence[str], size: tuple[int, int] | None, errors: list[Issue]
-) -> list[Box]:
-    """The readable boxes of one label file; every problem is appended to ``errors``."""
+) -> list[tuple[int, Box]]:
+    """The readable boxes of one label file with their line numbers; every problem is appended to
+    ``errors``."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
@@ -326,7 +327,7 @@ def _check_label_file(
             errors.append(Issue(path, number, *problem))
         kept.append((number, box))
     _find_duplicates(path, kept, names, errors)
-    return [box for _, box in kept]
+    return kept
 
 
 def _box_problem(box: Box, size: tuple[int, int] | None) -> tuple[str, str] | None:
@@ -345,25 +346,11 @@ def _box_problem(box: Box, size: tuple[int, int] | None) -> tuple[str, str] | No
 def _find_duplicates(
     path: Path, kept: list[tuple[int, Box]], names: Sequence[str], errors: list[Issue]
 ) -> None:
-    if len(kept) < 2:
-        return
-    lines = np.array([n for n, _ in kept])
-    classes = np.array([b.class_id for _, b in kept])
-    xyxy = np.array([b.xyxy(1, 1) for _, b in kept], float)
-    area = (xyxy[:, 2] - xyxy[:, 0]).clip(0) * (xyxy[:, 3] - xyxy[:, 1]).clip(0)
-    top_left = np.maximum(xyxy[:, None, :2], xyxy[None, :, :2])
-    bottom_right = np.minimum(xyxy[:, None, 2:], xyxy[None, :, 2:])
-    inter = (bottom_right - top_left).clip(0).prod(axis=2)
-    union = area[:, None] + area[None, :] - inter
-    iou = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
-    same = (classes[:, None] == classes[None, :]) & (iou > DUPLICATE_IOU)
-    for later, earlier in zip(*np.nonzero(np.tril(same, k=-1)), strict=True):
-        first = int(np.argmax(same[later]))  # report each duplicate once, against the first box it repeats
-        if first == earlier:
-            message = (
-                f"repeats line {lines[earlier]} ({names[classes[later]]}, IoU {iou[later, earlier]:.2f})"
-            )
-            errors.append(Issue(path, int(lines[later]), "duplicate", message))
+    lines = [number for number, _ in kept]
+    boxes = [box for _, box in kept]
+    for later, earlier, iou in repeated_boxes(boxes):
+        message = f"repeats line {lines[earlier]} ({names[boxes[later].class_id]}, IoU {iou:.2f})"
+        errors.append(Issue(path, lines[later], "duplicate", message))
 
 
 def contact_sheet(
@@ -375,7 +362,8 @@ def contact_sheet(
     seed: int = 0,
     margin: float = 0.15,
 ) -> Path:
-    """A PNG grid: one row per class present, ``per_class`` random crops each, the box drawn in green."""
+    """A PNG grid: one row per class present, ``per_class`` random crops each, the box drawn in green and
+    under it the image file and label line it comes from (the end of a long name), to find and fix it."""
     out = Path(out)
     rng = random.Random(seed)
     by_class: dict[int, list[LabelledBox]] = defaultdict(list)
@@ -384,17 +372,19 @@ def contact_sheet(
             by_class[item.box.class_id].append(item)
     rows = sorted(by_class)
     chosen = {c: rng.sample(by_class[c], min(per_class, len(by_class[c]))) for c in rows}
-    label_width, pad = 96, 4
+    label_width, pad, caption = 96, 4, 13
+    row_height = cell + caption + pad
     width = label_width + per_class * (cell + pad) + pad
-    height = max(1, len(rows)) * (cell + pad) + pad
+    height = max(1, len(rows)) * row_height + pad
     sheet = Image.new("RGB", (width, height), (40, 40, 40))
     draw = ImageDraw.Draw(sheet)
     font = _font(max(12, cell // 5))
     if not rows:
         draw.text((pad, pad), "no boxes", fill=(255, 255, 255), font=font)
     wanted: dict[Path, list[tuple[int, int, Box]]] = defaultdict(list)
+    small = _font(10)
     for row, class_id in enumerate(rows):
-        y = pad + row * (cell + pad)
+        y = pad + row * row_height
         name = report.class_names[class_id] if class_id < len(report.class_names) else str(class_id)
         draw.text((pad, y + cell // 2 - 14), name, fill=(255, 255, 255), font=font)
         draw.text(
@@ -405,6 +395,13 @@ def contact_sheet(
         )
         for column, item in enumerate(chosen[class_id]):
             wanted[item.image].append((row, column, item.box))
+            x = label_width + pad + column * (cell + pad)
+            draw.text(
+                (x, y + cell + 1),
+                _fitted(f"{item.image.name}:{item.line}", cell, small),
+                fill=(200, 200, 200),
+                font=small,
+            )
     for image_path, crops in wanted.items():
         try:
             with Image.open(image_path) as opened:
@@ -414,7 +411,7 @@ def contact_sheet(
         for row, column, box in crops:
             tile = _crop(image, box, cell, margin)
             x = label_width + pad + column * (cell + pad) + (cell - tile.width) // 2
-            y = pad + row * (cell + pad) + (cell - tile.height) // 2
+            y = pad + row * row_height + (cell - tile.height) // 2
             sheet.paste(tile, (x, y))
     out.parent.mkdir(parents=True, exist_ok=True)
     sheet.save(out)
@@ -438,6 +435,17 @@ def _crop(image: Image.Image, box: Box, cell: int, margin: float) -> Image.Image
         outline=(0, 255, 0),
     )
     return crop
+
+
+def _fitted(text: str, width: int, font: ImageFont.ImageFont | ImageFont.FreeTypeFont) -> str:
+    """``text``, or its end after an ellipsis, as much as fits ``width`` pixels (a file name's end and the
+    line tell a photo apart better than its start)."""
+    if font.getlength(text) <= width:
+        return text
+    for start in range(1, len(text)):
+        if font.getlength("…" + text[start:]) <= width:
+            return "…" + text[start:]
+    return text[-1:]
 
 
 def _plural(count: int, noun: str) -> str:

@@ -152,7 +152,7 @@ def read_coco_file(
         class_of = map_class_names(sorted(used), mapping)  # every unknown name at once, before the first box
     except DatasetError as error:
         raise DatasetError(f"{path}: {error}") from None
-    boxes: dict[Any, list[Box]] = defaultdict(list)
+    boxes: dict[Any, list[tuple[Box, int, str]]] = defaultdict(list)
     seen: set[Any] = set()
     for number, ann in enumerate(annotations):
         annotation_id = ann.get("id", number)
@@ -169,7 +169,7 @@ def read_coco_file(
         if problems is not None:
             clipped = problems.clipped(box, path, 0, f"{what}: ")
         if clipped is not None:
-            boxes[image_id].append(clipped)
+            boxes[image_id].append((clipped, 0, f"{what}: "))
 
     images: list[LabelledImage] = []
     for entry in entries:
@@ -178,11 +178,13 @@ def read_coco_file(
             continue
         width, height = real[image_id]
         image = files[image_id]
+        kept = boxes.get(image_id, [])
+        unique = problems.without_repeats(kept, path) if problems is not None else [box for box, _, _ in kept]
         source = entry.get("source")
         images.append(
             LabelledImage(
                 image=image,
-                boxes=tuple(boxes.get(image_id, ())),
+                boxes=tuple(unique),
                 width=width,
                 height=height,
                 source=source if isinstance(source, str) and source else source_of(image.stem),

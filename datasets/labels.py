@@ -11,14 +11,19 @@ learned as background.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from scoring.tiles import TileParseError, parse_tile
 from vision.detections import BACK, DETECTOR_CLASSES, HONOUR
 
 EDGE_TOLERANCE = 1e-3  # normalised: rounding in exports often overshoots the image by a hair
+
+
+DUPLICATE_IOU = 0.9  # one class twice over this IoU in one image: a box labelled twice
 
 
 class DatasetError(ValueError):
@@ -232,3 +237,25 @@ def mapped_class_id(name: str, mapping: dict[str, str] | None = None) -> int | N
     if mapping and raw in mapping and mapping[raw].strip().lower() in DROP_CLASSES:
         return None
     return class_id_for_name(raw, mapping)
+
+
+def repeated_boxes(boxes: Sequence[Box]) -> list[tuple[int, int, float]]:
+    """(later, earlier, IoU) for each box that repeats an earlier one of its image: the same class at an IoU
+    over ``DUPLICATE_IOU`` (each reported once, against the first box it repeats). Import and check both
+    report these (``datasets.problems``, ``datasets.check``)."""
+    if len(boxes) < 2:
+        return []
+    classes = np.array([b.class_id for b in boxes])
+    xyxy = np.array([b.xyxy(1, 1) for b in boxes], float)
+    area = (xyxy[:, 2] - xyxy[:, 0]).clip(0) * (xyxy[:, 3] - xyxy[:, 1]).clip(0)
+    top_left = np.maximum(xyxy[:, None, :2], xyxy[None, :, :2])
+    bottom_right = np.minimum(xyxy[:, None, 2:], xyxy[None, :, 2:])
+    inter = (bottom_right - top_left).clip(0).prod(axis=2)
+    union = area[:, None] + area[None, :] - inter
+    iou = np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+    same = (classes[:, None] == classes[None, :]) & (iou > DUPLICATE_IOU)
+    repeats = []
+    for later, earlier in zip(*np.nonzero(np.tril(same, k=-1)), strict=True):
+        if int(np.argmax(same[later])) == earlier:
+            repeats.append((int(later), int(earlier), float(iou[later, earlier])))
+    return repeats

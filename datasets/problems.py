@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from datasets.labels import EDGE_TOLERANCE, Box, DatasetError
+from datasets.labels import EDGE_TOLERANCE, Box, DatasetError, repeated_boxes
 
 FIXES = ("clip", "convert", "rescale", "skip")
 
@@ -82,6 +82,19 @@ class ImportProblems:
         extent = f"x {x1:.3f}..{x2:.3f}, y {y1:.3f}..{y2:.3f} of 0..1"
         self.add(path, line, "out_of_range", f"{what}box reaches outside the image ({extent})", "clip")
         return Box(box.class_id, (cx1 + cx2) / 2, (cy1 + cy2) / 2, cx2 - cx1, cy2 - cy1)
+
+    def without_repeats(self, boxes: list[tuple[Box, int, str]], path: Path) -> list[Box]:
+        """``boxes`` (each with its line, 0 for none, and what names it, e.g. ``annotation 7: ``) less each
+        one that repeats an earlier box of its image (``labels.repeated_boxes``: labelled twice), reported
+        ``duplicate`` and skipped, as ``smj dataset check`` reports it."""
+        repeats = repeated_boxes([box for box, _, _ in boxes])
+        for later, earlier, iou in repeats:
+            _, line, what = boxes[later]
+            _, first_line, first = boxes[earlier]
+            again = f"line {first_line}" if first_line else first.rstrip(": ")
+            self.add(path, line, "duplicate", f"{what}the same box as {again} (IoU {iou:.2f})", "skip")
+        dropped = {later for later, _, _ in repeats}
+        return [box for i, (box, _, _) in enumerate(boxes) if i not in dropped]
 
 
 class ImportRefused(DatasetError):

@@ -217,7 +217,7 @@ def _read_label_file(
 ) -> list[Box]:
     if not path.is_file():
         return []
-    boxes: list[Box] = []
+    boxes: list[tuple[Box, int, str]] = []
     for number, line in enumerate(read_text_lines(path), 1):
         try:
             polygon = _polygon_line(path, number, line, class_map, names)
@@ -234,8 +234,10 @@ def _read_label_file(
         if box is not None and problems is not None:
             box = problems.clipped(box, path, number)
         if box is not None:
-            boxes.append(box)
-    return boxes
+            boxes.append((box, number, ""))
+    if problems is not None:
+        return problems.without_repeats(boxes, path)
+    return [box for box, _, _ in boxes]
 
 
 def _polygon_line(

@@ -120,7 +120,7 @@ def test_contact_sheet_has_a_row_per_class(clean: Path, tmp_path: Path):
     report = check_dataset(clean)
     sheet = contact_sheet(report, tmp_path / "sheet.png", per_class=3, cell=40)
     with Image.open(sheet) as image:
-        assert image.size == (96 + 3 * 44 + 4, 3 * 44 + 4)  # classes m1, p5, honour
+        assert image.size == (96 + 3 * 44 + 4, 3 * (40 + 13 + 4) + 4)  # m1, p5, honour; a caption a crop
         pixels = np.asarray(image.convert("RGB"))
     first_crop = pixels[4:44, 100:140]
     assert first_crop.std() > 20  # a noisy crop was pasted, not the background
@@ -131,3 +131,17 @@ def test_contact_sheet_is_seeded(clean: Path, tmp_path: Path):
     a = contact_sheet(report, tmp_path / "a.png", per_class=1, seed=3).read_bytes()
     b = contact_sheet(report, tmp_path / "b.png", per_class=1, seed=3).read_bytes()
     assert a == b
+
+
+def test_each_crop_of_the_contact_sheet_is_named_by_its_file_and_line(clean: Path) -> None:
+    from datasets.check import _fitted, _font
+
+    report = check_dataset(clean)
+    for item in report.boxes:
+        label = clean / "labels" / item.split / f"{item.image.stem}.txt"
+        line = label.read_text().splitlines()[item.line - 1]
+        assert int(line.split()[0]) == item.box.class_id
+    font = _font(10)
+    assert _fitted("a.jpg:3", 72, font) == "a.jpg:3"
+    long = _fitted("IMG_20261206_203015_hand_of_the_east.jpg:12", 72, font)
+    assert long.startswith("…") and long.endswith(".jpg:12") and font.getlength(long) <= 72

@@ -295,3 +295,46 @@ def test_every_coco_problem_is_reported_in_one_pass_with_its_id(
     assert len(written["a.png"]) == 1  # not doubled
     (polygon,) = written["c.png"]
     assert (polygon.xc, polygon.yc, polygon.w, polygon.h) == pytest.approx((0.5, 0.4, 0.2, 0.4))
+
+
+def test_a_box_labelled_twice_is_reported_by_import_as_by_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from datasets.check import check_dataset
+
+    root = tmp_path / "src"
+    (root / "train" / "labels").mkdir(parents=True)
+    (root / "data.yaml").write_text(yaml.safe_dump({"names": list(DETECTOR_CLASSES)}))
+    make_image(root / "train" / "images" / "t0.png", (100, 80))
+    (root / "train" / "labels" / "t0.txt").write_text(
+        "0 0.5 0.5 0.2 0.2\n1 0.2 0.2 0.1 0.1\n0 0.501 0.5 0.2 0.2\n"
+    )
+    assert [(e.kind, e.line) for e in check_dataset(root).errors] == [("duplicate", 3)]
+    argv = ["dataset", "import", "--format", "yolo", str(root), "--out", str(tmp_path / "o")]
+    assert smj.main(argv) == 2
+    assert (
+        f"{root / 'train' / 'labels' / 't0.txt'}:3: duplicate: the same box as line 1"
+        in capsys.readouterr().err
+    )
+    assert smj.main([*argv, "--lenient"]) == 0
+    ((first, second),) = [item.boxes for item in read_yolo(tmp_path / "o")]
+    assert (first.class_id, second.class_id) == (0, 1)
+    assert check_dataset(tmp_path / "o").errors == ()
+
+
+def test_a_coco_box_given_twice_under_two_ids_is_a_duplicate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_image(tmp_path / "a.png", (100, 50))
+    _coco(tmp_path / "coco.json", {1: [10, 10, 30, 20], 2: [10, 10, 30, 20]})
+    argv = [
+        "dataset",
+        "import",
+        "--format",
+        "coco",
+        str(tmp_path / "coco.json"),
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    assert smj.main(argv) == 2
+    assert "duplicate: annotation 2: the same box as annotation 1 (IoU 1.00)" in capsys.readouterr().err
