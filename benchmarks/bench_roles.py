@@ -6,7 +6,8 @@
 other players' rows and walls, often 10-30 px far tiles that no user needs read. This reads
 ``DIR/scenes.jsonl`` (``smj dataset synth`` output), keeps the tiles of the given roles as the truth and
 makes every other tile a don't-care region (as ``smj eval`` treats honour tiles), and prints the same
-measures as ``smj eval``: mAP50, mAP50-95, precision, recall, exact hand.
+measures as ``smj eval``: mAP50, mAP50-95, precision, recall, and its exact-tiles rate, which with every other
+tile don't-care is the exact hand (the player's tiles found and read, as a multiset).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"{args.weights.name} on {args.data} ({len(images)} scenes), {', '.join(sorted(roles))} tiles: "
         f"mAP50 {result.map50:.3f}  mAP50-95 {result.map50_95:.3f}  precision {result.precision:.3f}  "
-        f"recall {result.recall:.3f}  exact hand {result.exact_hand_rate:.3f}"
+        f"recall {result.recall:.3f}  exact hand {result.exact_tiles_rate:.3f}"
     )
     return 0
 

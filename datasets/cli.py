@@ -288,7 +288,7 @@ def _guarded(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Nam
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    """``smj eval --data DIR``: mAP, precision, recall and exact-hand rates; exit 2 on unreadable input."""
+    """``smj eval --data DIR``: mAP, precision, recall and exact-tiles rates; exit 2 on unreadable input."""
     from datasets.labels import DatasetError
     from datasets.yolo import read_yolo
     from vision.cli import load_detector
@@ -337,7 +337,7 @@ def run_eval(args: argparse.Namespace) -> int:
             "map30",
             "precision",
             "recall",
-            "exact_hand_rate",
+            "exact_tiles_rate",
             "exact_near_labels_rate",
             "honour_as_suited",
             "back_ap50",

@@ -347,7 +347,7 @@ def test_eval_measures_a_detector_on_a_labelled_dataset(smj, tmp_path: Path, mon
     assert smj(["eval", "--data", str(data), "--json", "--out", str(tmp_path / "eval")]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["images"] == 1 and summary["data"] == f"{data} [val]"
-    assert summary["map50"] == 1.0 and summary["exact_hand_rate"] == 1.0 and summary["recall"] == 1.0
+    assert summary["map50"] == 1.0 and summary["exact_tiles_rate"] == 1.0 and summary["recall"] == 1.0
     assert summary["per_class_ap50"] == {"s5": 1.0} and summary["honour_as_suited"] == 0
     assert (tmp_path / "eval" / "confusion.png").is_file()
     assert json.loads((tmp_path / "eval" / "metrics.json").read_text())["map50"] == 1.0

@@ -49,7 +49,7 @@ def test_perfect_detections_score_one(tmp_path: Path) -> None:
     result = evaluate(_Replay([_as_detections(TILES), _as_detections(TILES[:2])]), images)
     assert result.map50 == pytest.approx(1.0)
     assert result.map50_95 == pytest.approx(1.0) and result.map30 == pytest.approx(1.0)
-    assert result.exact_hand_rate == 1.0
+    assert result.exact_tiles_rate == 1.0
     assert result.precision == 1.0 and result.recall == 1.0
 
 
@@ -60,7 +60,7 @@ def test_a_box_unlike_its_label_counts_only_in_the_loose_map30(tmp_path: Path) -
     assert result.map30 == pytest.approx(1.0)
     assert result.map50 < 0.02 and result.map50_95 < 0.02  # (the 101-point curve starts at precision 1)
     assert result.precision == 0.0 and result.recall == 0.0  # the operating figures match at IoU 0.5
-    assert result.exact_hand_rate == 1.0  # the multiset of tiles is right
+    assert result.exact_tiles_rate == 1.0  # the multiset of tiles is right
     assert result.summary()["map30"] == pytest.approx(1.0)
 
 
@@ -69,7 +69,7 @@ def test_a_wrong_class_and_a_miss_lower_every_figure(tmp_path: Path) -> None:
     wrong = _as_detections(TILES, [0, 14, 26])  # 5p read as 6p
     missing = _as_detections(TILES[:2])
     result = evaluate(_Replay([wrong, missing]), images)
-    assert result.exact_hand_rate == 0.0
+    assert result.exact_tiles_rate == 0.0
     assert result.per_class_ap50["p5"] < 1.0
     assert result.per_class_ap50["m1"] == pytest.approx(1.0)
     assert result.recall == pytest.approx(4 / 6)
@@ -84,7 +84,7 @@ def test_suited_guesses_on_honour_tiles_are_ignored_but_counted(tmp_path: Path) 
     result = evaluate(_Replay([guesses]), images)
     assert result.map50 == pytest.approx(1.0)
     assert result.honour_as_suited == 1
-    assert result.exact_hand_rate == 1.0
+    assert result.exact_tiles_rate == 1.0
 
 
 def test_a_suited_tile_under_a_loose_honour_label_is_no_honour(tmp_path: Path) -> None:
@@ -96,10 +96,10 @@ def test_a_suited_tile_under_a_loose_honour_label_is_no_honour(tmp_path: Path) -
     tight_p5 = Box(13, 0.3, 0.5, 0.06, 0.28)
     result = evaluate(_Replay([_as_detections([TILES[0], tight_p5, TILES[2]])]), images)
     assert result.honour_as_suited == 0
-    assert result.exact_hand_rate == 1.0  # p5 counts among the tiles found
+    assert result.exact_tiles_rate == 1.0  # p5 counts among the tiles found
 
 
-def test_tiles_found_far_from_every_label_count_only_in_the_strict_exact_hand_rate(tmp_path: Path) -> None:
+def test_tiles_found_far_from_every_label_count_only_in_the_strict_exact_tiles_rate(tmp_path: Path) -> None:
     # the labels cover the hand; a discard far off (unlabelled) is found, and so is a duplicate box
     # right beside a labelled tile, which is an error under both rates
     discard = Box(5, 0.9, 0.1, 0.08, 0.3)
@@ -109,7 +109,7 @@ def test_tiles_found_far_from_every_label_count_only_in_the_strict_exact_hand_ra
     result = evaluate(_Replay(answers), images)
     assert [r.exact for r in result.images] == [False, False]
     assert [r.exact_near_labels for r in result.images] == [True, False]
-    assert result.exact_hand_rate == 0.0 and result.exact_near_labels_rate == 0.5
+    assert result.exact_tiles_rate == 0.0 and result.exact_near_labels_rate == 0.5
     assert result.summary()["exact_near_labels_rate"] == 0.5
 
 
@@ -141,7 +141,7 @@ def test_ap_ranks_every_box_and_the_operating_figures_are_what_a_user_gets(tmp_p
     result = evaluate(_Floored(found, floor=0.6), [_image(tmp_path, "a", TILES)], conf=0.3)
     assert result.map50 == pytest.approx(1.0)  # ranked with the floor lowered: every tile is found
     assert result.recall == pytest.approx(2 / 3)  # at the operating point the floor holds
-    assert result.exact_hand_rate == 0.0
+    assert result.exact_tiles_rate == 0.0
 
 
 def test_the_confusion_image_titles_its_axes_and_shades_each_row_by_its_share(tmp_path: Path) -> None:

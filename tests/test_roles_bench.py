@@ -41,7 +41,7 @@ def test_the_players_tiles_are_measured_and_the_rest_is_dont_care(scenes: Path) 
     assert nothing.map50 == 0.0 and nothing.recall == 0.0
     # every tile is don't-care, so a scene reads exactly unless a box lies mostly off every tile: a false
     # find, or a loose box on a far discard (one of these scenes has one, half on a 9p 12 px tall)
-    assert nothing.exact_hand_rate >= 0.5
+    assert nothing.exact_tiles_rate >= 0.5
 
 
 def test_the_command_runs(scenes: Path, tmp_path: Path) -> None:

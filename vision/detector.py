@@ -30,7 +30,7 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_WEIGHTS = MODELS_DIR / "tiles.onnx"
 DEFAULT_CLASSIFIER = MODELS_DIR / "tile_faces.onnx"
 LOCALISER_NAMES = (["tile"], ["item"])  # a single-class model: ultralytics names it "item"
-DEFAULT_CONF = 0.55  # the operating point of best exact-hand rate on the real validation photos
+DEFAULT_CONF = 0.55  # the operating point of best exact-tiles rate on the real validation photos
 BOX_CONF = 0.3  # with a classifier: the localiser's own floor, whatever ``conf`` is asked for
 DEFAULT_IOU = 0.6  # non-maximum suppression of a close-up's boxes
 # ... and of a large photo's: its flat tiles in diagonal rows and packed discards get boxes that overlap a

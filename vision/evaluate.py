@@ -2,9 +2,11 @@
 
 mAP50 and mAP50-95 over the 27 suited classes (COCO-style, 101-point interpolation), mAP30 (matched at
 IoU 0.3: a tile found and read right with a box unlike its label), per-class AP,
-precision and recall at the operating threshold, the exact-hand rate (images whose detected multiset
-of suited tiles equals the truth), honours read as suited tiles, a confusion matrix, and the slowest
-and worst images.
+precision and recall at the operating threshold, the exact-tiles rate (images whose detected multiset
+of suited tiles equals the multiset of every suited tile labelled in them: on a photo of a hand with
+discards or other players' tiles beside it, all of those too, not the hand alone; ``smj score``'s reading of
+the hand itself is ``benchmarks/bench_real_hands.py``'s), honours read as suited tiles, a confusion matrix,
+and the slowest and worst images.
 
 Ignore regions: a prediction whose box lies mostly inside a labelled honour tile (not a Sichuan
 tile), and more inside it than inside any labelled suited tile, is neither a true nor a false positive
@@ -94,9 +96,9 @@ class Evaluation:
     per_class_ap50: dict[str, float]
     precision: float
     recall: float
-    exact_hand_rate: float
+    exact_tiles_rate: float  # photos whose every labelled suited tile was found and read (a multiset)
     honour_as_suited: int
-    # the exact-hand rate counting only tiles found within a tile of a labelled one: photos whose labels
+    # the exact-tiles rate counting only tiles found within a tile of a labelled one: photos whose labels
     # cover the hand but not the discards around it
     exact_near_labels_rate: float
     back_ap50: float | None
@@ -116,7 +118,7 @@ class Evaluation:
             "precision": round(self.precision, 4),
             "recall": round(self.recall, 4),
             "conf": self.conf,
-            "exact_hand_rate": round(self.exact_hand_rate, 4),
+            "exact_tiles_rate": round(self.exact_tiles_rate, 4),
             "exact_near_labels_rate": round(self.exact_near_labels_rate, 4),
             "honour_as_suited": self.honour_as_suited,
             "back_ap50": None if self.back_ap50 is None else round(self.back_ap50, 4),
@@ -134,7 +136,7 @@ def evaluate(
 
     Each image is detected twice: with every box the detector can rank (``min_conf``, localiser floor
     included) for average precision, and as a user gets it at ``conf`` for precision, recall, the
-    exact-hand rate, honours read as suited tiles, the confusion matrix and the latency.
+    exact-tiles rate, honours read as suited tiles, the confusion matrix and the latency.
     """
     classes = [*SUITED, BACK]
     # per class: list of (score, tp flags per IoU threshold); count of ground truths
@@ -194,7 +196,7 @@ def evaluate(
         per_class_ap50={DETECTOR_CLASSES[c]: float(aps[c][AT_50]) for c in SUITED if c in aps},
         precision=tp_at_conf / max(tp_at_conf + fp_at_conf, 1),
         recall=tp_at_conf / max(total_truth, 1),
-        exact_hand_rate=sum(r.exact for r in results) / max(len(results), 1),
+        exact_tiles_rate=sum(r.exact for r in results) / max(len(results), 1),
         exact_near_labels_rate=sum(r.exact_near_labels for r in results) / max(len(results), 1),
         honour_as_suited=honour_as_suited,
         back_ap50=float(aps[BACK][AT_50]) if BACK in aps else None,
