@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.postgres_server import postgres_server, server_binaries
+from tests.shared_data import MISSING, SHARED
 
 
 @pytest.fixture(scope="session")
@@ -30,3 +31,17 @@ def own_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         os.environ.pop("SMJ_DATABASE_URL", None)
     else:
         os.environ["SMJ_DATABASE_URL"] = before
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say so when tests skipped for want of the shared material (a checkout without ``../shared``)."""
+    skipped = [
+        report
+        for report in terminalreporter.stats.get("skipped", [])
+        if isinstance(report.longrepr, tuple) and MISSING in str(report.longrepr[2])
+    ]
+    if skipped:
+        terminalreporter.write_line(
+            f"{len(skipped)} tests skipped: shared data missing at {SHARED} (set SMJ_SHARED to that folder)",
+            yellow=True,
+        )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from shared_data import SHARED, needs_shared
 
 from datasets.synth import SceneOptions, render_scene
 from datasets.synth.art import ArtError, discover
@@ -16,8 +17,8 @@ from vision.detections import DETECTOR_CLASSES
 
 pytestmark = pytest.mark.slow
 
-TILEART = Path("/work/shared/data/tileart")
-needs_tileart = pytest.mark.skipif(not TILEART.is_dir(), reason="shared tile artwork not available")
+TILEART = SHARED / "data" / "tileart"
+needs_tileart = needs_shared("data", "tileart")
 
 
 def run(argv: list[str]) -> int:
