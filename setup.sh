@@ -26,7 +26,7 @@ stamp=.venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)
 if [ ! -f "$stamp" ]; then
     echo "setup: installing Python packages into .venv (first run takes a few minutes)" >&2
     .venv/bin/pip install -q --upgrade pip
-    .venv/bin/pip install -q -e ".[train,dev,bench]"
+    .venv/bin/pip install -q -e ".[all,train,dev,bench]"
     rm -f .venv/.installed-*
     touch "$stamp"
 fi

@@ -127,6 +127,29 @@ def _run_score(args: argparse.Namespace) -> int:
     return vision_cli.run_score_photo(args, _set_loader(args))
 
 
+# the extra that installs each third-party package a command may need (pyproject.toml)
+EXTRA_OF = {
+    "numpy": "vision",
+    "PIL": "vision",
+    "cv2": "vision",
+    "onnxruntime": "vision",
+    "yaml": "vision",
+    "tqdm": "vision",
+    "sqlalchemy": "store",
+    "alembic": "store",
+    "psycopg": "store",
+    "cairosvg": "datasets",
+    "imagehash": "datasets",
+    "fastapi": "serve",
+    "uvicorn": "serve",
+    "multipart": "serve",
+    "pydantic_settings": "serve",
+    "swagger_ui_bundle": "serve",
+    "torch": "train",
+    "ultralytics": "train",
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -136,6 +159,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except ModuleNotFoundError as error:  # an install of fewer trades than this command needs
+        package = (error.name or "").split(".")[0]
+        if package not in EXTRA_OF:
+            raise
+        extra = EXTRA_OF[package]
+        print(
+            f"smj {args.command}: needs {package}, which the [{extra}] extra installs: "
+            f'pip install "sichuan-mahjong-scorer[{extra}]" (or ./setup.sh for everything)',
+            file=sys.stderr,
+        )
+        return 2
 
 
 if __name__ == "__main__":

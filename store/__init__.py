@@ -6,6 +6,21 @@ the same store. ``open_store`` upgrades the schema to this version of the code (
 before anything reads it.
 """
 
-from store.database import Store, StoreError, default_url, open_store, user_data_dir
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from store.database import Store, StoreError, default_url, open_store, user_data_dir
 
 __all__ = ["Store", "StoreError", "default_url", "open_store", "user_data_dir"]
+
+
+def __getattr__(name: str) -> Any:
+    """The names of ``store.database``, imported when first used: ``import store.cli`` (every ``smj`` command
+    registers it) must not need SQLAlchemy, which an install of the rules core alone lacks."""
+    if name in __all__:
+        from store import database
+
+        return getattr(database, name)
+    raise AttributeError(f"module 'store' has no attribute {name!r}")
