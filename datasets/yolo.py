@@ -117,7 +117,14 @@ def read_yolo(
             if size is None:
                 continue
             width, height = size
-            boxes = _read_label_file(label_dir / f"{image_path.stem}.txt", class_map, names, problems)
+            label = label_dir / f"{image_path.stem}.txt"
+            try:
+                boxes = _read_label_file(label, class_map, names, problems)
+            except UndecodableText as error:
+                if problems is None:
+                    raise
+                problems.add(label, error.line, "not_utf8", "not UTF-8 text: its image left out", "skip")
+                continue
             boxes += _read_ignore_file(src / "ignore" / f"{image_path.stem}.txt", mapping)
             row = meta.get(image_path.name, {})
             listed = sources.get(image_path.relative_to(src).as_posix(), {})
@@ -209,7 +216,15 @@ def read_text_lines(path: Path) -> list[str]:
         return data.decode("utf-8-sig").splitlines()
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
-        raise DatasetError(f"{path}:{line}: not UTF-8 text (save it as UTF-8)") from None
+        raise UndecodableText(path, line) from None
+
+
+class UndecodableText(DatasetError):
+    """A text file that is not UTF-8: the file and the first line that cannot be read."""
+
+    def __init__(self, path: Path, line: int) -> None:
+        self.path, self.line = path, line
+        super().__init__(f"{path}:{line}: not UTF-8 text (save it as UTF-8)")
 
 
 def _read_label_file(

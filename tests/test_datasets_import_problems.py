@@ -193,7 +193,9 @@ def test_a_label_file_with_a_byte_order_mark_reads_and_one_not_in_utf8_is_named(
     (root / "train" / "labels" / "t1.txt").write_bytes("0 0.5 0.5 0.2 0.2\n# étiquette\n".encode("latin-1"))
     argv = ["dataset", "import", "--format", "yolo", str(root), "--out", str(tmp_path / "o2")]
     assert smj.main(argv) == 2
-    assert f"{root / 'train' / 'labels' / 't1.txt'}:2: not UTF-8 text" in capsys.readouterr().err
+    assert f"{root / 'train' / 'labels' / 't1.txt'}:2: not_utf8: not UTF-8 text" in capsys.readouterr().err
+    assert smj.main([*argv[:-1], str(tmp_path / "o3"), "--lenient"]) == 0  # the other photo imported
+    assert [item.image.stem for item in read_yolo(tmp_path / "o3")] == ["t0"]
 
 
 def test_a_yolo_polygon_line_is_refused_or_converted_to_its_box_when_lenient(
