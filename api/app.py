@@ -41,8 +41,8 @@ DetectorLoader = Callable[[Settings], TileDetector]
 
 
 def load_detector(settings: Settings) -> TileDetector:
-    """The real detector (ONNX Runtime or ultralytics); raises ``vision.detector.ModelError``."""
-    from vision.detector import Detector
+    """The real detector (ONNX Runtime or ultralytics); raises ``vision.detect.detector.ModelError``."""
+    from vision.detect.detector import Detector
 
     return Detector(settings.weights, classifier=settings.classifier)
 
@@ -66,7 +66,7 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        from vision.detector import ModelError
+        from vision.detect.detector import ModelError
 
         memory.tune_malloc()
         quiet_floods()  # in each worker process, after uvicorn has set its logging up

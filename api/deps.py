@@ -23,7 +23,7 @@ from scoring.conditions import WIN_CONDITIONS
 from scoring.presets import DEFAULT_PRESET, PRESETS
 from store import Store, StoreError, open_store
 from store.sets import SetError, tile_set
-from vision.tileset import TileSet
+from vision.detect.tileset import TileSet
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
@@ -160,7 +160,7 @@ TileSetFormDep = Annotated[TileSet | None, Depends(tile_set_form)]
 def set_classifier(detector: TileDetector) -> Any:
     """The detector's classifier that reads sets (``Detector.set_classifier``); 422 ``sets_unsupported``
     for a detector without one (the fake, or weights that give no features)."""
-    from vision.detector import ModelError
+    from vision.detect.detector import ModelError
 
     reader = getattr(detector, "set_classifier", None)
     try:

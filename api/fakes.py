@@ -21,10 +21,10 @@ from fastapi import FastAPI
 
 from api.settings import Settings
 from scoring.tiles import parse_tile
-from vision.deskew import Turn
+from vision.detect.deskew import Turn
+from vision.detect.looks import SecondLook
 from vision.detections import BACK, CLASS_IDS, Detections
 from vision.images import Photo
-from vision.looks import SecondLook
 
 # 123345m66999p with an exposed kong of 2p, won on 6p: 根 1 fan under chengdu (x2).
 DEFAULT_ROWS: tuple[tuple[str, ...], ...] = (("1m2m3m3m4m5m6p9p9p9p", "6p"), ("2p2p2p2p",))
@@ -71,7 +71,7 @@ def layout(rows: Sequence[Sequence[str]] = DEFAULT_ROWS, *, aspect: float = 4 / 
 
 
 class FakeDetector:
-    """Same ``detect`` as ``vision.detector.Detector``, always the same hand, scaled to the photo."""
+    """Same ``detect`` as ``vision.detect.detector.Detector``, always the same hand, scaled to the photo."""
 
     weights = "fake"
 

@@ -31,19 +31,19 @@ from scoring.hand import Meld
 from scoring.tiles import Tile
 from scoring.waits import waits_to_json
 from vision import pipeline
-from vision.deskew import Turn
+from vision.detect.deskew import Turn
+from vision.detect.looks import SecondLook
+from vision.detect.tileset import TileSet
 from vision.detections import CLASS_IDS, Detections
-from vision.grouper import Grouping
+from vision.grouping.grouper import Grouping
 from vision.images import Photo
-from vision.looks import SecondLook
-from vision.tileset import TileSet
 
 if TYPE_CHECKING:
-    from vision.detector import Detector
+    from vision.detect.detector import Detector
 
 
 class TileDetector(Protocol):
-    """What the service needs of ``vision.detector.Detector`` (and what a fake provides)."""
+    """What the service needs of ``vision.detect.detector.Detector`` (and what a fake provides)."""
 
     def detect(
         self,

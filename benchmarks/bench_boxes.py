@@ -75,7 +75,7 @@ class BoxFit:
 
 def best_boxes(truth: np.ndarray, found: np.ndarray, direction: np.ndarray) -> BoxFit:
     """How the found boxes fit the true ones (both xyxy), along the row ``direction``."""
-    from vision.boxes import box_iou
+    from vision.detect.boxes import box_iou
 
     truth = np.asarray(truth, np.float64).reshape(-1, 4)
     found = np.asarray(found, np.float64).reshape(-1, 4)
@@ -123,7 +123,7 @@ def player_classes(
 ) -> Counter[int]:
     """The classes of the found boxes that lie on the player's tiles: each found box goes to the true
     tile it overlaps most (at IoU ``MATCH_IOU`` at least), and counts where that is one of ``player``."""
-    from vision.boxes import box_iou
+    from vision.detect.boxes import box_iou
 
     truth = np.asarray(truth, np.float64).reshape(-1, 4)
     found = np.asarray(found, np.float64).reshape(-1, 4)
@@ -148,7 +148,7 @@ def _style(row: dict) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from vision.detector import DEFAULT_WEIGHTS, Detector
+    from vision.detect.detector import DEFAULT_WEIGHTS, Detector
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter

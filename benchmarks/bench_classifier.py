@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from vision.classifier import TileClassifier
+    from vision.detect.classifier import TileClassifier
 
 RENDERED_SEED = 1_000_000
 
@@ -55,7 +55,7 @@ def _rendered_tiles(
     classifier: TileClassifier, n: int, seed: int, held_out_art: Sequence[str] = (), red_fives: bool = False
 ) -> Iterator[tuple[int, int, tuple[str, ...]]]:
     from datasets.synth.face_crops import art_sets_in, rendered_crops
-    from vision.classifier import CLASSIFIER_CLASSES
+    from vision.detect.classifier import CLASSIFIER_CLASSES
 
     art_sets = art_sets_in(held_out_art, held_out=True) if held_out_art else []
     named = list(
@@ -109,7 +109,7 @@ def measure_rendered(
 
 
 def _tally(tiles: Iterable[tuple[int, int, tuple[str, ...]]]) -> TopOne:
-    from vision.classifier import CLASSIFIER_CLASSES
+    from vision.detect.classifier import CLASSIFIER_CLASSES
     from vision.detections import BACK
 
     right: Counter[str] = Counter()
@@ -132,8 +132,8 @@ def _tally(tiles: Iterable[tuple[int, int, tuple[str, ...]]]) -> TopOne:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from vision.classifier import TileClassifier
-    from vision.detector import DEFAULT_CLASSIFIER
+    from vision.detect.classifier import TileClassifier
+    from vision.detect.detector import DEFAULT_CLASSIFIER
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter

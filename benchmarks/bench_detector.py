@@ -5,7 +5,7 @@
 Prints the median and p90 latency per photo of each runtime (image already decoded; localiser and
 tile classifier both in that runtime) and the speed-up. The bundled examples are 1024x768: looked at
 first at the localiser's input size (384 px); a close-up of up to 672 px is looked at 448 px
-(``vision.looks``).
+(``vision.detect.looks``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def _time(detector: object, pixels: list, runs: int) -> list[float]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from vision.detector import MODELS_DIR, Detector
+    from vision.detect.detector import MODELS_DIR, Detector
     from vision.images import load_photo
 
     parser = argparse.ArgumentParser(description=__doc__)

@@ -115,7 +115,7 @@ def summary(results: Sequence[PhotoResult]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from vision.detector import DEFAULT_WEIGHTS, Detector
+    from vision.detect.detector import DEFAULT_WEIGHTS, Detector
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter

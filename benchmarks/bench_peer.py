@@ -100,7 +100,7 @@ def measure(photos: Sequence[Path], runs: int = 15, detector: Any = None) -> lis
     from mahjong_detector.predict import get_inference_session
 
     from scoring import CHENGDU, WinContext
-    from vision.detector import Detector
+    from vision.detect.detector import Detector
     from vision.pipeline import score_photo
 
     detector = detector or Detector()

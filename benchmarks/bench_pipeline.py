@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
-    from vision.detector import Detector
-    from vision.tileset import TileSet
+    from vision.detect.detector import Detector
+    from vision.detect.tileset import TileSet
 
 
 def _same_hand(found: object, truth: object, row: dict) -> bool:
@@ -144,7 +144,7 @@ class PipelineTally:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from vision.detector import DEFAULT_WEIGHTS, Detector
+    from vision.detect.detector import DEFAULT_WEIGHTS, Detector
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -189,7 +189,7 @@ def measure(
     from scoring.hand import Hand
     from scoring.presets import CHENGDU
     from vision.detections import Detections
-    from vision.grouper import group_detections
+    from vision.grouping.grouper import group_detections
     from vision.grouping.result import WarningCode
     from vision.pipeline import score_photo
 
@@ -299,7 +299,7 @@ def _band_name(band: int) -> str:
 def _honours_read_as_suited(detections: object, row: dict) -> int:
     """Suited tiles found lying mostly on an honour tile (as ``smj eval`` counts them)."""
     from vision.detections import BACK, HONOUR
-    from vision.evaluate import on_honours
+    from vision.factory.evaluate import on_honours
 
     honours = np.array([b["box"] for b in row["boxes"] if b["cls"] == HONOUR], np.float32).reshape(-1, 4)
     labelled = np.array([b["box"] for b in row["boxes"] if b["cls"] < BACK], np.float32).reshape(-1, 4)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from vision.detector import Detector
+    from vision.detect.detector import Detector
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ def measure(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from vision.detector import DEFAULT_WEIGHTS, Detector
+    from vision.detect.detector import DEFAULT_WEIGHTS, Detector
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter

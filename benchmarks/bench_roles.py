@@ -22,7 +22,7 @@ from typing import Any
 
 def role_images(data: Path, roles: set[str]) -> list[Any]:
     """The scenes of ``data/scenes.jsonl`` as labelled images whose truth is the tiles of ``roles``; every
-    other tile is labelled an honour tile, a don't-care region for ``vision.evaluate``."""
+    other tile is labelled an honour tile, a don't-care region for ``vision.factory.evaluate``."""
     from datasets.labels import Box, LabelledImage
     from vision.detections import HONOUR
 
@@ -39,8 +39,8 @@ def role_images(data: Path, roles: set[str]) -> list[Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from vision.detector import DEFAULT_WEIGHTS, Detector
-    from vision.evaluate import evaluate
+    from vision.detect.detector import DEFAULT_WEIGHTS, Detector
+    from vision.factory.evaluate import evaluate
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter

@@ -4,11 +4,11 @@
         [--arena on,off]
 
 For every combination of intra-op threads, graph optimisation level and CPU memory arena
-(``vision.onnx_model.Runtime``), both models are loaded once with it; then each photo (default: the bundled
-examples) is read from its JPEG bytes to its score (``vision.pipeline.score_photo``) by every combination in
-turn, run after run (one warm-up first), so that the machine's drift falls on all alike. Printed: the median
-milliseconds per photo and combination, and the combination of the least summed median. The chosen
-settings go in ``models/manifest.json`` as ``runtime`` (read by both models on load).
+(``vision.detect.onnx_model.Runtime``), both models are loaded once with it; then each photo (default: the
+bundled examples) is read from its JPEG bytes to its score (``vision.pipeline.score_photo``) by every
+combination in turn, run after run (one warm-up first), so that the machine's drift falls on all alike.
+Printed: the median milliseconds per photo and combination, and the combination of the least summed median.
+The chosen settings go in ``models/manifest.json`` as ``runtime`` (read by both models on load).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def measure(
 ) -> dict[object, dict[str, float]]:
     """Median milliseconds photo -> score, per runtime (``Runtime``) and photo name."""
     from scoring import CHENGDU, WinContext
-    from vision.detector import Detector
+    from vision.detect.detector import Detector
     from vision.pipeline import score_photo
 
     detectors = {runtime: Detector(runtime=runtime) for runtime in runtimes}  # type: ignore[arg-type]
@@ -46,7 +46,7 @@ def measure(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from vision.onnx_model import Runtime
+    from vision.detect.onnx_model import Runtime
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter

@@ -80,11 +80,11 @@ def face_right(photo: Tiles, face: int, tile_set: object) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from vision.detect.detector import Detector
+    from vision.detect.tileset import TileSet
     from vision.detections import DETECTOR_CLASSES
-    from vision.detector import Detector
     from vision.images import load_photo
     from vision.pipeline import teach_set, tile_views
-    from vision.tileset import TileSet
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter

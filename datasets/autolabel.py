@@ -7,8 +7,8 @@ Studio, correct the boxes, export the tasks as JSON and read them back with
 ``smj dataset import --format labelstudio``. ``OUT/previews/`` holds each photo with its boxes drawn and
 named (``vision.annotate``), to see at a glance which photos need the most correcting.
 
-The detector is anything with ``detect(photo, *, conf) -> Detections`` (``vision.detector.Detector``, or
-a fake in tests). Photos are read upright (EXIF applied); one that is stored turned is written upright so
+The detector is anything with ``detect(photo, *, conf) -> Detections`` (``vision.detect.detector.Detector``,
+or a fake in tests). Photos are read upright (EXIF applied); one that is stored turned is written upright so
 its labels and its pixels agree for every reader.
 """
 

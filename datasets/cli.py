@@ -1,5 +1,5 @@
 """``smj dataset ...``: import, export, check, split and autolabel labelled tile datasets (and ``synth``);
-``smj eval``: measure a detector on a labelled dataset (``vision.evaluate``).
+``smj eval``: measure a detector on a labelled dataset (``vision.factory.evaluate``).
 
 Top-level imports stay light (standard library only): numpy, Pillow and the detector load inside the
 command that needs them, so ``smj score --hand`` never pays for them.
@@ -292,8 +292,8 @@ def run_eval(args: argparse.Namespace) -> int:
     from datasets.labels import DatasetError
     from datasets.yolo import read_yolo
     from vision.cli import load_detector
-    from vision.detector import DEFAULT_CONF, ModelError
-    from vision.evaluate import evaluate, save_confusion_png
+    from vision.detect.detector import DEFAULT_CONF, ModelError
+    from vision.factory.evaluate import evaluate, save_confusion_png
 
     try:
         detector = load_detector(args)
@@ -537,7 +537,7 @@ def run_crops(args: argparse.Namespace) -> int:
     from datasets.synth.face_crops import art_sets_in
     from datasets.synth.look import RED_FIVES_P
     from datasets.yolo import read_yolo
-    from vision.classifier import CLASSIFIER_CLASSES
+    from vision.detect.classifier import CLASSIFIER_CLASSES
 
     sources = [CropSource.parse(spec, read_yolo(spec.split(":")[0])) for spec in args.data]
     if args.rendered < 0:
@@ -629,7 +629,7 @@ def run_autolabel(args: argparse.Namespace) -> int:
         return _fail(args, f"--conf must be between 0 and 1, got {args.conf}")
     photos = find_photos(args.images)  # before loading the model: a typo should not wait for it
     out = _fresh_folder(args.out)
-    from vision.detector import DEFAULT_WEIGHTS, Detector, ModelError
+    from vision.detect.detector import DEFAULT_WEIGHTS, Detector, ModelError
 
     weights = Path(args.weights) if args.weights else DEFAULT_WEIGHTS
     if not weights.is_file():

@@ -3,7 +3,7 @@
 Training crops are jittered the way a localiser's boxes are wrong (uneven margins, a shifted box)
 and turned by quarter turns (a tile lying in a meld, or read from across the table); a mirrored
 tile never is. Some tiles in rows are cut turned along their row instead, as the classifier's second
-view reads them (``vision.classifier.upright_crops``). ``none`` crops are patches of the photo away
+view reads them (``vision.detect.classifier.upright_crops``). ``none`` crops are patches of the photo away
 from every tile, so the classifier learns to reject the localiser's false alarms. Validation crops
 are cut exactly as the first view at inference. Rendered crops (``datasets.synth.face_crops``: a
 tile of one of endless face styles, without a scene) can be added to the training crops.
@@ -24,8 +24,8 @@ from datasets.labels import DatasetError, LabelledImage
 from datasets.synth.art import ArtSet
 from datasets.synth.face_crops import rendered_crops
 from datasets.synth.look import RED_FIVES_P
-from vision.boxes import box_iou, row_directions
-from vision.classifier import (
+from vision.detect.boxes import box_iou, row_directions
+from vision.detect.classifier import (
     BOX_MARGINS,
     CLASSIFIER_CLASSES,
     CROP_MARGIN,

@@ -68,7 +68,9 @@ class DisjointSets(Generic[T]):
 
 def find_duplicates(paths: Iterable[Path], near: int = NEAR_DISTANCE) -> list[DuplicateGroup]:
     """Groups of files that are the same photo, exactly or nearly (``near`` bits of pHash or fewer)."""
-    from vision.ship import sha256  # here: the detector stack it brings need not load with datasets.split
+    from vision.factory.ship import (
+        sha256,  # here: the detector stack it brings need not load with datasets.split
+    )
 
     files = sorted({Path(p) for p in paths})
     sets = DisjointSets(range(len(files)))

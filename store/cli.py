@@ -86,10 +86,10 @@ def set_loader(name: str) -> Any:
 def run_add(args: argparse.Namespace) -> int:
     from store import StoreError
     from store.sets import SetError, add_examples, save_set, taught_examples
-    from vision.detector import Detector, ModelError
+    from vision.detect.detector import Detector, ModelError
+    from vision.detect.tileset import ROW_SUITS, LayoutError
     from vision.images import ImageError
     from vision.pipeline import teach_set
-    from vision.tileset import ROW_SUITS, LayoutError
 
     try:
         detector = Detector()

@@ -1,9 +1,9 @@
 """Tile sets in the store: each a name and its examples (a face, the crops of its views, their features).
 
-A set is taught from a photo of its layout (``vision.tileset.name_layout``), grows by further photos of a
-row and by the player's corrections (at most ``TAUGHT_PER_FACE`` corrections a face, the newest kept), and
-is read back as a ``vision.tileset.TileSet`` for the classifier in use: an example whose features another
-classifier gave is read again from its stored crops (and stored so), so a new model keeps every set.
+A set is taught from a photo of its layout (``vision.detect.tileset.name_layout``), grows by further photos
+of a row and by the player's corrections (at most ``TAUGHT_PER_FACE`` corrections a face, the newest kept),
+and is read back as a ``vision.detect.tileset.TileSet`` for the classifier in use: an example whose features
+another classifier gave is read again from its stored crops (and stored so), so a new model keeps every set.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from sqlalchemy.orm import Session
 
 from store.database import Store
 from store.schema import ExampleRow, TileSetRow, now
-from vision.classifier import CLASSIFIER_CLASSES, TileClassifier
+from vision.detect.classifier import CLASSIFIER_CLASSES, TileClassifier
+from vision.detect.tileset import TileSet
 from vision.pipeline import Taught
-from vision.tileset import TileSet
 
 NAME = re.compile(r"[^\W_][\w .\-]{0,39}")  # letters (any script), digits, spaces, '.', '-', '_'
 NAME_RULE = "1-40 letters, digits, spaces, '.', '-' or '_', starting with a letter or digit"

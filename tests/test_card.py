@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import smj
-from vision.card import BEGIN, END, CardError, rendered, table
+from vision.factory.card import BEGIN, END, CardError, rendered, table
 
 ROW = {
     "measure": "mAP50",

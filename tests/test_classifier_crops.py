@@ -10,7 +10,7 @@ from PIL import Image
 
 from datasets.crops import CropSource, build_crop_dataset
 from datasets.labels import Box, DatasetError, LabelledImage
-from vision.classifier import CLASSIFIER_CLASSES, ClassifierError, TileClassifier, Views, tile_crops
+from vision.detect.classifier import CLASSIFIER_CLASSES, ClassifierError, TileClassifier, Views, tile_crops
 
 
 def _picture() -> np.ndarray:
@@ -160,8 +160,8 @@ def _tilted_row(angle: float) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.mark.parametrize("angle", [0.0, 35.0, -50.0])
 def test_a_tile_in_a_tilted_row_is_cut_turned_upright(angle: float) -> None:
-    from vision.boxes import row_directions
-    from vision.classifier import upright_crops
+    from vision.detect.boxes import row_directions
+    from vision.detect.classifier import upright_crops
 
     pixels, boxes = _tilted_row(angle)
     angles, pitches = row_directions(boxes)
@@ -176,7 +176,7 @@ def test_a_tile_in_a_tilted_row_is_cut_turned_upright(angle: float) -> None:
 
 
 def test_a_box_straddling_two_tiles_is_no_neighbour_and_columns_run_at_90_degrees() -> None:
-    from vision.boxes import row_directions
+    from vision.detect.boxes import row_directions
 
     row = np.array([[0, 0, 40, 30], [40, 0, 80, 30], [80, 0, 120, 30]], np.float32)  # a flat pong
     straddling = np.array([[28, 0, 68, 30]], np.float32)  # a second box over the first gap
@@ -188,7 +188,7 @@ def test_a_box_straddling_two_tiles_is_no_neighbour_and_columns_run_at_90_degree
 
 
 def test_a_box_without_neighbours_has_no_row() -> None:
-    from vision.boxes import row_directions
+    from vision.detect.boxes import row_directions
 
     angles, pitches = row_directions(np.array([[0, 0, 10, 14], [100, 100, 110, 114]], np.float32))
     assert np.isnan(angles).all() and np.isnan(pitches).all()
@@ -280,7 +280,7 @@ def test_no_boxes_are_no_readings() -> None:
 def test_a_close_up_reads_its_row_tiles_unflipped_and_a_large_photo_flipped(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from vision.detector import Detector
+    from vision.detect.detector import Detector
 
     detector = Detector()
     assert detector.classifier is not None
@@ -303,7 +303,7 @@ def test_a_bundled_photo_is_scored_with_one_classifier_batch(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from scoring import CHENGDU
-    from vision.detector import Detector
+    from vision.detect.detector import Detector
     from vision.grouping.search import DISCARD_WIN
     from vision.pipeline import score_photo
 

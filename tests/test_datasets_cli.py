@@ -293,9 +293,9 @@ def test_autolabel_writes_labels_and_review_tasks(tmp_path: Path):
 
 
 def test_autolabel_cli_with_a_stand_in_detector(smj, tmp_path: Path, monkeypatch, capsys):
-    import vision.detector
+    import vision.detect.detector
 
-    monkeypatch.setattr(vision.detector, "Detector", lambda weights: FakeDetector())
+    monkeypatch.setattr(vision.detect.detector, "Detector", lambda weights: FakeDetector())
     weights = tmp_path / "w.onnx"
     weights.write_bytes(b"not used")
     make_image(tmp_path / "a.png")
@@ -340,9 +340,9 @@ def labelled_photo(root: Path) -> Path:
 
 
 def test_eval_measures_a_detector_on_a_labelled_dataset(smj, tmp_path: Path, monkeypatch, capsys):
-    import vision.detector
+    import vision.detect.detector
 
-    monkeypatch.setattr(vision.detector, "Detector", lambda weights, classifier=None: LabelReader())
+    monkeypatch.setattr(vision.detect.detector, "Detector", lambda weights, classifier=None: LabelReader())
     data = labelled_photo(tmp_path)
     assert smj(["eval", "--data", str(data), "--json", "--out", str(tmp_path / "eval")]) == 0
     summary = json.loads(capsys.readouterr().out)
@@ -354,9 +354,9 @@ def test_eval_measures_a_detector_on_a_labelled_dataset(smj, tmp_path: Path, mon
 
 
 def test_eval_leaves_out_the_photos_named(smj, tmp_path: Path, monkeypatch, capsys):
-    import vision.detector
+    import vision.detect.detector
 
-    monkeypatch.setattr(vision.detector, "Detector", lambda weights, classifier=None: LabelReader())
+    monkeypatch.setattr(vision.detect.detector, "Detector", lambda weights, classifier=None: LabelReader())
     boxes = (Box(22, 0.2, 0.4, 0.2, 0.4), Box(28, 0.6, 0.4, 0.2, 0.4))
     photos = [
         LabelledImage(
@@ -374,9 +374,9 @@ def test_eval_leaves_out_the_photos_named(smj, tmp_path: Path, monkeypatch, caps
 
 
 def test_eval_of_a_split_with_no_photos_is_refused(smj, tmp_path: Path, monkeypatch, capsys):
-    import vision.detector
+    import vision.detect.detector
 
-    monkeypatch.setattr(vision.detector, "Detector", lambda weights, classifier=None: LabelReader())
+    monkeypatch.setattr(vision.detect.detector, "Detector", lambda weights, classifier=None: LabelReader())
     data = labelled_photo(tmp_path)
     assert smj(["eval", "--data", str(data), "--split", "test"]) == 2
     assert capsys.readouterr().err.strip() == f"smj eval: {data}: no images in split 'test'"
@@ -476,9 +476,9 @@ def test_bad_input_is_one_line_and_exit_2(smj, dataset: Path, tmp_path: Path, ca
 
 
 def test_corrupt_photo_in_autolabel_is_a_clear_error(dataset: Path, tmp_path: Path, smj, monkeypatch, capsys):
-    import vision.detector
+    import vision.detect.detector
 
-    monkeypatch.setattr(vision.detector, "Detector", lambda weights: FakeDetector())
+    monkeypatch.setattr(vision.detect.detector, "Detector", lambda weights: FakeDetector())
     (tmp_path / "w.onnx").write_bytes(b"x")
     (tmp_path / "corrupt.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
     argv = [

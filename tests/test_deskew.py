@@ -18,11 +18,11 @@ from scoring import WinContext
 from scoring.hand import Hand
 from scoring.presets import CHENGDU
 from scoring.tiles import parse_tiles
-from vision import deskew
-from vision.deskew import Turn
+from vision.detect import deskew
+from vision.detect.deskew import Turn
+from vision.detect.detector import DEFAULT_WEIGHTS, Detector
+from vision.detect.looks import SecondLook
 from vision.detections import Detections
-from vision.detector import DEFAULT_WEIGHTS, Detector
-from vision.looks import SecondLook
 from vision.pipeline import decode_photo, score_photo
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision.boxes import box_iou
+from vision.detect.boxes import box_iou
+from vision.detect.detector import DEFAULT_WEIGHTS, MODELS_DIR, Detector, ModelError
 from vision.detections import DETECTOR_CLASSES, Detections
-from vision.detector import DEFAULT_WEIGHTS, MODELS_DIR, Detector, ModelError
 from vision.images import load_photo
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -47,7 +47,7 @@ def test_missing_or_bad_weights_raise_model_error(tmp_path: Path) -> None:
 
 
 def test_the_wrong_kind_of_model_is_refused_by_name() -> None:
-    from vision.classifier import ClassifierError, TileClassifier
+    from vision.detect.classifier import ClassifierError, TileClassifier
 
     with pytest.raises(ModelError, match=r"a tile classifier .* where a tile localiser .* is needed"):
         Detector(MODELS_DIR / "tile_faces.onnx")
@@ -196,7 +196,7 @@ def test_a_suited_reading_less_likely_than_an_honour_is_no_other_reading(
 ) -> None:
     """A tile read s1 0.30, honour 0.25, p8 0.20, m1 0.15: the honour is likelier than p8 and m1, so they
     are no other readings (confidence 0): the tile is not kept for its pooled readings, nor re-read as p8."""
-    from vision.classifier import CLASSIFIER_CLASSES, Views
+    from vision.detect.classifier import CLASSIFIER_CLASSES, Views
 
     boxes = np.array([[10, 10, 40, 50], [60, 10, 90, 50]], np.float32)
     monkeypatch.setattr(

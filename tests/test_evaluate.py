@@ -9,9 +9,9 @@ import pytest
 from PIL import Image
 
 from datasets.labels import Box, LabelledImage
-from vision.boxes import box_iou
+from vision.detect.boxes import box_iou
 from vision.detections import HONOUR, Detections
-from vision.evaluate import average_precision, evaluate, save_confusion_png
+from vision.factory.evaluate import average_precision, evaluate, save_confusion_png
 
 SIZE = (200, 100)
 
@@ -147,7 +147,7 @@ def test_ap_ranks_every_box_and_the_operating_figures_are_what_a_user_gets(tmp_p
 def test_the_confusion_image_titles_its_axes_and_shades_each_row_by_its_share(tmp_path: Path) -> None:
     from PIL import Image
 
-    from vision.evaluate import save_confusion_png
+    from vision.factory.evaluate import save_confusion_png
 
     matrix = np.zeros((30, 30), int)
     matrix[0, 0], matrix[0, 1] = 9, 1  # m1: nine read right, one read as m2

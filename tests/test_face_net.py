@@ -15,10 +15,10 @@ pytest.importorskip("efficientnet_lite_pytorch")
 
 from datasets.crops import write_rendered_crops
 from datasets.synth.face_crops import rendered_crops
-from vision.classifier import CLASSIFIER_CLASSES, TileClassifier
-from vision.detector import MODELS_DIR, Detector
-from vision.face_net import FaceNetError, FaceNetRecipe, load_checkpoint, train_face_net
-from vision.ship import ship
+from vision.detect.classifier import CLASSIFIER_CLASSES, TileClassifier
+from vision.detect.detector import MODELS_DIR, Detector
+from vision.factory.face_net import FaceNetError, FaceNetRecipe, load_checkpoint, train_face_net
+from vision.factory.ship import ship
 
 SIZE = 64  # small crops: the smoke run and export take seconds
 

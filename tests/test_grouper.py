@@ -22,7 +22,7 @@ from detection_builders import (
 from scoring.hand import Hand, Meld, MeldKind
 from scoring.tiles import parse_tile, parse_tiles
 from vision.detections import BACK, Detections
-from vision.grouper import (
+from vision.grouping.grouper import (
     GrouperConfig,
     Grouping,
     GroupRole,

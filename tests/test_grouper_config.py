@@ -11,14 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from vision.grouper import GROUPER, GrouperConfig
+from vision.grouping.grouper import GROUPER, GrouperConfig
 from vision.grouping.search import SEARCH, SearchConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGURED = sorted(
     [
-        ROOT / "vision" / "rows.py",
-        ROOT / "vision" / "grouper.py",
+        ROOT / "vision" / "detect" / "rows.py",
         *(ROOT / "vision" / "grouping").glob("*.py"),
     ]
 )
@@ -47,7 +46,7 @@ def test_every_config_is_frozen_and_every_field_has_a_default(default: object) -
 
 
 def test_the_grouper_config_holds_every_config_of_the_grouper() -> None:
-    """Each ``*Config`` of ``vision.rows`` and ``vision.grouping`` is a part of ``GrouperConfig`` (the
+    """Each ``*Config`` of ``vision.detect.rows`` and ``vision.grouping`` is a part of ``GrouperConfig`` (the
     search's, which calls the grouper, aside)."""
     found = set()
     for path in CONFIGURED:

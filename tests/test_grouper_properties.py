@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from scoring.hand import Meld, MeldKind, concealed_count
 from scoring.tiles import Tile, tile_name
 from vision.detections import BACK, HONOUR, Detections
-from vision.grouper import GroupRole, WarningCode, group_detections
+from vision.grouping.grouper import GroupRole, WarningCode, group_detections
 
 KONG_LOOKS = ("XXXX", "BXXB", "BBXX", "XBBX", "XXBB", "BXXX")  # how a concealed kong may lie
 

@@ -14,7 +14,7 @@ import pytest
 
 from scoring.hand import Hand, Meld, MeldKind
 from vision.detections import BACK, Detections
-from vision.grouper import group_detections
+from vision.grouping.grouper import group_detections
 
 synth = pytest.importorskip("datasets.synth")
 

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = {"scoring": 0, "vision": 1, "datasets": 2, "store": 3, "api": 4, "smj": 4}
 PACKAGES = ("scoring", "vision", "datasets", "store", "api")
 # the grouper reads the detector's boxes: nothing the detector is built from imports it
-GROUPER = ("vision.grouper", "vision.grouping")
+GROUPER = ("vision.grouping.grouper", "vision.grouping")
 
 
 def module_name(path: Path) -> str:
@@ -82,24 +82,31 @@ def test_the_scoring_core_imports_the_standard_library_only(name: str) -> None:
 
 
 def test_the_detector_is_built_from_nothing_that_imports_the_grouper() -> None:
-    """Photo geometry (turning a slantwise photo, fitting a row's boxes) finds rows with ``vision.rows``,
-    which the grouper shares; it never reaches into the grouper."""
+    """Photo geometry (turning a slantwise photo, fitting a row's boxes) finds rows with
+    ``vision.detect.rows``, which the grouper shares; it never reaches into the grouper."""
     seen: set[str] = set()
-    pending = ["vision.detector"]
+    pending = ["vision.detect.detector"]
     while pending:
         name = pending.pop()
         if name in seen or name not in MODULES:
             continue
         seen.add(name)
         pending.extend(project_imports(name))
-    assert {"vision.deskew", "vision.rowfit", "vision.rows", "vision.looks"} <= seen
+    assert {
+        "vision.detect.deskew",
+        "vision.detect.rowfit",
+        "vision.detect.rows",
+        "vision.detect.looks",
+    } <= seen
     reaching = sorted(name for name in seen if name.startswith(GROUPER))
     assert not reaching, f"the detector depends on the grouper through {reaching}"
 
 
 def test_imports_are_read_as_the_modules_they_name() -> None:
     """The reader itself: relative imports and ``from package import module`` resolve."""
-    assert "vision.deskew" in imports_of("vision.detector")  # from vision import deskew, looks, rowfit
-    assert "vision.rows" in imports_of("vision.grouper")
+    assert "vision.detect.deskew" in imports_of(
+        "vision.detect.detector"
+    )  # from vision import deskew, looks, rowfit
+    assert "vision.detect.rows" in imports_of("vision.grouping.grouper")
     assert "scoring.settlement.events" in imports_of("scoring.settlement")
     assert layer("smj") > layer("datasets.cli") > layer("vision.cli") > layer("scoring.cli")

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import looks
-from vision.boxes import box_iou
-from vision.detector import Detector, letterbox, unletterbox
+from vision.detect import looks
+from vision.detect.boxes import box_iou
+from vision.detect.detector import Detector, letterbox, unletterbox
 
 
 def test_whole_photo_look_scales_the_long_side() -> None:
@@ -123,7 +123,7 @@ class _FakeLocaliser(Detector):
         self.dynamic = True
         self.backend = "onnx"
         self.classifier = None
-        self.fit_rows = False  # the looks alone (vision.rowfit is tested on drawn rows)
+        self.fit_rows = False  # the looks alone (vision.detect.rowfit is tested on drawn rows)
         self.calls: list[tuple[int, int]] = []
         self.scales: list[float] = []  # of each look, photo pixels to input pixels
         self.ious: list[float] = []  # the suppression threshold of each run
@@ -204,7 +204,7 @@ def test_a_hand_cut_into_windows_comes_back_without_duplicates() -> None:
 
 
 def test_a_large_photo_suppresses_overlapping_boxes_harder_than_a_close_up() -> None:
-    from vision.detector import DEFAULT_IOU, LARGE_PHOTO_IOU
+    from vision.detect.detector import DEFAULT_IOU, LARGE_PHOTO_IOU
 
     close_up = _FakeLocaliser(_hand_row(20, 200, 40.0))
     assert len(close_up.detect(np.zeros((480, 640, 3), np.uint8))) == 14
@@ -217,7 +217,7 @@ def test_a_large_photo_suppresses_overlapping_boxes_harder_than_a_close_up() -> 
 
 
 def test_a_turn_is_handed_only_with_the_turned_second_look() -> None:
-    from vision.deskew import turned
+    from vision.detect.deskew import turned
 
     detector = _FakeLocaliser(_hand_row(20, 200, 40.0))
     pixels = np.zeros((480, 640, 3), np.uint8)

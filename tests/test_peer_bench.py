@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from bench_loader import load_benchmark
 
-from vision.detector import DEFAULT_WEIGHTS
+from vision.detect.detector import DEFAULT_WEIGHTS
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

@@ -13,8 +13,8 @@ import smj
 from scoring import WinContext, score
 from scoring.hand import Hand
 from scoring.presets import CHENGDU
+from vision.detect.detector import DEFAULT_WEIGHTS
 from vision.detections import CLASS_IDS, Detections
-from vision.detector import DEFAULT_WEIGHTS
 from vision.grouping.result import GroupRole, WarningCode
 from vision.images import Photo
 from vision.pipeline import score_photo
@@ -215,7 +215,7 @@ def test_a_confidence_outside_0_to_1_is_refused(value: str, capsys: pytest.Captu
 def test_a_12_megapixel_phone_photo_is_read_end_to_end() -> None:
     """A bundled 4032x3024 synthetic photo stored sideways with EXIF orientation 6, the hand small in
     the frame: the two-pass looks must find and read the player's tiles with the shipped model."""
-    from vision.detector import Detector
+    from vision.detect.detector import Detector
 
     scene = _scene("hand_phone")
     result = score_photo((EXAMPLES / "hand_phone.jpg").read_bytes(), Detector(), WinContext(), CHENGDU)
@@ -231,7 +231,7 @@ def test_a_12_megapixel_phone_photo_is_read_end_to_end() -> None:
 @needs_model
 @pytest.mark.parametrize("name", SCENES)
 def test_bundled_close_ups_read_as_their_true_hand_with_the_shipped_models(name: str) -> None:
-    from vision.detector import Detector
+    from vision.detect.detector import Detector
 
     result = score_photo((EXAMPLES / f"{name}.jpg").read_bytes(), Detector(), WinContext(), CHENGDU)
     truth = _truth_hand(_scene(name))
@@ -241,7 +241,7 @@ def test_bundled_close_ups_read_as_their_true_hand_with_the_shipped_models(name:
     )
     if name == "hand":
         # the pong 1m's turned tile, drawn by the localiser as two boxes on its halves, is read as one tile
-        # (vision.rowfit.join_halves): nothing to leave out, a pong of three boxes
+        # (vision.detect.rowfit.join_halves): nothing to leave out, a pong of three boxes
         assert not [w for w in result.grouping.warnings if w.code is WarningCode.LEFT_OUT_TILE]
         ones = [
             g

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from bench_loader import load_benchmark, write_scenes
 
-from vision.detector import DEFAULT_WEIGHTS, Detector
+from vision.detect.detector import DEFAULT_WEIGHTS, Detector
 
 pytestmark = pytest.mark.skipif(not DEFAULT_WEIGHTS.is_file(), reason="no shipped model in models/")
 

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from vision.face_net import validation_line
+from vision.factory.face_net import validation_line
 from vision.progress import bar, progress
 
 

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision.classifier import TileClassifier, tile_crops
-from vision.detector import MODELS_DIR
+from vision.detect.classifier import TileClassifier, tile_crops
+from vision.detect.detector import MODELS_DIR
+from vision.factory.quantize import calibration_crops, quantize_classifier
 from vision.images import load_photo
-from vision.quantize import calibration_crops, quantize_classifier
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SHIPPED = MODELS_DIR / "tile_faces.onnx"
@@ -110,7 +110,7 @@ def test_the_int8_classifiers_features_keep_their_neighbours(int8: Path) -> None
 
 def test_a_features_output_is_added_once(tmp_path: Path) -> None:
     onnx = pytest.importorskip("onnx")
-    from vision.face_net import add_features_output
+    from vision.factory.face_net import add_features_output
 
     copy = tmp_path / "faces.onnx"
     copy.write_bytes(SHIPPED.read_bytes())

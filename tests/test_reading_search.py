@@ -15,7 +15,7 @@ from scoring.tiles import CLASS_NAMES, parse_tiles
 from tests.detection_builders import TILE_H, lay_hand, lay_row, make_detections
 from vision import pipeline
 from vision.detections import BACK, HONOUR, Detections
-from vision.grouper import WarningCode, group_detections
+from vision.grouping.grouper import WarningCode, group_detections
 from vision.grouping.result import Grouping, warning_name
 from vision.grouping.search import SEARCH, EditKind, SearchConfig, Searched, search
 from vision.images import Photo

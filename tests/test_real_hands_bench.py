@@ -12,7 +12,7 @@ from bench_loader import load_benchmark
 
 from datasets.labels import Box, LabelledImage
 from datasets.yolo import write_yolo
-from vision.detector import DEFAULT_WEIGHTS, Detector
+from vision.detect.detector import DEFAULT_WEIGHTS, Detector
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from bench_loader import load_benchmark, write_scenes
 
+from vision.detect.detector import Detector
 from vision.detections import HONOUR
-from vision.detector import Detector
-from vision.evaluate import evaluate
+from vision.factory.evaluate import evaluate
 
 bench = load_benchmark("bench_roles")
 

@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import rowfit
-from vision.boxes import box_iou
+from vision.detect import rowfit
+from vision.detect.boxes import box_iou
 
 W, H = 40, 56  # a standing tile's face, pixels
 

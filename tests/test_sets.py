@@ -16,9 +16,9 @@ import pytest
 from scoring.tiles import CLASS_NAMES
 from tests.set_builders import layout_and_hand
 from tests.smj_runner import run
-from vision.classifier import CLASSIFIER_CLASSES, NONE
+from vision.detect.classifier import CLASSIFIER_CLASSES, NONE
+from vision.detect.tileset import Fusion, LayoutError, TileSet, name_layout
 from vision.detections import BACK, HONOUR
-from vision.tileset import Fusion, LayoutError, TileSet, name_layout
 
 W, H, GAP = 30.0, 40.0, 2.0
 

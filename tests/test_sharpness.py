@@ -1,4 +1,4 @@
-"""How sharp a photo's tiles are for their size (``vision.sharpness``)."""
+"""How sharp a photo's tiles are for their size (``vision.detect.sharpness``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.sharpness import BLURRED, photo_sharpness, tile_sharpness
+from vision.detect.sharpness import BLURRED, photo_sharpness, tile_sharpness
 
 
 def _tiles(side: int, blur: float, contrast: float = 1.0) -> tuple[np.ndarray, np.ndarray]:

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from vision.detections import DETECTOR_CLASSES
-from vision.train import combined_data_yaml
+from vision.factory.train import combined_data_yaml
 
 
 def _dataset(root: Path, train: str, val: str, names: list[str] | None = None) -> Path:
@@ -42,7 +42,7 @@ def test_smj_train_hands_the_gpu_options_to_the_localisers_recipe(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import smj
-    from vision import train as training
+    from vision.factory import train as training
 
     given: list[training.Recipe] = []
 

@@ -25,11 +25,11 @@ from datasets.crops import CropSource, build_crop_dataset
 from datasets.synth.scene import SceneOptions
 from datasets.synth.writer import write_dataset
 from datasets.yolo import read_yolo
-from vision.classifier import CLASSIFIER_CLASSES
-from vision.detector import Detector
+from vision.detect.classifier import CLASSIFIER_CLASSES
+from vision.detect.detector import Detector
+from vision.factory.ship import average_checkpoints, ship
+from vision.factory.train import ClassifierRecipe, Recipe, train, train_classifier
 from vision.images import load_photo
-from vision.ship import average_checkpoints, ship
-from vision.train import ClassifierRecipe, Recipe, train, train_classifier
 
 
 @pytest.fixture(scope="module")
@@ -135,9 +135,11 @@ def test_smj_ship_averages_several_localisers_and_refuses_missing_weights(
     shipped: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import smj
-    import vision.ship
+    import vision.factory.ship
 
-    monkeypatch.setattr(vision.ship, "ship", partial(vision.ship.ship, models_dir=tmp_path / "models"))
+    monkeypatch.setattr(
+        vision.factory.ship, "ship", partial(vision.factory.ship.ship, models_dir=tmp_path / "models")
+    )
     first = shipped.parent / "runs" / "loc" / "weights" / "best.pt"
     _shifted(first, 0.02, tmp_path / "moved.pt")  # a second "fine-tune"
     assert smj.main(["ship", f"{first},{tmp_path / 'moved.pt'}", "--imgsz", "64"]) == 0

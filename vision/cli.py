@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-SetLoader = Callable[[Any], Any]  # the detector -> the vision.tileset.TileSet to read with
+SetLoader = Callable[[Any], Any]  # the detector -> the vision.detect.tileset.TileSet to read with
 
 CLASSIFIER_HELP = "tile classifier weights (.onnx or .pt); default models/tile_faces.onnx"
 
@@ -50,7 +50,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--backbone",
         default="efficientnet-lite0",
         help="classify: efficientnet-lite0 (default), -lite1 or -lite2, fine-tuned from their ImageNet "
-        "weights (vision/face_net.py), or yolo26n-cls (ultralytics, from scratch or --model)",
+        "weights (vision/factory/face_net.py), or yolo26n-cls (ultralytics, from scratch or --model)",
     )
     train.add_argument(
         "--data",
@@ -143,8 +143,8 @@ def _fail(message: str) -> int:
     return 2
 
 
-def load_detector(args: argparse.Namespace):  # -> vision.detector.Detector
-    from vision.detector import DEFAULT_WEIGHTS, Detector
+def load_detector(args: argparse.Namespace):  # -> vision.detect.detector.Detector
+    from vision.detect.detector import DEFAULT_WEIGHTS, Detector
 
     classifier = getattr(args, "classifier", None)
     return Detector(
@@ -156,7 +156,7 @@ def load_detector(args: argparse.Namespace):  # -> vision.detector.Detector
 def run_detect(args: argparse.Namespace, tile_set_for: SetLoader | None = None) -> int:
     """``smj detect``; ``tile_set_for`` gives the set on the table (``--set``) for the detector."""
     from vision.annotate import draw_detections, save_rgb
-    from vision.detector import DEFAULT_CONF, ModelError
+    from vision.detect.detector import DEFAULT_CONF, ModelError
     from vision.images import ImageError
     from vision.pipeline import detect_tiles
 
@@ -214,7 +214,7 @@ def _given(args: argparse.Namespace, *keys: str) -> dict[str, Any]:
 def run_train(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from vision.train import ClassifierRecipe, Recipe, train, train_classifier
+    from vision.factory.train import ClassifierRecipe, Recipe, train, train_classifier
 
     overrides = _given(args, "epochs", "imgsz", "batch", "model", "lr0")
     loader = _given(args, "workers")  # the ultralytics models' data loaders
@@ -257,10 +257,10 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def _train_face_net(args: argparse.Namespace) -> int:
-    """``smj train --task classify`` on a pretrained backbone (``vision.face_net``)."""
+    """``smj train --task classify`` on a pretrained backbone (``vision.factory.face_net``)."""
     from dataclasses import replace
 
-    from vision.face_net import FaceNetError, FaceNetRecipe, train_face_net
+    from vision.factory.face_net import FaceNetError, FaceNetRecipe, train_face_net
 
     if args.light or args.val or args.device not in (None, "cpu"):
         return _fail("--light, --val and --device are for the ultralytics models (--backbone yolo26n-cls)")
@@ -277,8 +277,8 @@ def _train_face_net(args: argparse.Namespace) -> int:
 
 
 def run_card(args: argparse.Namespace) -> int:
-    from vision.card import CardError, write_card
-    from vision.detector import MODELS_DIR
+    from vision.detect.detector import MODELS_DIR
+    from vision.factory.card import CardError, write_card
 
     models = Path(args.models) if args.models else MODELS_DIR
     card, manifest = models / "README.md", models / "manifest.json"
@@ -296,7 +296,7 @@ def run_card(args: argparse.Namespace) -> int:
 def run_ship(args: argparse.Namespace) -> int:
     import tempfile
 
-    from vision.ship import average_checkpoints, ship
+    from vision.factory.ship import average_checkpoints, ship
 
     localisers = [Path(p) for p in args.weights.split(",") if p] if args.weights else []
     classifiers = [Path(p) for p in args.classifier.split(",") if p] if args.classifier else []
@@ -344,7 +344,7 @@ def run_score_photo(args: argparse.Namespace, tile_set_for: SetLoader | None = N
     ``tile_set_for`` gives for the detector, ``--set``)."""
     from scoring import cli as scoring_cli
     from vision.annotate import check_image_path, draw_detections, save_rgb
-    from vision.detector import DEFAULT_CONF, ModelError
+    from vision.detect.detector import DEFAULT_CONF, ModelError
     from vision.images import ImageError
     from vision.pipeline import score_photo
 

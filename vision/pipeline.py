@@ -11,16 +11,16 @@ from scoring import CHENGDU, ErrorCode, InvalidHandError, Score, score, waits
 from scoring.hand import Hand, WinContext
 from scoring.presets import Rules
 from scoring.waits import Wait, waits_to_json
-from vision import deskew
+from vision.detect import deskew
+from vision.detect.detector import DEFAULT_CONF, Detector, Examples
+from vision.detect.looks import SecondLook
+from vision.detect.sharpness import BLURRED, photo_sharpness
+from vision.detect.tileset import ROW_SUITS, Layout, TileSet, name_layout
 from vision.detections import DETECTOR_CLASSES, Detections
-from vision.detector import DEFAULT_CONF, Detector, Examples
-from vision.grouper import Grouping
+from vision.grouping.grouper import Grouping
 from vision.grouping.result import GroupingWarning, GroupRole, WarningCode, warning_name
 from vision.grouping.search import DISCARD_WIN, SEARCH, Searched, search
 from vision.images import DEFAULT_MAX_PIXELS, Photo, load_photo
-from vision.looks import SecondLook
-from vision.sharpness import BLURRED, photo_sharpness
-from vision.tileset import ROW_SUITS, Layout, TileSet, name_layout
 
 # a placed tile whose second likeliest face is at least this likely against its first is named in a
 # ``close_faces`` warning (confidences are the square root of the box's times the face's probability: the
@@ -78,8 +78,9 @@ class Taught:
 def teach_set(
     source: bytes | str | Path | Photo, detector: Detector, name: str, suits: tuple[str, ...] = ROW_SUITS
 ) -> Taught:
-    """Learn a set from a photo of its layout (``vision.tileset.name_layout``; ``suits``: its rows). Raises
-    ``ImageError`` for a photo that can't be read and ``LayoutError`` for one that is not the layout."""
+    """Learn a set from a photo of its layout (``vision.detect.tileset.name_layout``; ``suits``: its rows).
+    Raises ``ImageError`` for a photo that can't be read and ``LayoutError`` for one that is not the
+    layout."""
     photo = source if isinstance(source, Photo) else decode_photo(source)
     examples = detector.examples(photo)
     layout = name_layout(examples.boxes, examples.probabilities, suits, examples.scores)
@@ -162,7 +163,7 @@ def recognize(
     still a tile of the hand, and the hand's legality under ``rules`` in ``context`` picks its reading. A
     close-up that reads as no win is looked at again (``Detector.second_looks``): turned level when its
     rows run slantwise, then enlarged; the first of those readings that is a win is taken. ``tile_set``: the
-    set on the table, whose examples name the faces (``vision.tileset``)."""
+    set on the table, whose examples name the faces (``vision.detect.tileset``)."""
     floor = min(conf, SEARCH.unsure_conf)  # unsure tiles are found too: the search may take them back
     photo, found = detect_tiles(source, detector, conf=floor, tile_set=tile_set)
     first = _read(found, conf, rules, context)
@@ -189,7 +190,7 @@ def _second_looks(
 ) -> list[tuple[SecondLook, deskew.Turn | None]]:
     """The second looks worth taking at a photo that reads as no win, each with the turn it takes: those
     the detector can take at a photo of its size, the turned one only when the rows of the tiles found
-    run slantwise (``vision.deskew``), turned as they say."""
+    run slantwise (``vision.detect.deskew``), turned as they say."""
     width, height = photo.size
     taken: list[tuple[SecondLook, deskew.Turn | None]] = []
     for second_look in detector.second_looks(max(width, height)):
@@ -204,7 +205,7 @@ def _second_looks(
 
 def with_sharpness(photo: Photo, detections: Detections, grouping: Grouping) -> Grouping:
     """The grouping with a ``blurred_photo`` warning when the tiles of the hand and its melds are too
-    blurred for their size to trust every face (``vision.sharpness``)."""
+    blurred for their size to trust every face (``vision.detect.sharpness``)."""
     placed = [i for group in grouping.groups if group.role is not GroupRole.IGNORED for i in group.indices]
     if not placed:
         return grouping

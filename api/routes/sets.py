@@ -34,9 +34,9 @@ from store.sets import (
     summary,
     taught_examples,
 )
+from vision.detect.tileset import LayoutError
 from vision.images import Photo
 from vision.pipeline import Taught, teach_set, tile_views
-from vision.tileset import LayoutError
 
 router = APIRouter(prefix=API_PREFIX, tags=["sets"])
 SetName = Annotated[str, Path(max_length=64, description="the set's name")]

@@ -1,6 +1,7 @@
-"""A photo of the layout a set is taught from (``smj set add``, ``vision.tileset.name_layout``): the 27 suited
-tiles of one set face up in three rows of nine, 万 on top, 筒 in the middle, 条 at the bottom, 1 to 9 left to
-right, and below them, in some photos, a fourth row holding a back (``vision.tileset.VARIANTS``).
+"""A photo of the layout a set is taught from (``smj set add``, ``vision.detect.tileset.name_layout``): the
+27 suited tiles of one set face up in three rows of nine, 万 on top, 筒 in the middle, 条 at the bottom, 1 to
+9 left to right, and below them, in some photos, a fourth row holding a back
+(``vision.detect.tileset.VARIANTS``).
 
 The camera looks down at the layout from above the player's side (or, ``turned``, from across the table:
 every row then reads upside down), a little slanted and rolled, at the frame-filling share ``fill`` asks

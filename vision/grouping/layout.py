@@ -8,9 +8,9 @@ from itertools import pairwise
 
 from scoring.hand import MeldKind
 from scoring.tiles import Tile
+from vision.detect.rows import Row
 from vision.detections import BACK, HONOUR
 from vision.grouping.melds import meld_of, split_melds
-from vision.rows import Row
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ class GroupRole(StrEnum):
 
 
 class WarningCode(StrEnum):
-    """Why a reading may be wrong; see ``vision.grouper`` for when each is given."""
+    """Why a reading may be wrong; see ``vision.grouping.grouper`` for when each is given."""
 
     DUPLICATE_BOX = "duplicate_box"
     HONOUR_TILE = "honour_tile"

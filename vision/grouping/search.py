@@ -37,9 +37,9 @@ import numpy as np
 from scoring import CHENGDU, Rules, WinContext, is_win
 from scoring.hand import Hand, tile_count
 from scoring.tiles import CLASS_NAMES
-from vision.boxes import box_iou
+from vision.detect.boxes import box_iou
 from vision.detections import BACK, Detections
-from vision.grouper import group_detections
+from vision.grouping.grouper import group_detections
 from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode, warning_name
 
 

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from vision import face_net
-from vision.detector import MODELS_DIR
-from vision.quantize import calibration_crops, quantize_classifier
+from vision.detect.detector import MODELS_DIR
+from vision.factory import face_net
+from vision.factory.quantize import calibration_crops, quantize_classifier
 
 MANIFEST = "manifest.json"
 
@@ -135,7 +135,7 @@ def ship(
     """Copy the weights into ``models_dir`` (tiles.pt/.onnx, tile_faces.pt/.onnx) and write the manifest.
 
     ``weights`` None ships the classifier alone: the localiser's files and manifest entries stay as they are.
-    The classifier's ONNX is quantized to INT8 (``vision.quantize``), calibrated on crops from
+    The classifier's ONNX is quantized to INT8 (``vision.factory.quantize``), calibrated on crops from
     ``calibration`` (a crop dataset), by default the crops it was trained on; raises ValueError when
     there are none.
     """
@@ -158,7 +158,9 @@ def ship(
         assert imgsz is not None
         target_pt = models_dir / "tiles.pt"
         names = _copy_stripped(weights, target_pt)
-        onnx_path = export_onnx(target_pt, imgsz, dynamic=True)  # any input shape: the looks of vision.looks
+        onnx_path = export_onnx(
+            target_pt, imgsz, dynamic=True
+        )  # any input shape: the looks of vision.detect.looks
         files |= {"tiles.pt": _file_entry(target_pt), "tiles.onnx": _file_entry(onnx_path)}
         manifest.update({"classes": names, "input_size": imgsz})
     if classifier is not None:

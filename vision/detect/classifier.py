@@ -1,10 +1,10 @@
 """The tile classifier: reads the face of each box the localiser found, from the photo's own pixels.
 
 The detector finds where the tiles are; this small classification network (EfficientNet-Lite0,
-``vision.face_net``, exported to ONNX and shipped in INT8, see ``vision.quantize``) names each one from
-a crop of the photo at full resolution. Reading faces from crops keeps small and distant tiles legible
-and lets the localiser run at a low input size. A tile is cut two ways: ``tile_crops`` (its box) and, for a
-tile in a row, ``upright_crops`` (turned along its row); both make training and inference crops alike.
+``vision.factory.face_net``, exported to ONNX and shipped in INT8, see ``vision.factory.quantize``) names
+each one from a crop of the photo at full resolution. Reading faces from crops keeps small and distant tiles
+legible and lets the localiser run at a low input size. A tile is cut two ways: ``tile_crops`` (its box) and,
+for a tile in a row, ``upright_crops`` (turned along its row); both make training and inference crops alike.
 """
 
 from __future__ import annotations
@@ -19,16 +19,16 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.boxes import row_directions
+from vision.detect.boxes import row_directions
+from vision.detect.onnx_model import Runtime, load_onnx
 from vision.detections import DETECTOR_CLASSES
-from vision.onnx_model import Runtime, load_onnx
 
 NONE = len(DETECTOR_CLASSES)  # "not a tile": the localiser's false alarms
 CLASSIFIER_CLASSES: tuple[str, ...] = (*DETECTOR_CLASSES, "none")
 CROP_SIZE = 64
 CROP_MARGIN = 0.08  # of the box's width and height, on each side
 BOX_MARGINS = (-0.04, 0.22)  # a training crop's margin on each side, of its box: the localiser's are loose
-FEATURES = "features"  # the ONNX output holding each crop's pooled features (vision.face_net)
+FEATURES = "features"  # the ONNX output holding each crop's pooled features (vision.factory.face_net)
 
 
 class ClassifierError(RuntimeError):
@@ -83,7 +83,7 @@ def upright_crops(
     margin: float = CROP_MARGIN,
 ) -> np.ndarray:
     """(N, size, size, 3) uint8 crops of tiles in rows, each turned so that its row runs along
-    the x axis (``angles`` in degrees, as ``vision.boxes.row_directions`` gives them) and cut to the
+    the x axis (``angles`` in degrees, as ``vision.detect.boxes.row_directions`` gives them) and cut to the
     tile itself: ``pitches`` wide, as tall as the box and the angle say, widened by ``margin``.
 
     A box around a tile in a tilted row holds slices of its neighbours; turned, the tile fills the crop.
@@ -159,7 +159,7 @@ class TileClassifier:
                 f"{self.weights}: a .pt classifier needs torch (pip install -e '.[train]'); "
                 "the .onnx one does not"
             ) from None
-        from vision import face_net
+        from vision.factory import face_net
 
         try:
             checkpoint: Any = torch.load(self.weights, map_location="cpu", weights_only=False)
@@ -188,8 +188,8 @@ class TileClassifier:
 
     def infer(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """Class probabilities (N, len(CLASSIFIER_CLASSES)) and the crops' features (N, D), L2-normalised,
-        from one call of the network (``vision.face_net.add_features_output``); features None for a model
-        without them (``has_features``)."""
+        from one call of the network (``vision.factory.face_net.add_features_output``); features None for a
+        model without them (``has_features``)."""
         probs = np.zeros((len(crops), len(CLASSIFIER_CLASSES)), np.float32)
         if not len(crops):
             return probs, np.zeros((0, self.feature_size), np.float32) if self.has_features else None
@@ -210,7 +210,7 @@ class TileClassifier:
         else:
             import torch
 
-            from vision import face_net
+            from vision.factory import face_net
 
             with self._lock, torch.inference_mode():
                 if self.has_features:
@@ -245,8 +245,8 @@ class TileClassifier:
         """Every tile read in one batch from two views, its two readings averaged, and each view's features.
 
         A tile in no row: its box, as it is and upside down (a tile seen from across the table is the same
-        tile). A tile in a row (``vision.boxes.row_directions``; ``scores``, the localiser's, tell a tile's
-        box from a second box on it) turned upright along that row (``upright_crops``), and, with
+        tile). A tile in a row (``vision.detect.boxes.row_directions``; ``scores``, the localiser's, tell a
+        tile's box from a second box on it) turned upright along that row (``upright_crops``), and, with
         ``flip_row_tiles``, that crop upside down too, else its box as it is.
         """
         boxes = np.asarray(boxes, np.float32).reshape(-1, 4)

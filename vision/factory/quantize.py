@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from vision.classifier import crops_to_blob
+from vision.detect.classifier import crops_to_blob
 
 CALIBRATION_CROPS = 256  # crops sampled from the calibration folder (min-max ranges stop moving well before)
 CROP_SUFFIXES = {".png", ".jpg", ".jpeg"}

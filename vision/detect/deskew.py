@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.looks import CONFIDENT, PAD_GREY
-from vision.rows import find_rows
+from vision.detect.looks import CONFIDENT, PAD_GREY
+from vision.detect.rows import find_rows
 
 STEEP = 30.0  # degrees from level: a row this steep is looked at turned level
 LONG_ROW = 4  # tiles: a row this long says which way the photo's rows run

@@ -4,7 +4,7 @@
 concealed tiles standing in a row (the winning tile often set a little apart at its right end) and the
 revealed melds laid down as separate groups, in a second row or on the same line past a gap:
 
-* rows and clusters come from the boxes' geometry alone (``vision.rows``), in tile widths, so
+* rows and clusters come from the boxes' geometry alone (``vision.detect.rows``), in tile widths, so
   that perspective, a photo rotated up to 90 degrees either way, uneven gaps and tiles lying flat or
   turned in a meld are all one case;
 * a cluster apart from the hand reads as melds (``vision.grouping.melds``): 3 identical tiles a pong,
@@ -48,7 +48,7 @@ warning. Warnings name the tiles concerned, least confident first:
 ``left_out_tile``        the hand had a tile or two too many: the least sure ones whose leaving out makes a
                          win were left out (``vision.grouping.search``)
 ``blurred_photo``        the hand's tiles are blurred for their size: faces may be misread; names no tile
-                         (``vision.sharpness``, in ``vision.pipeline``)
+                         (``vision.detect.sharpness``, in ``vision.pipeline``)
 ======================  ==================================================================================
 """
 
@@ -58,14 +58,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.boxes import drop_duplicates
+from vision.detect.boxes import drop_duplicates
+from vision.detect.rows import ROWS, RowsConfig, find_rows
 from vision.detections import BACK, Detections
 from vision.grouping.concealed import CONCEALED, ConcealedConfig
 from vision.grouping.layout import LAYOUT, LayoutConfig, lay_out
 from vision.grouping.plan import PLAN, PlanConfig, plan
 from vision.grouping.reading import READING, Reading, ReadingConfig
 from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode
-from vision.rows import ROWS, RowsConfig, find_rows
 
 __all__ = [
     "ConcealedConfig",
@@ -87,7 +87,7 @@ __all__ = [
 class GrouperConfig:
     """Every setting of the grouper, one part per stage that uses it (see each part for its fields).
 
-    ``rows``: rows and clusters (``vision.rows``); ``layout``: melds cut off and joined
+    ``rows``: rows and clusters (``vision.detect.rows``); ``layout``: melds cut off and joined
     (``vision.grouping.layout``); ``plan``: which row is the hand and what counts towards it
     (``vision.grouping.plan``); ``concealed``: which clusters of that row are concealed tiles
     (``vision.grouping.concealed``); ``reading``: the winning tile (``vision.grouping.reading``).

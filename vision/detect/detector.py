@@ -1,7 +1,7 @@
 """The tile detector: built once from a weights path, shared by every request.
 
 Two stages: a YOLO localiser finds the tiles (one class, "tile", for the shipped model), and the tile
-classifier (``vision.classifier``) names each box from a crop of the photo. A localiser trained with
+classifier (``vision.detect.classifier``) names each box from a crop of the photo. A localiser trained with
 all the tile classes works alone. Two runtimes behind one interface: ONNX Runtime (the default,
 fastest on CPU) for ``.onnx`` weights, ultralytics/torch for ``.pt`` weights. ``detect`` keeps no
 state between calls and takes its thresholds as arguments, so one ``Detector`` is safe to use from
@@ -19,14 +19,14 @@ import cv2
 import numpy as np
 
 from scoring.tiles import CLASS_NAMES
-from vision import deskew, looks, rowfit
-from vision.classifier import NONE, ClassifierError, TileClassifier
+from vision.detect import deskew, looks, rowfit
+from vision.detect.classifier import NONE, ClassifierError, TileClassifier
+from vision.detect.onnx_model import Runtime, load_onnx
+from vision.detect.tileset import TileSet
 from vision.detections import DETECTOR_CLASSES, HONOUR, Detections
 from vision.images import Photo
-from vision.onnx_model import Runtime, load_onnx
-from vision.tileset import TileSet
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_WEIGHTS = MODELS_DIR / "tiles.onnx"
 DEFAULT_CLASSIFIER = MODELS_DIR / "tile_faces.onnx"
 LOCALISER_NAMES = (["tile"], ["item"])  # a single-class model: ultralytics names it "item"
@@ -124,7 +124,7 @@ class Detector:
         runtime: Runtime | None = None,
     ) -> None:
         self.weights = Path(weights)
-        # boxes of packed standing rows split and snapped at their seams (vision.rowfit)
+        # boxes of packed standing rows split and snapped at their seams (vision.detect.rowfit)
         self.fit_rows = fit_rows
         if not self.weights.is_file():
             raise ModelError(f"{self.weights}: no such weights file (the shipped model is models/tiles.onnx)")
@@ -166,7 +166,7 @@ class Detector:
             ) from None
         import torch
 
-        from vision import face_net
+        from vision.factory import face_net
 
         try:
             checkpoint = torch.load(self.weights, map_location="cpu", weights_only=False)
@@ -218,12 +218,12 @@ class Detector:
         must be that sure of being a tile, whatever its face) and ``conf`` without one; an evaluation
         lowers it to rank every box. ``iou``: the suppression threshold, by default ``DEFAULT_IOU`` for a
         close-up and ``LARGE_PHOTO_IOU`` for a larger photo. A large photo whose rows run slantwise is
-        looked at turned level (``vision.deskew``). ``second_look`` (one of ``second_looks``: the
+        looked at turned level (``vision.detect.deskew``). ``second_look`` (one of ``second_looks``: the
         pipeline's second look at a close-up that reads as no win) looks at a close-up turned level, its
         turned view then looked at as a photo of its own size, or enlarged. ``turn``, with the turned second
         look: the turn the caller found from the tiles of its first look (``deskew.turn_level``), which
         spares looking at the photo as it is again to find it. ``tile_set``: the set on the table; its
-        examples name the faces with the classifier (``vision.tileset``).
+        examples name the faces with the classifier (``vision.detect.tileset``).
         """
         found = self.locate(photo, conf=conf, iou=iou, box_conf=box_conf, second_look=second_look, turn=turn)
         width, height = found.size
@@ -296,7 +296,7 @@ class Detector:
             enlarged = second_look is looks.SecondLook.ENLARGED
             boxes, scores, classes = self.find_tiles(pixels, floor, iou, enlarged=enlarged)
             # rows running slantwise: a large photo (a close-up asked to) is looked at again turned level
-            # (vision.deskew), a large one at the same scale, and its tiles are read there
+            # (vision.detect.deskew), a large one at the same scale, and its tiles are read there
             if self.dynamic and (second_look is looks.SecondLook.TURNED or not close_up):
                 turn = deskew.turn_level(boxes, scores, width, height)
         if turn is not None:
@@ -305,7 +305,7 @@ class Detector:
             boxes, scores, classes = self.find_tiles(pixels, floor, iou, reference=reference)
         # two boxes on the halves of a turned meld tile become one, a box across two touching tiles of a
         # standing row a box for each, and the boxes of such rows are snapped to their seams
-        # (vision.rowfit); the faces are read from the localiser's boxes (joined and split): from the
+        # (vision.detect.rowfit); the faces are read from the localiser's boxes (joined and split): from the
         # fitted ones 12 MP packed rows of the usual styles read their player's tiles exactly in 11 of 20
         # scenes against 13
         read = boxes
@@ -347,7 +347,7 @@ class Detector:
         (``looks.LARGE_TILE_PX``; kept when it finds as many tiles). A larger photo is looked at whole at the
         localiser's input size, to find its
         tiles; when that shows no hand it is searched at finer scales; when the tiles come out small, a
-        closer look at their region at the trained scale (see ``vision.looks``), merged with what lies
+        closer look at their region at the trained scale (see ``vision.detect.looks``), merged with what lies
         outside it. A model of one input shape looks at that shape, and a close-up takes that one look.
         ``enlarged``: a close-up is looked at whole at ``close_up_side(..., enlarged=True)`` (512 px).
         """
@@ -378,7 +378,9 @@ class Detector:
         elsewhere = (found[0][outside], found[1][outside], found[2][outside])
         closer = looks.closer_looks(region, tile, max_side)
         merged = self._merged(pixels, closer, conf, iou, elsewhere)
-        for _ in range(looks.REFINES if self.dynamic else 0):  # its tiles measured again (vision.looks)
+        for _ in range(
+            looks.REFINES if self.dynamic else 0
+        ):  # its tiles measured again (vision.detect.looks)
             inner = looks.inside(merged[0], region)
             measured = looks.typical_tile(merged[0][inner], merged[1][inner])
             refined = looks.refined_tile(tile, measured, closer[0].scale)

@@ -63,7 +63,7 @@ SEARCH_OVERLAP = 96  # input pixels shared by neighbouring windows of a search: 
 class SecondLook(Enum):
     """How a close-up that reads as no winning hand is looked at again."""
 
-    TURNED = "turned"  # turned level, when its rows run slantwise (``vision.deskew``)
+    TURNED = "turned"  # turned level, when its rows run slantwise (``vision.detect.deskew``)
     ENLARGED = "enlarged"  # whole and larger: its long side ``ENLARGED_GAIN`` localiser inputs
 
 

@@ -29,7 +29,7 @@ from typing import Protocol
 
 import numpy as np
 
-from vision.boxes import box_iou, inside_fraction
+from vision.detect.boxes import box_iou, inside_fraction
 from vision.detections import BACK, DETECTOR_CLASSES, HONOUR, Detections
 from vision.pipeline import decode_photo
 
