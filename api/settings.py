@@ -3,8 +3,8 @@
 ===========================  =========================================  ======================================
 variable                     meaning                                    default
 ===========================  =========================================  ======================================
-``SMJ_WEIGHTS``              detector weights (.onnx or .pt)            ``models/tiles.onnx`` of this project
-``SMJ_CLASSIFIER``           tile classifier weights (.onnx or .pt)     ``models/tile_faces.onnx``
+``SMJ_WEIGHTS``              detector weights (.onnx)                   ``models/tiles.onnx`` of this project
+``SMJ_CLASSIFIER``           tile classifier weights (.onnx)            ``models/tile_faces.onnx``
 ``SMJ_CONF``                 detection confidence threshold             0.55
 ``SMJ_MAX_UPLOAD_BYTES``     largest photo accepted (413 above)         15 MB (15,000,000 bytes)
 ``SMJ_MAX_PIXELS``           largest photo in pixels (413 above)        50,000,000

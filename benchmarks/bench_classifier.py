@@ -29,6 +29,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from vision.detect.classifier import TileClassifier
+    from vision.factory.torch_models import classifier_reader
 
 RENDERED_SEED = 1_000_000
 
@@ -55,7 +56,7 @@ def _rendered_tiles(
     classifier: TileClassifier, n: int, seed: int, held_out_art: Sequence[str] = (), red_fives: bool = False
 ) -> Iterator[tuple[int, int, tuple[str, ...]]]:
     from datasets.synth.face_crops import art_sets_in, rendered_crops
-    from vision.detect.classifier import CLASSIFIER_CLASSES
+    from vision.contract import CLASSIFIER_CLASSES
 
     art_sets = art_sets_in(held_out_art, held_out=True) if held_out_art else []
     named = list(
@@ -109,7 +110,7 @@ def measure_rendered(
 
 
 def _tally(tiles: Iterable[tuple[int, int, tuple[str, ...]]]) -> TopOne:
-    from vision.detect.classifier import CLASSIFIER_CLASSES
+    from vision.contract import CLASSIFIER_CLASSES
     from vision.detections import BACK
 
     right: Counter[str] = Counter()
@@ -132,7 +133,6 @@ def _tally(tiles: Iterable[tuple[int, int, tuple[str, ...]]]) -> TopOne:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from vision.detect.classifier import TileClassifier
     from vision.detect.detector import DEFAULT_CLASSIFIER
 
     parser = argparse.ArgumentParser(
@@ -153,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.data is not None and (args.held_out_art or args.red_fives):
         parser.error("--held-out-art and --red-fives go with --rendered")
     roles = set(args.roles.split(","))
-    classifier = TileClassifier(args.classifier)
+    classifier = classifier_reader(args.classifier)  # a run's .pt checkpoint, or shipped .onnx weights
     result = (
         measure_scenes(classifier, args.data, roles)
         if args.data is not None

@@ -115,7 +115,8 @@ def summary(results: Sequence[PhotoResult]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from vision.detect.detector import DEFAULT_WEIGHTS, Detector
+    from vision.detect.detector import DEFAULT_WEIGHTS
+    from vision.factory.torch_models import reader
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -126,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--limit", type=int, default=0, help="only the first N photos of each folder")
     args = parser.parse_args(argv)
-    detector = Detector(args.weights)
+    detector = reader(args.weights)  # a run's .pt checkpoint, or shipped .onnx weights
     for folder in args.folders:
         if not (folder / "scenes.jsonl").is_file():
             print(f"{folder}: no scenes.jsonl (smj dataset synth writes one)", file=sys.stderr)

@@ -83,7 +83,7 @@ class _Recorder:
 def _sessions(detector: Any) -> list[Any]:
     """The ONNX Runtime sessions ``score_photo`` calls: the localiser's and the classifier's."""
     sessions = [detector._session]
-    if detector.classifier is not None and detector.classifier.backend == "onnx":
+    if detector.classifier is not None:
         sessions.append(detector.classifier._session)
     return sessions
 

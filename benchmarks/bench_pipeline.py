@@ -34,6 +34,7 @@ import numpy as np
 if TYPE_CHECKING:
     from vision.detect.detector import Detector
     from vision.detect.tileset import TileSet
+    from vision.factory.torch_models import reader
 
 
 def _same_hand(found: object, truth: object, row: dict) -> bool:
@@ -144,7 +145,7 @@ class PipelineTally:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from vision.detect.detector import DEFAULT_WEIGHTS, Detector
+    from vision.detect.detector import DEFAULT_WEIGHTS
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -161,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="read every photo with the set taught from this photo of its layout (smj set add)",
     )
     args = parser.parse_args(argv)
-    detector = None if args.truth_detections else Detector(args.weights, classifier=args.classifier)
+    detector = None if args.truth_detections else reader(args.weights, classifier=args.classifier)
     tile_set = None
     if args.set_photo is not None and detector is not None:
         from vision.pipeline import teach_set

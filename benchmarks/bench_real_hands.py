@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from vision.detect.detector import Detector
+    from vision.factory.torch_models import reader
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def measure(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from vision.detect.detector import DEFAULT_WEIGHTS, Detector
+    from vision.detect.detector import DEFAULT_WEIGHTS
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -107,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
     parser.add_argument("--classifier", type=Path, help="tile classifier weights (default: the shipped one)")
     args = parser.parse_args(argv)
-    detector = Detector(args.weights, classifier=args.classifier)
+    detector = reader(args.weights, classifier=args.classifier)
     tally = measure(args.data, detector, args.split, args.group)
     if not tally.photos:
         print(f"no photos of split {args.split!r} and group {args.group!r} in {args.data}", file=sys.stderr)

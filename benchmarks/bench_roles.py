@@ -39,8 +39,9 @@ def role_images(data: Path, roles: set[str]) -> list[Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from vision.detect.detector import DEFAULT_WEIGHTS, Detector
+    from vision.detect.detector import DEFAULT_WEIGHTS
     from vision.factory.evaluate import evaluate
+    from vision.factory.torch_models import reader
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -55,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not images:
         print(f"{args.data}: no scenes", file=sys.stderr)
         return 2
-    result = evaluate(Detector(args.weights, classifier=args.classifier), images)
+    result = evaluate(reader(args.weights, classifier=args.classifier), images)
     print(
         f"{args.weights.name} on {args.data} ({len(images)} scenes), {', '.join(sorted(roles))} tiles: "
         f"mAP50 {result.map50:.3f}  mAP50-95 {result.map50_95:.3f}  precision {result.precision:.3f}  "

@@ -249,7 +249,10 @@ def _register_eval(commands: argparse._SubParsersAction) -> None:
         help="leave out the images whose file name starts with NAME (e.g. photos whose labels sit off "
         "their tiles); the summary names them",
     )
-    evaluate.add_argument("--weights", help="weights (.onnx or .pt); default models/tiles.onnx")
+    evaluate.add_argument(
+        "--weights",
+        help="weights (.onnx, or a run's .pt checkpoint, read through torch); default models/tiles.onnx",
+    )
     evaluate.add_argument("--classifier", help=CLASSIFIER_HELP)
     evaluate.add_argument("--conf", type=confidence, default=None, help="operating threshold (default 0.55)")
     evaluate.add_argument("--out", help="folder for confusion.png and metrics.json")
@@ -291,12 +294,13 @@ def run_eval(args: argparse.Namespace) -> int:
     """``smj eval --data DIR``: mAP, precision, recall and exact-tiles rates; exit 2 on unreadable input."""
     from datasets.labels import DatasetError
     from datasets.yolo import read_yolo
-    from vision.cli import load_detector
-    from vision.detect.detector import DEFAULT_CONF, ModelError
+    from vision.detect.detector import DEFAULT_CONF, DEFAULT_WEIGHTS, ModelError
     from vision.factory.evaluate import evaluate, save_confusion_png
+    from vision.factory.torch_models import reader
 
-    try:
-        detector = load_detector(args)
+    try:  # a run's .pt checkpoint is measured as it is, before it is shipped
+        weights = Path(args.weights) if args.weights else DEFAULT_WEIGHTS
+        detector = reader(weights, classifier=Path(args.classifier) if args.classifier else None)
         images = read_yolo(args.data)
     except (ModelError, DatasetError) as error:
         return _fail_eval(str(error))
@@ -537,7 +541,7 @@ def run_crops(args: argparse.Namespace) -> int:
     from datasets.synth.face_crops import art_sets_in
     from datasets.synth.look import RED_FIVES_P
     from datasets.yolo import read_yolo
-    from vision.detect.classifier import CLASSIFIER_CLASSES
+    from vision.contract import CLASSIFIER_CLASSES
 
     sources = [CropSource.parse(spec, read_yolo(spec.split(":")[0])) for spec in args.data]
     if args.rendered < 0:

@@ -24,8 +24,7 @@ from datasets.labels import DatasetError, LabelledImage
 from datasets.synth.art import ArtSet
 from datasets.synth.face_crops import rendered_crops
 from datasets.synth.look import RED_FIVES_P
-from vision.detect.boxes import box_iou, row_directions
-from vision.detect.classifier import (
+from vision.contract import (
     BOX_MARGINS,
     CLASSIFIER_CLASSES,
     CROP_MARGIN,
@@ -34,6 +33,7 @@ from vision.detect.classifier import (
     tile_crops,
     upright_crops,
 )
+from vision.detect.boxes import box_iou, row_directions
 from vision.progress import progress
 
 TURNS = (0, 0, 0, 0, 2, 2, 1, 3)  # quarter turns, drawn uniformly: upright most often

@@ -21,7 +21,8 @@ from sqlalchemy.orm import Session
 
 from store.database import Store
 from store.schema import ExampleRow, TileSetRow, now
-from vision.detect.classifier import CLASSIFIER_CLASSES, TileClassifier
+from vision.contract import CLASSIFIER_CLASSES
+from vision.detect.classifier import TileClassifier
 from vision.detect.tileset import TileSet
 from vision.pipeline import Taught
 

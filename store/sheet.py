@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from store.sets import Example
-from vision.detect.classifier import CLASSIFIER_CLASSES
+from vision.contract import CLASSIFIER_CLASSES
 
 GAP = 8
 CAPTION = 18

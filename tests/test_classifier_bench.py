@@ -70,7 +70,7 @@ def test_benchmark_reads_rendered_crops_of_fresh_styles(classifier: TileClassifi
 
 def test_the_shipped_classifier_reads_tile_sets_it_never_trained_on(classifier: TileClassifier) -> None:
     from datasets.synth.face_crops import rendered_crops
-    from vision.detect.classifier import CLASSIFIER_CLASSES
+    from vision.contract import CLASSIFIER_CLASSES
     from vision.detect.detector import MODELS_DIR
 
     named = list(rendered_crops(300, seed=bench.RENDERED_SEED, size=classifier.imgsz))
@@ -91,7 +91,7 @@ def test_benchmark_wants_one_source(argv: list[str]) -> None:
 def test_the_shipped_classifier_reads_red_fives_as_fives(classifier: TileClassifier) -> None:
     """A red five (赤五: a five printed in red, common in Japanese and generic sets) is its plain five."""
     from datasets.synth.face_crops import rendered_crops
-    from vision.detect.classifier import CLASSIFIER_CLASSES
+    from vision.contract import CLASSIFIER_CLASSES
     from vision.detect.detector import MODELS_DIR
 
     named = list(

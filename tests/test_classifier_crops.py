@@ -10,7 +10,8 @@ from PIL import Image
 
 from datasets.crops import CropSource, build_crop_dataset
 from datasets.labels import Box, DatasetError, LabelledImage
-from vision.detect.classifier import CLASSIFIER_CLASSES, ClassifierError, TileClassifier, Views, tile_crops
+from vision.contract import CLASSIFIER_CLASSES, tile_crops
+from vision.detect.classifier import ClassifierError, TileClassifier, Views
 
 
 def _picture() -> np.ndarray:
@@ -160,8 +161,8 @@ def _tilted_row(angle: float) -> tuple[np.ndarray, np.ndarray]:
 
 @pytest.mark.parametrize("angle", [0.0, 35.0, -50.0])
 def test_a_tile_in_a_tilted_row_is_cut_turned_upright(angle: float) -> None:
+    from vision.contract import upright_crops
     from vision.detect.boxes import row_directions
-    from vision.detect.classifier import upright_crops
 
     pixels, boxes = _tilted_row(angle)
     angles, pitches = row_directions(boxes)

@@ -59,10 +59,14 @@ def test_a_pt_file_that_is_no_trained_detector_is_refused(tmp_path: Path) -> Non
     pytest.importorskip("ultralytics")
     config = tmp_path / "notes.pt"
     config.write_text("# not a checkpoint\n", encoding="utf-8")
-    with pytest.raises(ModelError, match=r"notes\.pt"):
+    from vision.factory.torch_models import TorchDetector
+
+    with pytest.raises(ModelError, match=r"notes\.pt: serving opens \.onnx weights; a \.pt checkpoint"):
         Detector(config)
+    with pytest.raises(ModelError, match=r"notes\.pt"):
+        TorchDetector(config)
     with pytest.raises(ModelError, match=r"a tile classifier .* where a tile localiser .* is needed"):
-        Detector(MODELS_DIR / "tile_faces.pt")
+        TorchDetector(MODELS_DIR / "tile_faces.pt")
 
 
 def test_detections_are_in_image_pixels(detector: Detector) -> None:
@@ -151,7 +155,9 @@ def test_onnx_and_torch_runtimes_agree(detector: Detector) -> None:
     """At the operating threshold the two runtimes find the same tiles and read them alike; a tile the
     classifier is torn about (the 1m pong of this photo lies in a tilted column, 一 beside a stroke of
     its neighbour) may flip on a one-pixel difference of its box, but only to its next reading."""
-    torch_detector = Detector(MODELS_DIR / "tiles.pt")
+    from vision.factory.torch_models import TorchDetector
+
+    torch_detector = TorchDetector(MODELS_DIR / "tiles.pt", classifier=MODELS_DIR / "tile_faces.pt")
     photo = load_photo(EXAMPLES / "hand_melds.jpg")
     a = detector.detect(photo)
     b = torch_detector.detect(photo)
@@ -196,7 +202,8 @@ def test_a_suited_reading_less_likely_than_an_honour_is_no_other_reading(
 ) -> None:
     """A tile read s1 0.30, honour 0.25, p8 0.20, m1 0.15: the honour is likelier than p8 and m1, so they
     are no other readings (confidence 0): the tile is not kept for its pooled readings, nor re-read as p8."""
-    from vision.detect.classifier import CLASSIFIER_CLASSES, Views
+    from vision.contract import CLASSIFIER_CLASSES
+    from vision.detect.classifier import Views
 
     boxes = np.array([[10, 10, 40, 50], [60, 10, 90, 50]], np.float32)
     monkeypatch.setattr(

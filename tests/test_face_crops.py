@@ -13,7 +13,7 @@ from datasets.crops import write_rendered_crops
 from datasets.synth import face_crops
 from datasets.synth.face_crops import _photograph, _Row, rendered_crops
 from scoring.tiles import CLASS_NAMES
-from vision.detect.classifier import CLASSIFIER_CLASSES, CROP_MARGIN
+from vision.contract import CLASSIFIER_CLASSES, CROP_MARGIN
 
 
 def test_crops_are_square_uint8_of_classifier_classes_and_repeat_with_their_seed() -> None:

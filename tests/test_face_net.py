@@ -15,10 +15,12 @@ pytest.importorskip("efficientnet_lite_pytorch")
 
 from datasets.crops import write_rendered_crops
 from datasets.synth.face_crops import rendered_crops
-from vision.detect.classifier import CLASSIFIER_CLASSES, TileClassifier
+from vision.contract import CLASSIFIER_CLASSES
+from vision.detect.classifier import TileClassifier
 from vision.detect.detector import MODELS_DIR, Detector
 from vision.factory.face_net import FaceNetError, FaceNetRecipe, load_checkpoint, train_face_net
 from vision.factory.ship import ship
+from vision.factory.torch_models import TorchClassifier
 
 SIZE = 64  # small crops: the smoke run and export take seconds
 
@@ -62,7 +64,7 @@ def test_the_onnx_export_reads_crops_as_torch_does(run: Path, tmp_path: Path) ->
     ship(None, classifier=run / "run" / "weights" / "best.pt", models_dir=models, quantize=False)
     crops = np.stack([c for c in np.random.default_rng(0).integers(0, 255, (6, SIZE, SIZE, 3), np.uint8)])
     onnx = TileClassifier(models / "tile_faces.onnx")
-    torch_read = TileClassifier(models / "tile_faces.pt")
+    torch_read = TorchClassifier(models / "tile_faces.pt")
     assert onnx.imgsz == torch_read.imgsz == SIZE
     (a, a_features), (b, b_features) = onnx.infer(crops), torch_read.infer(crops)
     assert np.allclose(a, b, atol=1e-4)
@@ -97,4 +99,4 @@ def test_a_start_checkpoint_of_another_crop_size_is_fine_tuned_at_the_recipes_si
     train_face_net(run / "crops", tmp_path / "run", recipe, start=run / "run" / "weights" / "best.pt")
     model, checkpoint = load_checkpoint(tmp_path / "run" / "weights" / "best.pt")
     assert model.imgsz == checkpoint["imgsz"] == SIZE // 2
-    assert TileClassifier(tmp_path / "run" / "weights" / "best.pt").imgsz == SIZE // 2
+    assert TorchClassifier(tmp_path / "run" / "weights" / "best.pt").imgsz == SIZE // 2

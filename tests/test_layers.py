@@ -84,14 +84,7 @@ def test_the_scoring_core_imports_the_standard_library_only(name: str) -> None:
 def test_the_detector_is_built_from_nothing_that_imports_the_grouper() -> None:
     """Photo geometry (turning a slantwise photo, fitting a row's boxes) finds rows with
     ``vision.detect.rows``, which the grouper shares; it never reaches into the grouper."""
-    seen: set[str] = set()
-    pending = ["vision.detect.detector"]
-    while pending:
-        name = pending.pop()
-        if name in seen or name not in MODULES:
-            continue
-        seen.add(name)
-        pending.extend(project_imports(name))
+    seen = _reached("vision.detect.detector")
     assert {
         "vision.detect.deskew",
         "vision.detect.rowfit",
@@ -104,9 +97,38 @@ def test_the_detector_is_built_from_nothing_that_imports_the_grouper() -> None:
 
 def test_imports_are_read_as_the_modules_they_name() -> None:
     """The reader itself: relative imports and ``from package import module`` resolve."""
-    assert "vision.detect.deskew" in imports_of(
-        "vision.detect.detector"
-    )  # from vision import deskew, looks, rowfit
+    assert "vision.detect.deskew" in imports_of("vision.detect.detector")  # from vision.detect import deskew
     assert "vision.detect.rows" in imports_of("vision.grouping.grouper")
     assert "scoring.settlement.events" in imports_of("scoring.settlement")
     assert layer("smj") > layer("datasets.cli") > layer("vision.cli") > layer("scoring.cli")
+
+
+def _reached(start: str) -> set[str]:
+    seen: set[str] = set()
+    pending = [start]
+    while pending:
+        name = pending.pop()
+        if name in seen or name not in MODULES:
+            continue
+        seen.add(name)
+        pending.extend(project_imports(name))
+    return seen
+
+
+SERVING = ("vision.pipeline", "api.app", "vision.detect.detector", "vision.grouping.grouper")
+
+
+@pytest.mark.parametrize("start", SERVING)
+def test_serving_never_reaches_into_the_model_factory(start: str) -> None:
+    """What reads a photo (the pipeline, the service) is built from ``vision.detect``, ``vision.grouping`` and
+    the model-free ``vision.contract``: nothing of ``vision.factory`` (training, .pt checkpoints, torch)."""
+    reaching = sorted(name for name in _reached(start) if name.startswith("vision.factory"))
+    assert not reaching, f"{start} depends on the model factory through {reaching}"
+
+
+def test_the_classifier_contract_is_free_of_any_model() -> None:
+    """Class list, crop size and margins, blob layout, crop files: one module that imports no model code, so
+    serving and the factory share it without importing each other."""
+    assert set(project_imports("vision.contract")) <= {"vision.detections"}
+    assert "vision.contract" in imports_of("vision.detect.classifier")
+    assert "vision.contract" in imports_of("vision.factory.face_net")

@@ -121,7 +121,7 @@ class _FakeLocaliser(Detector):
         self.truth = truth
         self.imgsz = imgsz
         self.dynamic = True
-        self.backend = "onnx"
+
         self.classifier = None
         self.fit_rows = False  # the looks alone (vision.detect.rowfit is tested on drawn rows)
         self.calls: list[tuple[int, int]] = []
@@ -134,7 +134,7 @@ class _FakeLocaliser(Detector):
         self.scales.append(look.scale)
         return super()._look(pixels, look, conf, iou, seams=seams)
 
-    def _run_onnx(self, pixels, shape, conf, iou):  # type: ignore[no-untyped-def]
+    def _infer(self, pixels, shape, conf, iou):  # type: ignore[no-untyped-def]
         self.calls.append(shape)
         self.ious.append(iou)
         height, width = pixels.shape[:2]
@@ -303,8 +303,8 @@ class _InflatingLocaliser(_FakeLocaliser):
     does with tiles far below its trained scale (as measured on 12 MP packed rows: 1.4 times at 15 px,
     1.17 at 27 px, true from ``looks.TILE_PX`` on)."""
 
-    def _run_onnx(self, pixels, shape, conf, iou):  # type: ignore[no-untyped-def]
-        boxes, scores, classes = super()._run_onnx(pixels, shape, conf, iou)
+    def _infer(self, pixels, shape, conf, iou):  # type: ignore[no-untyped-def]
+        boxes, scores, classes = super()._infer(pixels, shape, conf, iou)
         gain = min(shape[0] / pixels.shape[0], shape[1] / pixels.shape[1])
         side = (boxes[:, 2] - boxes[:, 0]) * gain
         grow = np.clip(1 + 0.4 * (looks.TILE_PX - side) / 21, 1, 2.5)[:, None]
@@ -326,8 +326,8 @@ class _BigTileBlind(_FakeLocaliser):
     """A fake localiser that, like the shipped one on frame-filling close-ups, boxes tiles much larger than it
     trained on two by two (one box spanning a pair) and sees them one by one at the trained scale."""
 
-    def _run_onnx(self, pixels, shape, conf, iou):  # type: ignore[no-untyped-def]
-        found, scores, classes = super()._run_onnx(pixels, shape, conf, iou)
+    def _infer(self, pixels, shape, conf, iou):  # type: ignore[no-untyped-def]
+        found, scores, classes = super()._infer(pixels, shape, conf, iou)
         gain = min(shape[0] / pixels.shape[0], shape[1] / pixels.shape[1])
         if len(found) < 2 or float(np.median(found[:, 2] - found[:, 0])) * gain < 80:
             return found, scores, classes

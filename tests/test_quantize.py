@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision.detect.classifier import TileClassifier, tile_crops
+from vision.contract import tile_crops
+from vision.detect.classifier import TileClassifier
 from vision.detect.detector import MODELS_DIR
 from vision.factory.quantize import calibration_crops, quantize_classifier
 from vision.images import load_photo
@@ -62,10 +63,12 @@ def test_the_int8_classifier_reads_as_the_float_weights_do(int8: Path) -> None:
 @pytest.mark.skipif(not SHIPPED.is_file(), reason="no shipped classifier")
 def test_the_shipped_onnx_reads_as_its_torch_weights() -> None:
     pytest.importorskip("torch")
+    from vision.factory.torch_models import TorchClassifier
+
     crops, _ = _example_crops()
     (onnx_probs, onnx_features), (torch_probs, torch_features) = (
         TileClassifier(SHIPPED).infer(crops),
-        TileClassifier(MODELS_DIR / "tile_faces.pt").infer(crops),
+        TorchClassifier(MODELS_DIR / "tile_faces.pt").infer(crops),
     )
     assert onnx_features is not None and torch_features is not None
     assert np.abs(onnx_probs - torch_probs).max() < 1e-3

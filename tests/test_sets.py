@@ -16,7 +16,7 @@ import pytest
 from scoring.tiles import CLASS_NAMES
 from tests.set_builders import layout_and_hand
 from tests.smj_runner import run
-from vision.detect.classifier import CLASSIFIER_CLASSES, NONE
+from vision.contract import CLASSIFIER_CLASSES, NONE
 from vision.detect.tileset import Fusion, LayoutError, TileSet, name_layout
 from vision.detections import BACK, HONOUR
 

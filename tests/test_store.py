@@ -23,7 +23,7 @@ from store.sets import (
     save_set,
     tile_set,
 )
-from vision.detect.classifier import CLASSIFIER_CLASSES
+from vision.contract import CLASSIFIER_CLASSES
 
 FACES = ("m1", "m2", "p5")
 

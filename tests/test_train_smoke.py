@@ -25,7 +25,7 @@ from datasets.crops import CropSource, build_crop_dataset
 from datasets.synth.scene import SceneOptions
 from datasets.synth.writer import write_dataset
 from datasets.yolo import read_yolo
-from vision.detect.classifier import CLASSIFIER_CLASSES
+from vision.contract import CLASSIFIER_CLASSES
 from vision.detect.detector import Detector
 from vision.factory.ship import average_checkpoints, ship
 from vision.factory.train import ClassifierRecipe, Recipe, train, train_classifier
@@ -79,7 +79,9 @@ def test_a_classifier_without_calibration_crops_is_refused_before_anything_is_wr
 
 @pytest.mark.parametrize("suffix", [".onnx", ".pt"])
 def test_shipped_models_load_and_detect(shipped: Path, suffix: str) -> None:
-    detector = Detector(shipped / f"tiles{suffix}", classifier=shipped / f"tile_faces{suffix}")
+    from vision.factory.torch_models import reader
+
+    detector = reader(shipped / f"tiles{suffix}", classifier=shipped / f"tile_faces{suffix}")
     assert detector.localiser and detector.classifier is not None
     photo = load_photo(next((shipped.parent / "scenes" / "images").glob("*.jpg")))
     found = detector.detect(photo, conf=0.001)

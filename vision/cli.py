@@ -15,7 +15,7 @@ from typing import Any
 
 SetLoader = Callable[[Any], Any]  # the detector -> the vision.detect.tileset.TileSet to read with
 
-CLASSIFIER_HELP = "tile classifier weights (.onnx or .pt); default models/tile_faces.onnx"
+CLASSIFIER_HELP = "tile classifier weights (.onnx); default models/tile_faces.onnx"
 
 
 def confidence(text: str) -> float:
@@ -33,7 +33,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     detect = commands.add_parser("detect", help="find the tiles in photos with the shipped detector")
     detect.add_argument("images", nargs="+", metavar="IMAGE")
     detect.add_argument("--conf", type=confidence, default=None, help="confidence threshold (default 0.55)")
-    detect.add_argument("--weights", help="weights (.onnx or .pt); default models/tiles.onnx")
+    detect.add_argument("--weights", help="weights (.onnx); default models/tiles.onnx")
     detect.add_argument("--classifier", help=CLASSIFIER_HELP)
     detect.add_argument("--annotate", metavar="DIR", help="write each image with its boxes drawn into DIR")
     detect.add_argument("--json", action="store_true", help="print a JSON array, one object per image")

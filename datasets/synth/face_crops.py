@@ -36,7 +36,7 @@ from datasets.synth.look import (
 )
 from datasets.synth.tile_body import face_base, face_texture, plain_texture
 from scoring.tiles import CLASS_NAMES
-from vision.detect.classifier import BOX_MARGINS, CROP_SIZE, tile_crops
+from vision.contract import BOX_MARGINS, CROP_SIZE, tile_crops
 
 # crops per class, relatively: 万 faces (told apart by their numeral alone) twice as often
 CLASS_WEIGHTS = {name: 2.0 if name[0] == "m" else 1.0 for name in CLASS_NAMES} | {"honour": 1.5, "back": 0.5}

@@ -2,8 +2,9 @@
 
 Two stages: a YOLO localiser finds the tiles (one class, "tile", for the shipped model), and the tile
 classifier (``vision.detect.classifier``) names each box from a crop of the photo. A localiser trained with
-all the tile classes works alone. Two runtimes behind one interface: ONNX Runtime (the default,
-fastest on CPU) for ``.onnx`` weights, ultralytics/torch for ``.pt`` weights. ``detect`` keeps no
+all the tile classes works alone. Serving opens ``.onnx`` weights through ONNX Runtime; a ``.pt`` checkpoint
+is the model factory's (``smj ship`` makes the ``.onnx``; ``vision.factory.torch_models`` reads a ``.pt``
+through the same looks, to measure a run before shipping it). ``detect`` keeps no
 state between calls and takes its thresholds as arguments, so one ``Detector`` is safe to use from
 many threads.
 """
@@ -13,14 +14,14 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
 
 from scoring.tiles import CLASS_NAMES
+from vision.contract import NONE
 from vision.detect import deskew, looks, rowfit
-from vision.detect.classifier import NONE, ClassifierError, TileClassifier
+from vision.detect.classifier import ClassifierError, TileClassifier
 from vision.detect.onnx_model import Runtime, load_onnx
 from vision.detect.tileset import TileSet
 from vision.detections import DETECTOR_CLASSES, HONOUR, Detections
@@ -108,7 +109,7 @@ def unletterbox(
 
 
 class Detector:
-    """``Detector(path)`` loads ``.onnx`` with ONNX Runtime or ``.pt`` with ultralytics.
+    """``Detector(path)`` loads ``.onnx`` weights with ONNX Runtime.
 
     A single-class localiser reads the faces with ``classifier`` (default: the shipped
     ``models/tile_faces.onnx``); a classifier given to a multi-class model re-reads its boxes.
@@ -128,25 +129,31 @@ class Detector:
         self.fit_rows = fit_rows
         if not self.weights.is_file():
             raise ModelError(f"{self.weights}: no such weights file (the shipped model is models/tiles.onnx)")
-        self.backend = "onnx" if self.weights.suffix == ".onnx" else "torch"
         # one model call at a time (the classifier's likewise): ultralytics predictors keep state, and two
         # ONNX Runtime calls at once on one session gain nothing on cores the first already fills, while its
         # memory arena grows to hold both (models/HISTORY.md)
         self._lock = threading.Lock()
-        self.runtime = runtime  # the ONNX path's: the one it loaded with (load_onnx)
-        names = self._load_onnx(threads) if self.backend == "onnx" else self._load_torch()
+        self.runtime = runtime  # the one it loaded with (load_onnx)
+        names = self._load(threads)
         self.localiser = names in LOCALISER_NAMES
         self._class_map = np.zeros(1, np.int64) if self.localiser else _class_map(names)
         if self.localiser and classifier is None:
             classifier = DEFAULT_CLASSIFIER
         try:
-            self.classifier = (
-                TileClassifier(classifier, threads=threads, runtime=self.runtime) if classifier else None
-            )
+            self.classifier = self._classifier(Path(classifier), threads) if classifier else None
         except ClassifierError as error:
             raise ModelError(str(error)) from None
 
-    def _load_onnx(self, threads: int | None) -> list[str]:
+    def _classifier(self, weights: Path, threads: int | None) -> TileClassifier:
+        return TileClassifier(weights, threads=threads, runtime=self.runtime)
+
+    def _load(self, threads: int | None) -> list[str]:
+        """Open the localiser's ONNX weights; its class names."""
+        if self.weights.suffix != ".onnx":
+            raise ModelError(
+                f"{self.weights}: serving opens .onnx weights; a .pt checkpoint is the model factory's "
+                "(smj ship makes the .onnx)"
+            )
         model = load_onnx(self.weights, threads, ModelError, "detect", self.runtime)
         self.runtime = model.runtime
         self._session = model.session
@@ -155,40 +162,6 @@ class Detector:
         self._input = model.input.name
         self.dynamic = not all(isinstance(side, int) for side in model.input.shape[2:])
         return model.names
-
-    def _load_torch(self) -> list[str]:
-        try:
-            from ultralytics import YOLO
-        except ImportError:
-            raise ModelError(
-                f"{self.weights}: a .pt model needs ultralytics and torch (pip install -e '.[train]'); "
-                "the .onnx weights need neither"
-            ) from None
-        import torch
-
-        from vision.factory import face_net
-
-        try:
-            checkpoint = torch.load(self.weights, map_location="cpu", weights_only=False)
-        except Exception:  # not a torch checkpoint at all: ultralytics says what it is below
-            checkpoint = None
-        if face_net.is_face_net(checkpoint):
-            raise ModelError(
-                f"{self.weights}: a tile classifier (models/tile_faces.pt), where a tile localiser "
-                "(models/tiles.pt) is needed"
-            )
-        try:
-            self._model = YOLO(str(self.weights), task="detect")
-        except Exception as error:  # ultralytics raises many kinds
-            raise ModelError(f"{self.weights}: not a loadable YOLO model ({error})") from None
-        checkpoint = getattr(self._model, "ckpt", None)
-        if not checkpoint or self._model.task != "detect":  # a config or a classifier loads too
-            raise ModelError(f"{self.weights}: not a trained YOLO detection model")
-        train_args = checkpoint.get("train_args", {})
-        self.imgsz = int(train_args.get("imgsz", 640))  # the size it was trained (and exported) at
-        self.dynamic = True  # ultralytics letterboxes to any size
-        names = self._model.names
-        return [names[i] for i in sorted(names)]
 
     def set_classifier(self) -> TileClassifier:
         """The classifier that reads a tile set (it gives each crop's features); ``ModelError`` when this
@@ -434,17 +407,15 @@ class Detector:
         crop = pixels[y1:y2, x1:x2]
         in_w, in_h = look.input_size
         shape = (looks.round_up(in_h), looks.round_up(in_w)) if self.dynamic else (self.imgsz, self.imgsz)
-        if self.backend == "torch":
-            boxes, scores, classes = self._run_torch(crop, shape, conf, iou)
-        else:
-            boxes, scores, classes = self._run_onnx(crop, shape, conf, iou)
+        boxes, scores, classes = self._infer(crop, shape, conf, iou)
         boxes = boxes + np.array([x1, y1, x1, y1], np.float32)
         keep = classes >= 0
         if seams:
             keep &= ~looks.cut_at_seam(boxes, look, pixels.shape[1], pixels.shape[0])
         return boxes[keep], scores[keep], classes[keep]
 
-    def _run_onnx(self, pixels: np.ndarray, shape: tuple[int, int], conf: float, iou: float) -> Found:
+    def _infer(self, pixels: np.ndarray, shape: tuple[int, int], conf: float, iou: float) -> Found:
+        """One run of the localiser on ``pixels`` letterboxed to ``shape``: boxes in their pixels."""
         canvas, gain, pad = letterbox(pixels, shape)
         # the network's (1, 3, H, W) float input in [0, 1], filled and scaled in one array: a quarter of the
         # time of a contiguous copy and a divided second one, the same values
@@ -469,15 +440,6 @@ class Detector:
             boxes, scores, classes = boxes[keep], scores[keep], classes[keep]
         boxes = unletterbox(boxes, gain, pad, pixels.shape[1], pixels.shape[0])
         return boxes, scores.astype(np.float32), self._class_map[classes]
-
-    def _run_torch(self, pixels: np.ndarray, shape: tuple[int, int], conf: float, iou: float) -> Found:
-        with self._lock:
-            results: Any = self._model.predict(
-                pixels[:, :, ::-1], conf=conf, iou=iou, imgsz=list(shape), verbose=False, device="cpu"
-            )
-        boxes = results[0].boxes
-        classes = boxes.cls.numpy().astype(np.int64)
-        return boxes.xyxy.numpy().reshape(-1, 4), boxes.conf.numpy(), self._class_map[classes]
 
 
 def _class_map(names: list[str]) -> np.ndarray:

@@ -23,8 +23,8 @@ from enum import StrEnum
 import numpy as np
 
 from scoring.tiles import CLASS_NAMES
+from vision.contract import CLASSIFIER_CLASSES, NONE
 from vision.detect.boxes import drop_duplicates
-from vision.detect.classifier import CLASSIFIER_CLASSES, NONE
 from vision.detect.rows import find_rows
 from vision.detections import BACK
 

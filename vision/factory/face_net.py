@@ -27,8 +27,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from vision.detect.classifier import CLASSIFIER_CLASSES, FEATURES
-from vision.factory.quantize import CROP_SUFFIXES
+from vision.contract import CLASSIFIER_CLASSES, CROP_SUFFIXES, FEATURES
 from vision.progress import bar
 
 KIND = "smj-face-net"

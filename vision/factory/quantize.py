@@ -16,10 +16,9 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from vision.detect.classifier import crops_to_blob
+from vision.contract import CROP_SUFFIXES, crops_to_blob
 
 CALIBRATION_CROPS = 256  # crops sampled from the calibration folder (min-max ranges stop moving well before)
-CROP_SUFFIXES = {".png", ".jpg", ".jpeg"}
 # left in floating point: the class layer, and the features' normalisation (``face_net.add_features_output``)
 HEAD_OPERATORS = {"Gemm", "Softmax", "Flatten", "ReduceL2", "Max", "Div"}
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from vision.detect.classifier import CROP_SIZE
+from vision.contract import CROP_SIZE
 from vision.detections import DETECTOR_CLASSES
 
 os.environ.setdefault("YOLO_OFFLINE", "1")
