@@ -149,7 +149,6 @@ def _style(row: dict) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from vision.detect.detector import DEFAULT_WEIGHTS
-    from vision.factory.torch_models import reader
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -169,6 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--worst", type=int, default=0, help="with --per-scene: this many of the player's worst-fitted tiles"
     )
     args = parser.parse_args(argv)
+    from vision.factory.torch_models import reader
+
     detector = reader(args.weights, classifier=args.classifier)
     for folder in args.data:
         measure(folder, detector, args.limit, args.per_scene, args.worst, args.truth)

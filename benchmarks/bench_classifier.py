@@ -29,7 +29,6 @@ import numpy as np
 
 if TYPE_CHECKING:
     from vision.detect.classifier import TileClassifier
-    from vision.factory.torch_models import classifier_reader
 
 RENDERED_SEED = 1_000_000
 
@@ -153,6 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.data is not None and (args.held_out_art or args.red_fives):
         parser.error("--held-out-art and --red-fives go with --rendered")
     roles = set(args.roles.split(","))
+    from vision.factory.torch_models import classifier_reader
+
     classifier = classifier_reader(args.classifier)  # a run's .pt checkpoint, or shipped .onnx weights
     result = (
         measure_scenes(classifier, args.data, roles)

@@ -34,7 +34,6 @@ import numpy as np
 if TYPE_CHECKING:
     from vision.detect.detector import Detector
     from vision.detect.tileset import TileSet
-    from vision.factory.torch_models import reader
 
 
 def _same_hand(found: object, truth: object, row: dict) -> bool:
@@ -162,6 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="read every photo with the set taught from this photo of its layout (smj set add)",
     )
     args = parser.parse_args(argv)
+    from vision.factory.torch_models import reader
+
     detector = None if args.truth_detections else reader(args.weights, classifier=args.classifier)
     tile_set = None
     if args.set_photo is not None and detector is not None:

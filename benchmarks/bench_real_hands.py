@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from vision.detect.detector import Detector
-    from vision.factory.torch_models import reader
 
 
 @dataclass(frozen=True)
@@ -108,6 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
     parser.add_argument("--classifier", type=Path, help="tile classifier weights (default: the shipped one)")
     args = parser.parse_args(argv)
+    from vision.factory.torch_models import reader
+
     detector = reader(args.weights, classifier=args.classifier)
     tally = measure(args.data, detector, args.split, args.group)
     if not tally.photos:

@@ -41,7 +41,6 @@ def role_images(data: Path, roles: set[str]) -> list[Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     from vision.detect.detector import DEFAULT_WEIGHTS
     from vision.factory.evaluate import evaluate
-    from vision.factory.torch_models import reader
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -56,6 +55,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not images:
         print(f"{args.data}: no scenes", file=sys.stderr)
         return 2
+    from vision.factory.torch_models import reader
+
     result = evaluate(reader(args.weights, classifier=args.classifier), images)
     print(
         f"{args.weights.name} on {args.data} ({len(images)} scenes), {', '.join(sorted(roles))} tiles: "

@@ -340,9 +340,9 @@ def labelled_photo(root: Path) -> Path:
 
 
 def test_eval_measures_a_detector_on_a_labelled_dataset(smj, tmp_path: Path, monkeypatch, capsys):
-    import vision.detect.detector
+    import vision.factory.torch_models
 
-    monkeypatch.setattr(vision.detect.detector, "Detector", lambda weights, classifier=None: LabelReader())
+    monkeypatch.setattr(vision.factory.torch_models, "reader", lambda weights, classifier=None: LabelReader())
     data = labelled_photo(tmp_path)
     assert smj(["eval", "--data", str(data), "--json", "--out", str(tmp_path / "eval")]) == 0
     summary = json.loads(capsys.readouterr().out)
@@ -354,9 +354,9 @@ def test_eval_measures_a_detector_on_a_labelled_dataset(smj, tmp_path: Path, mon
 
 
 def test_eval_leaves_out_the_photos_named(smj, tmp_path: Path, monkeypatch, capsys):
-    import vision.detect.detector
+    import vision.factory.torch_models
 
-    monkeypatch.setattr(vision.detect.detector, "Detector", lambda weights, classifier=None: LabelReader())
+    monkeypatch.setattr(vision.factory.torch_models, "reader", lambda weights, classifier=None: LabelReader())
     boxes = (Box(22, 0.2, 0.4, 0.2, 0.4), Box(28, 0.6, 0.4, 0.2, 0.4))
     photos = [
         LabelledImage(
@@ -374,9 +374,9 @@ def test_eval_leaves_out_the_photos_named(smj, tmp_path: Path, monkeypatch, caps
 
 
 def test_eval_of_a_split_with_no_photos_is_refused(smj, tmp_path: Path, monkeypatch, capsys):
-    import vision.detect.detector
+    import vision.factory.torch_models
 
-    monkeypatch.setattr(vision.detect.detector, "Detector", lambda weights, classifier=None: LabelReader())
+    monkeypatch.setattr(vision.factory.torch_models, "reader", lambda weights, classifier=None: LabelReader())
     data = labelled_photo(tmp_path)
     assert smj(["eval", "--data", str(data), "--split", "test"]) == 2
     assert capsys.readouterr().err.strip() == f"smj eval: {data}: no images in split 'test'"
