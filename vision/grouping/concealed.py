@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from scoring.hand import concealed_count
-from vision.grouping.layout import Cluster
+from vision.grouping.layout import Cluster, position
 
 
 @dataclass(frozen=True)
@@ -52,19 +52,19 @@ def concealed_clusters(
     row's reading order is known (see the module docstring)."""
     loose = [c for c in row if c.standing]
     doubtful = [c for c in row if c.upright and c.melds is not None][: config.most_doubtful]
-    core = _position(row, max(loose or doubtful, key=lambda c: len(c.faces)))
+    core = position(row, max(loose or doubtful, key=lambda c: len(c.faces)))
     melds_beside = sum(len(c.melds or ()) for c in beside)
     counts = {0}  # how many melds some of the near clusters hold
     for cluster in near:
         counts |= {count + len(cluster.melds or ()) for count in counts}
     for cut in _trims(row, loose, reading_known, config):
-        kept = [c for c in loose if all(c is not t for t in cut)]
+        kept = [c for c in loose if c.key not in {t.key for t in cut}]
         for melds in sorted(counts, reverse=True) if cut else [max(counts)]:
             short = concealed_count(melds_beside + melds) - sum(len(c.faces) for c in kept)
             taken = _fewest_doubtful(row, doubtful, short, core)
             if taken is not None:
-                return [c for c in row if any(c is t for t in kept + taken)]
-    return [c for c in row if any(c is t for t in loose)] if loose else [row[core]]
+                return [c for c in row if c.key in {t.key for t in kept + taken}]
+    return [c for c in row if c.key in {t.key for t in loose}] if loose else [row[core]]
 
 
 def _fewest_doubtful(
@@ -79,7 +79,7 @@ def _fewest_doubtful(
             if sum(len(c.faces) - 3 * len(c.melds or ()) for c in subset) == short
         ]
         if fitting:
-            return list(min(fitting, key=lambda subset: sum(abs(_position(row, c) - core) for c in subset)))
+            return list(min(fitting, key=lambda subset: sum(abs(position(row, c) - core) for c in subset)))
     return None
 
 
@@ -101,8 +101,8 @@ def _trims(
         for right in range(len(trailing) + 1):
             ends = leading[:left] + trailing[:right]
             cut = tuple(c for c, _ in ends)
-            kept = [c for c in loose if all(c is not t for t in cut)]
-            if not cut or len({id(c) for c in cut}) < len(cut) or not kept:
+            kept = [c for c in loose if c.key not in {t.key for t in cut}]
+            if not cut or len({c.key for c in cut}) < len(cut) or not kept:
                 continue
             touching = max((gap for c in kept for gap in c.inner), default=0.0)
             if min(gap for _, gap in ends) >= config.trim_gap_ratio * touching:
@@ -132,7 +132,3 @@ def _but_winning_tile(ends: list[tuple[Cluster, float]], win_apart: float) -> li
     """The tiles at an end of the row but the one nearest the hand, when it is a lone tile close enough
     (``win_apart``) to be the winning tile set apart."""
     return ends[:-1] if ends and ends[-1][1] <= win_apart and ends[-1][0].single_tile else ends
-
-
-def _position(row: list[Cluster], cluster: Cluster) -> int:
-    return next(k for k, c in enumerate(row) if c is cluster)

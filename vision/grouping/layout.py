@@ -40,6 +40,11 @@ class Cluster:
     inner: tuple[float, ...]  # the gap after each member but the last
 
     @property
+    def key(self) -> tuple[int, ...]:
+        """The cluster's stable key: its tiles (a tile is in one cluster), for tables of what each costs."""
+        return self.members
+
+    @property
     def upright(self) -> bool:
         """Face-up tiles and no backs: they may stand in the hand."""
         return bool(self.faces) and len(self.faces) + len(self.honours) == len(self.members)
@@ -161,3 +166,8 @@ def _apart(end: Sequence[int], class_ids: Sequence[int]) -> bool:
     return (
         not end or all(class_ids[i] == BACK for i in end) or _cluster(end, class_ids, 0, ()).melds is not None
     )
+
+
+def position(row: list[Cluster], cluster: Cluster) -> int:
+    """Where ``cluster`` lies along its ``row``: 0 for the first."""
+    return next(k for k, c in enumerate(row) if c.key == cluster.key)

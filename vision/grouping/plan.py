@@ -55,6 +55,9 @@ class PlanConfig:
     # evidence, in tiles: how much better the near melds alone must explain the photo than such a count (three
     # discards 5-9 widths off: 17-20; the pieces of a misread pong 2-5 widths off in a 12 MP photo: 5-6)
     discard_margin: float = 8.0
+    # evidence, in tiles, a tile width of distance costs: the one rate between the plan's two units (a far
+    # cluster counted in costs its distance; the evidence it is weighed against is counted in tiles)
+    per_width: float = 1.0
     # clusters: melds and stray clusters off the hand's row weighed by the count, nearest first (at most)
     most_optional: int = 24
 
@@ -77,7 +80,8 @@ class Plan:
         """Standing tiles that are no melds and ``config.row_meld`` per meld on the row, less what the
         reading needs to explain away (tiles counted in from off the row twice, tiles left out, tiles
         taken for concealed ones that read as melds, ``config.read_as_tiles`` each, the cost of far
-        clusters), plus ``config.fit`` when the count comes out right."""
+        clusters at ``config.per_width`` tiles a tile width), plus ``config.fit`` when the count comes out
+        right: a number of tiles."""
         standing = sum(len(c.faces) for c in self.hand if c.standing)
         read_as_tiles = sum(len(c.faces) for c in self.hand if not c.standing)
         extra = sum(len(c.faces) for c in self.extra)
@@ -90,7 +94,7 @@ class Plan:
             - 2 * extra
             - left_out
             - config.read_as_tiles * read_as_tiles
-            - max(self.cost, 0.0)
+            - config.per_width * max(self.cost, 0.0)
             + fit
         )
 
@@ -137,30 +141,30 @@ def _plan(
     anchor = [i for c in row for i in c.members]
     unit = _pitch(centres[anchor], scale[anchor])
     # Each meld's distance (tile widths) from the hand's row or from a nearer meld, nearest first.
-    distance: dict[int, float] = {}
+    distance: dict[tuple[int, ...], float] = {}
     pending = [c for c in others if c.melds]
     while pending:
         gaps = [_distance(centres, anchor, c) / unit for c in pending]
         nearest = int(np.argmin(gaps))
         cluster = pending.pop(nearest)
-        distance[id(cluster)] = gaps[nearest]
+        distance[cluster.key] = gaps[nearest]
         anchor += list(cluster.members)
     melds = [c for c in others if c.melds]
-    near = [c for c in melds if distance[id(c)] <= config.near]
+    near = [c for c in melds if distance[c.key] <= config.near]
     beside = [c for c in row if c.melds]
     hand = concealed_clusters(row, beside, near, reading_known=reading_known, config=concealed)
-    beside = [c for c in beside if all(c is not h for h in hand)]
-    trimmed = [c for c in row if c.standing and all(c is not h for h in hand)]
-    near_anchor = [i for c in row if all(c is not t for t in trimmed) for i in c.members]
+    beside = [c for c in beside if c.key not in {h.key for h in hand}]
+    trimmed = [c for c in row if c.standing and c.key not in {h.key for h in hand}]
+    near_anchor = [i for c in row if c.key not in {t.key for t in trimmed} for i in c.members]
     near_anchor += [i for c in near for i in c.members]
     strays = [c for c in others if c.loose] + [c for c in row if c.loose and not c.upright] + trimmed
-    distance.update({id(c): _distance(centres, near_anchor, c) / unit for c in strays})
+    distance.update({c.key: _distance(centres, near_anchor, c) / unit for c in strays})
     deficit = concealed_count(sum(len(c.melds or ()) for c in beside)) - sum(len(c.faces) for c in hand)
-    optional = sorted(melds + strays, key=lambda c: (distance[id(c)], c.members))[: config.most_optional]
+    optional = sorted(melds + strays, key=lambda c: (distance[c.key], c.members))[: config.most_optional]
     size = float(np.median(scale[[i for c in row for i in c.members]]))
-    cost = {id(c): _cost(c, distance[id(c)], scale, size, config) for c in optional}
+    cost = {c.key: _cost(c, distance[c.key], scale, size, config) for c in optional}
     filled = _fill(deficit, optional, cost)
-    near_melds = [c for c in optional if c.melds and distance[id(c)] <= config.near]
+    near_melds = [c for c in optional if c.melds and distance[c.key] <= config.near]
     near_fit = sum(3 * len(c.melds or ()) for c in near_melds) == deficit
     candidates = melds + strays
     without = _made(layout, hand_row, hand, beside, candidates, near_melds, near_fit, cost)
@@ -168,7 +172,7 @@ def _plan(
         return without
     counted = _made(layout, hand_row, hand, beside, candidates, filled, True, cost)
     # tiles counted in from far off the hand (discards, most likely) may explain the photo much worse
-    far = any(_discard(c, distance[id(c)], config) for c in filled)
+    far = any(_discard(c, distance[c.key], config) for c in filled)
     if far and without.evidence(config) >= counted.evidence(config) + config.discard_margin:
         return without
     return counted
@@ -182,14 +186,14 @@ def _made(
     candidates: list[Cluster],
     chosen: list[Cluster],
     fits: bool,
-    cost: dict[int, float],
+    cost: dict[tuple[int, ...], float],
 ) -> Plan:
     """The plan counting ``chosen`` of ``candidates`` (the clusters off the hand's row) towards the hand."""
     # In the layout's order: row by row, each in reading order.
-    taken = [c for clusters in layout for c in clusters if any(c is k for k in chosen)]
+    taken = [c for clusters in layout for c in clusters if c.key in {k.key for k in chosen}]
     extra = tuple(c for c in taken if not c.melds)
-    left_out = tuple(c for c in candidates if all(c is not k for k in chosen))
-    total = sum(cost[id(c)] for c in taken)
+    left_out = tuple(c for c in candidates if c.key not in {k.key for k in chosen})
+    total = sum(cost[c.key] for c in taken)
     melds_beside = sum(len(c.melds or ()) for c in beside)
     return Plan(
         hand_row,
@@ -217,7 +221,7 @@ def _cost(cluster: Cluster, distance: float, scale: np.ndarray, size: float, con
     return distance - config.near + config.depth * depth
 
 
-def _fill(deficit: int, optional: list[Cluster], cost: dict[int, float]) -> list[Cluster] | None:
+def _fill(deficit: int, optional: list[Cluster], cost: dict[tuple[int, ...], float]) -> list[Cluster] | None:
     """The cheapest clusters (then the fewest) whose tiles make up exactly ``deficit``, a meld counting
     3; None when none do."""
     if deficit < 0:
@@ -231,7 +235,7 @@ def _fill(deficit: int, optional: list[Cluster], cost: dict[int, float]) -> list
             before = best[total - value]
             if before is None:
                 continue
-            option = (before[0] + cost[id(cluster)], before[1] + 1, (*before[2], k))
+            option = (before[0] + cost[cluster.key], before[1] + 1, (*before[2], k))
             current = best[total]
             if current is None or option[:2] < current[:2]:
                 best[total] = option

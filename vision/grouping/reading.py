@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from scoring.hand import Hand, Meld, tile_count
 from scoring.tiles import Tile, tile_name
 from vision.detections import BACK, Detections
-from vision.grouping.layout import Cluster, FoundMeld
+from vision.grouping.layout import Cluster, FoundMeld, position
 from vision.grouping.plan import Plan
 from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode, warning_name
 
@@ -111,7 +111,7 @@ class Reading:
         if core != len(hand) - 1 and hand[-1].single_tile:
             right = (hand[-1].gap_before, hand[-1].faces[0])
         if core != 0 and hand[0].single_tile:
-            left = (row[_position(row, hand[0]) + 1].gap_before, hand[0].faces[0])
+            left = (row[position(row, hand[0]) + 1].gap_before, hand[0].faces[0])
         if right is None and left is None:
             right, left = self._set_off(hand, -1), self._set_off(hand, 0)
         if right is not None and (left is None or self.reading_known[hand_row] or right[0] >= left[0]):
@@ -212,7 +212,3 @@ class Reading:
 
     def _describe(self, index: int) -> str:
         return f"{self._name(index)} ({float(self.detections.confidences[index]):.0%})"
-
-
-def _position(row: list[Cluster], cluster: Cluster) -> int:
-    return next(k for k, c in enumerate(row) if c is cluster)
