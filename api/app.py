@@ -30,17 +30,17 @@ from api.errors import (
 from api.routes import examples, hands, health, page, photos, sets, settle, tables
 from api.routes.page import STATIC_DIR, SWAGGER_DIR, SWAGGER_URL
 from api.server import quiet_floods
-from api.service import TileDetector
 from api.settings import Settings, get_settings
 from api.work import Workers
 from datasets.corrections import remove_leftovers
+from vision.pipeline import Reader
 
 log = logging.getLogger("api")
 
-DetectorLoader = Callable[[Settings], TileDetector]
+DetectorLoader = Callable[[Settings], Reader]
 
 
-def load_detector(settings: Settings) -> TileDetector:
+def load_detector(settings: Settings) -> Reader:
     """The real detector (ONNX Runtime or ultralytics); raises ``vision.detect.detector.ModelError``."""
     from vision.detect.detector import Detector
 

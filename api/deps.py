@@ -15,7 +15,6 @@ from starlette.datastructures import UploadFile as StarletteUploadFile
 
 from api.errors import ApiError, upload_too_large_message
 from api.schemas import VOID_SUIT_HELP
-from api.service import TileDetector
 from api.settings import Settings, get_settings
 from api.work import Workers
 from scoring import Rules, WinContext, get_preset
@@ -23,21 +22,23 @@ from scoring.conditions import WIN_CONDITIONS
 from scoring.presets import DEFAULT_PRESET, PRESETS
 from store import Store, StoreError, open_store
 from store.sets import SetError, tile_set
+from vision.detect.classifier import TileClassifier
 from vision.detect.tileset import TileSet
+from vision.pipeline import Reader, SetReader
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 
-def get_detector(request: Request) -> TileDetector:
+def get_detector(request: Request) -> Reader:
     """The detector the lifespan loaded; 503 when the weights could not be loaded."""
-    detector: TileDetector | None = getattr(request.app.state, "detector", None)
+    detector: Reader | None = getattr(request.app.state, "detector", None)
     if detector is None:
         reason = getattr(request.app.state, "model_error", None) or "the detector is not loaded"
         raise ApiError(503, "model_not_loaded", f"photo recognition is unavailable: {reason}")
     return detector
 
 
-DetectorDep = Annotated[TileDetector, Depends(get_detector)]
+DetectorDep = Annotated[Reader, Depends(get_detector)]
 
 
 def get_workers(request: Request) -> Workers:
@@ -157,18 +158,23 @@ async def tile_set_form(
 TileSetFormDep = Annotated[TileSet | None, Depends(tile_set_form)]
 
 
-def set_classifier(detector: TileDetector) -> Any:
-    """The detector's classifier that reads sets (``Detector.set_classifier``); 422 ``sets_unsupported``
-    for a detector without one (the fake, or weights that give no features)."""
+def set_reader(detector: Reader) -> SetReader:
+    """The detector as a reader of sets (``vision.pipeline.SetReader``); 422 ``sets_unsupported`` for one
+    that reads none (the fake, or weights whose classifier gives no features)."""
     from vision.detect.detector import ModelError
 
-    reader = getattr(detector, "set_classifier", None)
     try:
-        if reader is None:
+        if not isinstance(detector, SetReader):
             raise ModelError("this detector reads no tile sets")
-        return reader()
+        detector.set_classifier()
     except ModelError:
         raise ApiError(422, "sets_unsupported", "this server's detector reads no tile sets") from None
+    return detector
+
+
+def set_classifier(detector: Reader) -> TileClassifier:
+    """The classifier of a detector that reads sets (``set_reader``)."""
+    return set_reader(detector).set_classifier()
 
 
 def set_error(error: SetError) -> ApiError:

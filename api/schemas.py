@@ -9,29 +9,46 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, StrictBool, create_model, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    FiniteFloat,
+    StrictBool,
+    WithJsonSchema,
+    create_model,
+    model_validator,
+)
 
 from scoring import Hand, Meld, MeldKind, WinContext
 from scoring.conditions import WIN_CONDITIONS
 from scoring.presets import DEFAULT_PRESET, PRESETS
-from scoring.tiles import TileParseError, parse_tile, parse_tiles
+from scoring.tiles import CLASS_NAMES, TileParseError, parse_tile, parse_tiles
+from vision.contract import CLASSIFIER_CLASSES
+from vision.detections import DETECTOR_CLASSES
 
 # the presets as the schema's enum; an unknown one is still read, and answered 422 unknown_preset
 PRESET_ENUM: dict[str, Any] = {"enum": list(PRESETS)}
 
-DetectorClass = Literal[
-    "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9",
-    "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9",
-    "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9",
-    "back", "honour",
-]  # fmt: skip  # == vision.detections.DETECTOR_CLASSES (a test checks)
-SuitedClass = Literal[
-    "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9",
-    "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9",
-    "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9",
-]  # fmt: skip
+
+def _one_of(names: tuple[str, ...]) -> Any:
+    """A str field that must be one of ``names``, and the schema's enum of them: the lists come from the
+    modules that own them, never typed out again here."""
+
+    def check(value: str) -> str:
+        if value not in names:
+            raise ValueError(f"{value!r} is not one of {', '.join(names)}")
+        return value
+
+    return [AfterValidator(check), WithJsonSchema({"type": "string", "enum": list(names)})]
+
+
+DetectorClass = Annotated[str, *_one_of(DETECTOR_CLASSES)]  # a tile the detector reports
+SuitedClass = Annotated[str, *_one_of(CLASS_NAMES)]  # one of the 27 suited tiles
+FaceClass = Annotated[str, *_one_of(CLASSIFIER_CLASSES)]  # a face the classifier names, "none" included
 MAX_DETECTIONS = 300
 MAX_ALTERNATIVES = 4
 TILES_TEXT = Field(
@@ -488,7 +505,7 @@ class SetsOut(BaseModel):
 
 class SetExampleOut(BaseModel):
     id: int
-    face: Literal[DetectorClass, "none"]
+    face: FaceClass
     origin: Literal["layout", "row", "correction"]
     crop: str = Field(description="the tile as the reader sees it: a PNG data URL")
 
@@ -508,7 +525,7 @@ class SetTaughtOut(SetDetailOut):
 
 
 class ExampleFaceIn(_In):
-    face: Literal[DetectorClass, "none"] = Field(description="the face this example shows")
+    face: FaceClass = Field(description="the face this example shows")
 
 
 class SetCorrectionIn(_In):

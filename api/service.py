@@ -20,7 +20,7 @@ and the grouper's warnings naming the tiles to check.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import Any
 
 import numpy as np
 
@@ -31,31 +31,13 @@ from scoring.hand import Meld
 from scoring.tiles import Tile
 from scoring.waits import waits_to_json
 from vision import pipeline
-from vision.detect.deskew import Turn
-from vision.detect.looks import SecondLook
 from vision.detect.tileset import TileSet
 from vision.detections import CLASS_IDS, Detections
 from vision.grouping.grouper import Grouping
 from vision.images import Photo
+from vision.pipeline import Reader
 
-if TYPE_CHECKING:
-    from vision.detect.detector import Detector
-
-
-class TileDetector(Protocol):
-    """What the service needs of ``vision.detect.detector.Detector`` (and what a fake provides)."""
-
-    def detect(
-        self,
-        photo: Photo,
-        *,
-        conf: float = ...,
-        second_look: SecondLook | None = ...,
-        turn: Turn | None = ...,
-        tile_set: TileSet | None = ...,
-    ) -> Detections: ...
-
-    def second_looks(self, long_side: int) -> tuple[SecondLook, ...]: ...
+Reader = Reader  # what the service needs of a detector (``vision.pipeline.Reader``): the model, or a fake
 
 
 def decode(data: bytes, max_pixels: int, max_decode_bytes: int | None = None) -> Photo:
@@ -71,26 +53,18 @@ def decode_to_save(data: bytes, max_pixels: int, max_decode_bytes: int | None = 
     return decode(data, max_pixels, max_decode_bytes)
 
 
-def recognize(
-    photo: Photo, detector: TileDetector, conf: float, tile_set: TileSet | None = None
-) -> tuple[Detections, Grouping]:
-    """Detections in the full-resolution upright photo's pixels, and their grouping (``vision.pipeline``),
-    the faces read with ``tile_set`` when given."""
-    read = pipeline.recognize(photo, cast("Detector", detector), conf=conf, tile_set=tile_set)
-    return read.detections, read.grouping
-
-
 def recognition_json(
-    photo: Photo, detector: TileDetector, conf: float, tile_set: TileSet | None = None
+    photo: Photo, detector: Reader, conf: float, tile_set: TileSet | None = None
 ) -> dict[str, Any]:
-    """What ``/recognize`` answers (``vision.pipeline.recognition_json``)."""
-    detections, grouping = recognize(photo, detector, conf, tile_set)
-    return pipeline.recognition_json(photo, detections, grouping)
+    """What ``/recognize`` answers (``vision.pipeline.recognition_json``): detections in the full-resolution
+    upright photo's pixels and their grouping, the faces read with ``tile_set`` when given."""
+    read = pipeline.recognize(photo, detector, conf=conf, tile_set=tile_set)
+    return pipeline.recognition_json(photo, read.detections, read.grouping)
 
 
 def score_photo_json(
     photo: Photo,
-    detector: TileDetector,
+    detector: Reader,
     context: WinContext,
     rules: Rules,
     conf: float,
@@ -98,8 +72,7 @@ def score_photo_json(
 ) -> dict[str, Any]:
     """``vision.pipeline.recognition_json`` plus ``score`` (``vision.pipeline.score_photo``): null when no
     tile was read, and ``waits`` when the hand read is one tile short of a win."""
-    detector_ = cast("Detector", detector)
-    return pipeline.score_photo(photo, detector_, context, rules, conf=conf, tile_set=tile_set).to_json()
+    return pipeline.score_photo(photo, detector, context, rules, conf=conf, tile_set=tile_set).to_json()
 
 
 def group(detections: Detections, rules: Rules) -> tuple[Detections, Grouping]:
@@ -111,7 +84,7 @@ def group(detections: Detections, rules: Rules) -> tuple[Detections, Grouping]:
 def group_json(detections: Detections, rules: Rules) -> dict[str, Any]:
     """What ``/group`` answers: the detections as grouped (re-read, some left out) and the grouping."""
     grouped, grouping = group(detections, rules)
-    return {"detections": grouped.as_json(), **grouping.to_json()}
+    return {"detections": grouped.to_json(), **grouping.to_json()}
 
 
 DetectionItem = tuple[str, Sequence[float], float, Sequence[tuple[str, float]]]

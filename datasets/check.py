@@ -64,7 +64,7 @@ class Issue:
         where = f"{self.path}:{self.line}" if self.line else str(self.path)
         return f"{where}: {self.kind}: {self.message}"
 
-    def as_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {"path": str(self.path), "line": self.line, "kind": self.kind, "message": self.message}
 
 
@@ -121,7 +121,7 @@ class CheckReport:
                 stats[name] = {"min": min(values), "median": statistics.median(values), "max": max(values)}
         return stats
 
-    def as_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "root": str(self.root),
             "ok": self.ok,
@@ -130,8 +130,8 @@ class CheckReport:
             "counts": self.counts(),
             "boxes_per_image": self.per_image_stats(),
             "box_size_px": dict(self.size_histogram()),
-            "errors": [issue.as_json() for issue in self.errors],
-            "warnings": [issue.as_json() for issue in self.warnings],
+            "errors": [issue.to_json() for issue in self.errors],
+            "warnings": [issue.to_json() for issue in self.warnings],
         }
 
     def as_text(self) -> str:

@@ -511,7 +511,7 @@ def run_check(args: argparse.Namespace) -> int:
             return _fail(args, f"--per-class must be at least 1, got {args.per_class}")
         sheet = contact_sheet(report, args.sheet, per_class=args.per_class, seed=args.seed)
     if args.json:
-        data = report.as_json()
+        data = report.to_json()
         if sheet:
             data["sheet"] = str(sheet)
         print(json.dumps(data, ensure_ascii=False, indent=1))

@@ -1,7 +1,7 @@
 """``score(hand, context, rules) -> Score``: the one entry point of the rules engine.
 
 Validate, read the hand every possible way (``scoring.decompose``), find the fans of each reading
-(``scoring.fans``), value them under the preset (``scoring.evaluate``) and keep the best reading: the
+(``scoring.fans``), value them under the preset (``scoring.fan_lines``) and keep the best reading: the
 highest capped total, then the highest raw total.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from scoring.decompose import Decomposition, decompositions
 from scoring.errors import ErrorCode, ScoreError
-from scoring.evaluate import Evaluation, evaluate
+from scoring.fan_lines import FanLines, fan_lines
 from scoring.fans import HandView, count_fans
 from scoring.hand import Hand, WinContext
 from scoring.presets import CHENGDU
@@ -91,25 +91,23 @@ def best_score(
     rules: Rules,
 ) -> Score:
     """The ``Score`` of the best of ``readings`` (already validated, non-empty)."""
-    best: tuple[Evaluation, Decomposition] | None = None
+    best: tuple[FanLines, Decomposition] | None = None
     for reading in readings:
-        evaluation = evaluate(
-            count_fans(HandView(reading, counts, hand.melds, context, hand.win_tile)), rules
-        )
-        if best is None or (evaluation.total_fan, evaluation.raw_fan) > (best[0].total_fan, best[0].raw_fan):
-            best = (evaluation, reading)
+        lines = fan_lines(count_fans(HandView(reading, counts, hand.melds, context, hand.win_tile)), rules)
+        if best is None or (lines.total_fan, lines.raw_fan) > (best[0].total_fan, best[0].raw_fan):
+            best = (lines, reading)
     assert best is not None
-    evaluation, reading = best
+    lines, reading = best
     return Score(
         valid=True,
         error=None,
         preset=rules.name,
-        fans=evaluation.fans,
-        combination=evaluation.combination,
-        raw_fan=evaluation.raw_fan,
-        total_fan=evaluation.total_fan,
-        multiplier=rules.multiplier(evaluation.total_fan),
+        fans=lines.fans,
+        combination=lines.combination,
+        raw_fan=lines.raw_fan,
+        total_fan=lines.total_fan,
+        multiplier=rules.multiplier(lines.total_fan),
         decomposition=reading.labels(),
-        payment=rules.win_payment(evaluation.total_fan, context.self_drawn),
+        payment=rules.win_payment(lines.total_fan, context.self_drawn),
         payers=_payers(context),
     )

@@ -178,7 +178,7 @@ def run_detect(args: argparse.Namespace, tile_set_for: SetLoader | None = None) 
             status = 2
             continue
         width, height = photo.original_size
-        results.append({"image": image, "width": width, "height": height, "detections": detections.as_json()})
+        results.append({"image": image, "width": width, "height": height, "detections": detections.to_json()})
         if args.annotate:
             out = Path(args.annotate) / f"{_unique_stem(Path(image).stem, written)}.jpg"
             try:

@@ -182,7 +182,7 @@ class Detections:
     def names(self) -> list[str]:
         return [DETECTOR_CLASSES[c] for c in self.class_ids]
 
-    def as_json(self) -> list[dict[str, object]]:
+    def to_json(self) -> list[dict[str, object]]:
         """One object per box: ``tile``, ``confidence``, ``box`` and, when the classifier gave them,
         ``alternatives``: its next readings ``{tile, confidence}``, likeliest first (those of confidence 0
         left out)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -12,7 +13,8 @@ from scoring.hand import Hand, WinContext
 from scoring.presets import Rules
 from scoring.waits import Wait, waits_to_json
 from vision.detect import deskew
-from vision.detect.detector import DEFAULT_CONF, Detector, Examples
+from vision.detect.classifier import TileClassifier
+from vision.detect.detector import DEFAULT_CONF, Examples
 from vision.detect.looks import SecondLook
 from vision.detect.sharpness import BLURRED, photo_sharpness
 from vision.detect.tileset import ROW_SUITS, Layout, TileSet, name_layout
@@ -21,6 +23,32 @@ from vision.grouping.grouper import Grouping
 from vision.grouping.result import GroupingWarning, GroupRole, WarningCode, warning_name
 from vision.grouping.search import DISCARD_WIN, SEARCH, Searched, search
 from vision.images import DEFAULT_MAX_PIXELS, Photo, load_photo
+
+
+class Reader(Protocol):
+    """What reading a photo asks of a detector (``vision.detect.detector.Detector``, or a stand-in)."""
+
+    def detect(
+        self,
+        photo: Photo,
+        *,
+        conf: float = ...,
+        second_look: SecondLook | None = ...,
+        turn: deskew.Turn | None = ...,
+        tile_set: TileSet | None = ...,
+    ) -> Detections: ...
+
+    def second_looks(self, long_side: int) -> tuple[SecondLook, ...]: ...
+
+
+@runtime_checkable
+class SetReader(Reader, Protocol):
+    """A reader that also learns sets: its classifier gives each crop's features (``Detector``)."""
+
+    def set_classifier(self) -> TileClassifier: ...
+
+    def examples(self, photo: Photo) -> Examples: ...
+
 
 # a placed tile whose second likeliest face is at least this likely against its first is named in a
 # ``close_faces`` warning (confidences are the square root of the box's times the face's probability: the
@@ -42,7 +70,7 @@ def decode_photo(
 
 def detect_tiles(
     source: bytes | str | Path | Photo,
-    detector: Detector,
+    detector: Reader,
     *,
     conf: float = DEFAULT_CONF,
     tile_set: TileSet | None = None,
@@ -76,7 +104,7 @@ class Taught:
 
 
 def teach_set(
-    source: bytes | str | Path | Photo, detector: Detector, name: str, suits: tuple[str, ...] = ROW_SUITS
+    source: bytes | str | Path | Photo, detector: SetReader, name: str, suits: tuple[str, ...] = ROW_SUITS
 ) -> Taught:
     """Learn a set from a photo of its layout (``vision.detect.tileset.name_layout``; ``suits``: its rows).
     Raises ``ImageError`` for a photo that can't be read and ``LayoutError`` for one that is not the
@@ -91,7 +119,7 @@ def teach_set(
     return Taught(photo, examples, layout, TileSet.of(name, faces, features))
 
 
-def tile_views(photo: Photo, detector: Detector, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def tile_views(photo: Photo, detector: SetReader, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The crops (N, 4, S, S, 3) and features (N, 4, D) of tiles at ``boxes`` (the upright full-resolution
     photo's pixels, as ``detect_tiles`` gives them) in every view the reader uses: what a set keeps of a
     tile the player named (``TileClassifier.example_views``). Raises ``ModelError`` for a classifier that
@@ -107,7 +135,7 @@ def recognition_json(photo: Photo, detections: Detections, grouping: Grouping) -
     """``{"width", "height"}`` of the upright photo, ``"detections"`` and the grouping (``Grouping.to_json``):
     what the API's ``recognize`` answers."""
     width, height = photo.original_size
-    return {"width": width, "height": height, "detections": detections.as_json(), **grouping.to_json()}
+    return {"width": width, "height": height, "detections": detections.to_json(), **grouping.to_json()}
 
 
 @dataclass(frozen=True)
@@ -148,7 +176,7 @@ class Recognition:
 
 def recognize(
     source: bytes | str | Path | Photo,
-    detector: Detector,
+    detector: Reader,
     *,
     conf: float = DEFAULT_CONF,
     rules: Rules = CHENGDU,
@@ -186,7 +214,7 @@ def _read(found: Detections, conf: float, rules: Rules, context: WinContext) -> 
 
 
 def _second_looks(
-    photo: Photo, found: Detections, detector: Detector
+    photo: Photo, found: Detections, detector: Reader
 ) -> list[tuple[SecondLook, deskew.Turn | None]]:
     """The second looks worth taking at a photo that reads as no win, each with the turn it takes: those
     the detector can take at a photo of its size, the turned one only when the rows of the tiles found
@@ -281,7 +309,7 @@ def read_hand(
 
 def score_photo(
     source: bytes | str | Path | Photo,
-    detector: Detector,
+    detector: Reader,
     context: WinContext,
     rules: Rules,
     *,

@@ -7,7 +7,7 @@ token); an existing set is replaced only when the request says so (else 409)."""
 from __future__ import annotations
 
 import base64
-from typing import Annotated, Any, cast
+from typing import Annotated, Any
 
 import cv2
 import numpy as np
@@ -15,7 +15,7 @@ from fastapi import APIRouter, Body, Form, Path, Request
 from pydantic import TypeAdapter
 
 from api import service
-from api.deps import DetectorDep, PhotoUploadDep, SettingsDep, StoreDep, WorkersDep, set_classifier, set_error
+from api.deps import DetectorDep, PhotoUploadDep, SettingsDep, StoreDep, WorkersDep, set_error, set_reader
 from api.errors import ApiError
 from api.examples import check_may_save
 from api.routes import API_PREFIX, error_responses
@@ -36,7 +36,7 @@ from store.sets import (
 )
 from vision.detect.tileset import LayoutError
 from vision.images import Photo
-from vision.pipeline import Taught, teach_set, tile_views
+from vision.pipeline import SetReader, Taught, teach_set, tile_views
 
 router = APIRouter(prefix=API_PREFIX, tags=["sets"])
 SetName = Annotated[str, Path(max_length=64, description="the set's name")]
@@ -62,7 +62,7 @@ def _data_url(crops: np.ndarray) -> str:
     return "data:image/png;base64," + base64.b64encode(png.tobytes()).decode("ascii")
 
 
-def _teach(photo: Photo, detector: Any, name: str) -> Taught:
+def _teach(photo: Photo, detector: SetReader, name: str) -> Taught:
     try:
         return teach_set(photo, detector, name)
     except LayoutError as error:
@@ -92,9 +92,10 @@ async def teach(
     optional: a red 5万, a red 5筒, a red 5条, a back. Answers the set stored, each tile's crop under its
     name, and what the classifier alone reads each as. 422 ``not_a_layout`` says what was seen."""
     check_may_save(request, settings, token)
-    model = set_classifier(detector).identity
+    reader = set_reader(detector)
+    model = reader.set_classifier().identity
     photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
-    taught = await workers.model(_teach, photo, detector, name)
+    taught = await workers.model(_teach, photo, reader, name)
     source = "a photo of the layout"
     try:
         await workers.hands(save_set, store, name, taught_examples(taught), source, model, replace=replace)
@@ -184,7 +185,7 @@ async def correct(
     few a face kept), so the next photo reads it right."""
 
     check_may_save(request, settings, token)
-    reader = set_classifier(detector)
+    reader = set_reader(detector)
     told: SetCorrectionIn = _form_json(_CORRECTION, correction, "correction")
     photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
     width, height = photo.original_size
@@ -192,10 +193,10 @@ async def correct(
     if not (0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height):
         raise ApiError(422, "box_outside_image", f"correction.box lies outside the {width}x{height} photo")
     boxes = np.array([told.box], np.float32)
-    crops, features = await workers.model(tile_views, photo, cast(Any, detector), boxes)
+    crops, features = await workers.model(tile_views, photo, reader, boxes)
     example = Example(told.face, crops[0], features[0], "correction")
     try:
-        stored = await workers.hands(add_examples, store, name, [example], reader.identity)
+        stored = await workers.hands(add_examples, store, name, [example], reader.set_classifier().identity)
     except SetError as error:
         raise set_error(error) from None
     return stored.to_json()

@@ -16,28 +16,28 @@ _BONUSES = tuple(key for key, definition in FANS.items() if definition.kind is F
 
 
 @dataclass(frozen=True, slots=True)
-class Evaluation:
+class FanLines:
     fans: tuple[FanItem, ...]
     combination: Combination | None
     raw_fan: int
     total_fan: int
 
 
-def evaluate(found: Mapping[str, int], rules: Rules) -> Evaluation:
+def fan_lines(found: Mapping[str, int], rules: Rules) -> FanLines:
     """Fan lines, named combination and totals for the fans found (key -> count) under ``rules``."""
-    return _evaluate(tuple(found.items()), rules)
+    return _fan_lines(tuple(found.items()), rules)
 
 
 @lru_cache(maxsize=1 << 12)
-def _evaluate(found_items: tuple[tuple[str, int], ...], rules: Rules) -> Evaluation:
-    """``evaluate``, cached: few distinct sets of fans occur, so most hands are a dictionary look-up."""
+def _fan_lines(found_items: tuple[tuple[str, int], ...], rules: Rules) -> FanLines:
+    """``fan_lines``, cached: few distinct sets of fans occur, so most hands are a dictionary look-up."""
     found = dict(found_items)
     if rules.stacking is Stacking.ADDITIVE:
         items, combination = _additive(found, rules)
     else:
         items, combination = _largest_pattern(found, rules)
     raw = sum(item.fan for item in items)
-    return Evaluation(tuple(items), combination, raw, rules.capped(raw))
+    return FanLines(tuple(items), combination, raw, rules.capped(raw))
 
 
 def _item(key: str, value: int, count: int) -> FanItem:
