@@ -51,7 +51,6 @@ def layout_tiles(rng: np.random.Generator, width: float, height: float, turned: 
 
 def render_calibration(
     rng: np.random.Generator,
-    index: int,
     size: tuple[int, int],
     sources: tuple[art.ArtSource, ...],
     art_p: float,

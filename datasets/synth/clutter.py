@@ -32,7 +32,7 @@ from datasets.synth.layout import (
 )
 from datasets.synth.look import FIVES, TileLook
 from datasets.synth.loose import loose_groups
-from datasets.synth.props import Prop, place_prop, prop_footprint, random_prop
+from datasets.synth.props import Prop, place_free, random_prop
 from datasets.synth.table import TableGeometry
 from scoring.hand import Hand
 
@@ -129,18 +129,8 @@ def place_clutter(
         bounds = (table.x0 + 10, table.y0 + 10, table.x1 - 10, table.y1 - 10)
         sampler = _mixed(rng, _in_view(rng, camera, bounds), region_sampler(rng, bounds), 0.7)
         for _ in range(int(rng.choice(5, p=(0.3, 0.3, 0.2, 0.12, 0.08)))):
-            prop = random_prop(rng)
-            outline, height = prop_footprint(prop)
-            for _ in range(16):
-                target = sampler()
-                if target is None:
-                    continue
-                x, y = target
-                spot = outline + np.array([x, y])
-                if occupancy.free(spot, height):
-                    occupancy.add(spot, height)
-                    out.props.append(place_prop(prop, x, y))
-                    break
+            placed = place_free(random_prop(rng), occupancy, sampler, 16)
+            out.props += [placed] if placed is not None else []
     return out
 
 
@@ -171,14 +161,8 @@ def _loose(
     for group in loose_groups(rng, pool.take, dims, fives):
         out.tiles += place(sampler, group) or []
     for _ in range(int(rng.integers(1, 4))):
-        prop = random_prop(rng, tile_like=True)
-        outline, height = prop_footprint(prop)
-        for _ in range(12):
-            x, y = sampler() or (0.0, 0.0)
-            if occupancy.free(outline + np.array([x, y]), height):
-                occupancy.add(outline + np.array([x, y]), height)
-                out.props.append(place_prop(prop, x, y))
-                break
+        placed = place_free(random_prop(rng, tile_like=True), occupancy, sampler, 12)
+        out.props += [placed] if placed is not None else []
 
 
 MIN_CLUTTER_PX, MAX_CLUTTER_PX = 14.0, 125.0

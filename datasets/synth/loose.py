@@ -24,7 +24,7 @@ from datasets.synth.faces import FaceKey
 from datasets.synth.layout import DOWN, SIDE, UP, Occupancy, Placed, TileDims, region_sampler, try_place
 from datasets.synth.look import FIVES, random_look
 from datasets.synth.photo import photograph, plain_photo_params, random_photo_params
-from datasets.synth.props import Prop, place_prop, prop_footprint, random_prop
+from datasets.synth.props import Prop, place_free, random_prop
 from datasets.synth.table import TableGeometry, random_table_look
 
 LOOSE_RED_FIVES_P = 0.6  # share of loose-tile scenes whose set prints red fives
@@ -145,14 +145,8 @@ def render_empty(rng: np.random.Generator, size: tuple[int, int], photo: bool = 
     sampler = region_sampler(rng, (-180.0, -130.0, 180.0, 130.0))
     props: list[Prop] = []
     for _ in range(int(rng.integers(2, 8))):
-        prop = random_prop(rng, tile_like=True)
-        outline, height = prop_footprint(prop)
-        for _ in range(16):
-            x, y = sampler() or (0.0, 0.0)
-            if occupancy.free(outline + np.array([x, y]), height):
-                occupancy.add(outline + np.array([x, y]), height)
-                props.append(place_prop(prop, x, y))
-                break
+        placed = place_free(random_prop(rng, tile_like=True), occupancy, sampler, 16)
+        props += [placed] if placed is not None else []
     points = np.vstack([prop.corners() for prop in props]) if props else np.zeros((1, 3))
     angles = (
         math.radians(rng.uniform(40, 88)),

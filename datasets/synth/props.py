@@ -12,7 +12,7 @@ import numpy as np
 
 from datasets.synth.camera import Camera
 from datasets.synth.ink import Colour, Ink, as_colour, scaled
-from datasets.synth.layout import rectangle
+from datasets.synth.layout import Occupancy, Sampler, rectangle
 from datasets.synth.tile_body import Body, Canvas, Light, Texture, flat_axes, make_texture
 
 
@@ -158,6 +158,21 @@ def place_prop(prop: Prop, x: float, y: float) -> Prop:
     return Body(
         origin, prop.axes, prop.size, prop.front, prop.back, prop.side_front, prop.side_back, prop.split
     )
+
+
+def place_free(prop: Prop, occupancy: Occupancy, sampler: Sampler, attempts: int) -> Prop | None:
+    """``prop`` put down at the first of ``attempts`` spots drawn by ``sampler`` where nothing lies (the spot
+    then taken), or None."""
+    outline, height = prop_footprint(prop)
+    for _ in range(attempts):
+        target = sampler()
+        if target is None:
+            continue
+        spot = outline + np.asarray(target)
+        if occupancy.free(spot, height):
+            occupancy.add(spot, height)
+            return place_prop(prop, *target)
+    return None
 
 
 def prop_footprint(prop: Prop) -> tuple[np.ndarray, float]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -239,40 +239,34 @@ def _kind(options: SceneOptions) -> str:
     return kind
 
 
-def _closeup(
-    rng: np.random.Generator,
-    index: int,
-    size: tuple[int, int],
-    sources: tuple[art.ArtSource, ...],
-    options: SceneOptions,
-) -> Scene:
-    parts = render_closeup(rng, size, sources, options.art_p, options.photo, options.style)
-    return Scene(hand=None, win_apart=False, winning=False, hand_pose=UP, index=index, **parts)  # type: ignore[arg-type]
+Sources = tuple[art.ArtSource, ...]
+Render = Callable[[np.random.Generator, int, tuple[int, int], Sources, SceneOptions], Scene]
+Parts = Callable[[np.random.Generator, tuple[int, int], Sources, SceneOptions], dict[str, object]]
 
 
-def _empty(
-    rng: np.random.Generator,
-    index: int,
-    size: tuple[int, int],
-    sources: tuple[art.ArtSource, ...],
-    options: SceneOptions,
-) -> Scene:
-    parts = render_empty(rng, size, options.photo)
-    return Scene(hand=None, win_apart=False, winning=False, hand_pose=UP, index=index, **parts)  # type: ignore[arg-type]
+def _without_hand(parts: Parts) -> Render:
+    """A scene kind with no hand in it, from the function that renders its parts."""
+
+    def render(
+        rng: np.random.Generator,
+        index: int,
+        size: tuple[int, int],
+        sources: tuple[art.ArtSource, ...],
+        options: SceneOptions,
+    ) -> Scene:
+        drawn = parts(rng, size, sources, options)
+        return Scene(hand=None, win_apart=False, winning=False, hand_pose=UP, index=index, **drawn)  # type: ignore[arg-type]
+
+    return render
 
 
-def _calibration(
-    rng: np.random.Generator,
-    index: int,
-    size: tuple[int, int],
-    sources: tuple[art.ArtSource, ...],
-    options: SceneOptions,
-) -> Scene:
+def _calibration_parts(
+    rng: np.random.Generator, size: tuple[int, int], sources: tuple[art.ArtSource, ...], options: SceneOptions
+) -> dict[str, object]:
     from datasets.synth.calibration import render_calibration
 
-    parts = render_calibration(
+    return render_calibration(
         rng,
-        index,
         size,
         sources,
         options.art_p,
@@ -281,15 +275,16 @@ def _calibration(
         style=options.style,
         flower_four=options.flower_four,
     )
-    return Scene(hand=None, win_apart=False, winning=False, hand_pose=UP, index=index, **parts)  # type: ignore[arg-type]
 
 
-_KINDS = {
+_KINDS: dict[str, Render] = {
     "hand": _render,
     "loose": _render,
-    "closeup": _closeup,
-    "empty": _empty,
-    "calibration": _calibration,
+    "closeup": _without_hand(
+        lambda rng, size, sources, o: render_closeup(rng, size, sources, o.art_p, o.photo, o.style)
+    ),
+    "empty": _without_hand(lambda rng, size, sources, o: render_empty(rng, size, o.photo)),
+    "calibration": _without_hand(_calibration_parts),
 }
 SCENE_KINDS = ("hand", "loose", "closeup", "empty")
 

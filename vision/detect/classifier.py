@@ -58,11 +58,6 @@ class TileClassifier:
 
     def _load(self, threads: int | None) -> list[str]:
         """Open the classifier's ONNX weights; its class names."""
-        if self.weights.suffix != ".onnx":
-            raise ClassifierError(
-                f"{self.weights}: serving opens .onnx weights; a .pt checkpoint is the model factory's "
-                "(smj ship makes the .onnx)"
-            )
         model = load_onnx(self.weights, threads, ClassifierError, "classify", self.runtime)
         self.runtime = model.runtime
         self._session = model.session

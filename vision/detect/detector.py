@@ -149,11 +149,6 @@ class Detector:
 
     def _load(self, threads: int | None) -> list[str]:
         """Open the localiser's ONNX weights; its class names."""
-        if self.weights.suffix != ".onnx":
-            raise ModelError(
-                f"{self.weights}: serving opens .onnx weights; a .pt checkpoint is the model factory's "
-                "(smj ship makes the .onnx)"
-            )
         model = load_onnx(self.weights, threads, ModelError, "detect", self.runtime)
         self.runtime = model.runtime
         self._session = model.session

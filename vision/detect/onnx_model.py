@@ -86,9 +86,15 @@ def load_onnx(
 ) -> OnnxModel:
     """Open ``weights`` on the CPU as a model of ultralytics' ``task`` ("detect" or "classify") with
     ``runtime``'s settings (by default the manifest's beside it; ``threads`` overrides its threads);
-    anything unusable, a model of the other task included, raises ``error`` with a message naming the file."""
+    anything unusable, a model of the other task included, raises ``error`` with a message naming the file.
+    Only ``.onnx`` files are opened: a ``.pt`` checkpoint is the model factory's (``vision.factory``)."""
     import onnxruntime as ort
 
+    if weights.suffix != ".onnx":
+        raise error(
+            f"{weights}: serving opens .onnx weights; a .pt checkpoint is the model factory's "
+            "(smj ship makes the .onnx)"
+        )
     try:
         runtime = runtime or Runtime.beside(weights)
     except ValueError as failure:
