@@ -116,12 +116,9 @@ def _coco(json_path: Path, boxes: dict[int, list[float]], file_name: str = "a.pn
     json_path.write_text(json.dumps(coco))  # Python writes NaN as it is, as some tools do
 
 
-def test_coco_boxes_outside_the_image_are_clipped_when_lenient(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    make_image(tmp_path / "a.png", (100, 50))
-    _coco(tmp_path / "coco.json", {9: [-10, 10, 30, 20]})
-    argv = [
+def _coco_import(tmp_path: Path) -> list[str]:
+    """``smj dataset import`` of ``tmp_path/coco.json`` into ``tmp_path/o``."""
+    return [
         "dataset",
         "import",
         "--format",
@@ -130,6 +127,14 @@ def test_coco_boxes_outside_the_image_are_clipped_when_lenient(
         "--out",
         str(tmp_path / "o"),
     ]
+
+
+def test_coco_boxes_outside_the_image_are_clipped_when_lenient(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_image(tmp_path / "a.png", (100, 50))
+    _coco(tmp_path / "coco.json", {9: [-10, 10, 30, 20]})
+    argv = _coco_import(tmp_path)
     assert smj.main(argv) == 2
     assert "annotation 9: box reaches outside the image" in capsys.readouterr().err
     assert smj.main([*argv, "--lenient"]) == 0
@@ -142,8 +147,7 @@ def test_a_coco_box_that_is_not_finite_is_malformed_never_written(
 ) -> None:
     make_image(tmp_path / "a.png", (100, 50))
     _coco(tmp_path / "coco.json", {7: [float("nan"), 10, 30, 20], 8: [10, 10, 30, 20]})
-    argv = ["dataset", "import", "--format", "coco", str(tmp_path / "coco.json")]
-    argv += ["--out", str(tmp_path / "o")]
+    argv = _coco_import(tmp_path)
     assert smj.main(argv) == 2
     assert "not finite" in capsys.readouterr().err
     assert smj.main([*argv, "--lenient"]) == 0
@@ -329,14 +333,6 @@ def test_a_coco_box_given_twice_under_two_ids_is_a_duplicate(
 ) -> None:
     make_image(tmp_path / "a.png", (100, 50))
     _coco(tmp_path / "coco.json", {1: [10, 10, 30, 20], 2: [10, 10, 30, 20]})
-    argv = [
-        "dataset",
-        "import",
-        "--format",
-        "coco",
-        str(tmp_path / "coco.json"),
-        "--out",
-        str(tmp_path / "o"),
-    ]
+    argv = _coco_import(tmp_path)
     assert smj.main(argv) == 2
     assert "duplicate: annotation 2: the same box as annotation 1 (IoU 1.00)" in capsys.readouterr().err
