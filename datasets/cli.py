@@ -199,6 +199,18 @@ def register(commands: argparse._SubParsersAction) -> None:
         metavar="N",
         help="per training image, up to N 'none' crops of a box over the seam between two neighbouring tiles",
     )
+    crops.add_argument(
+        "--false-alarms",
+        type=int,
+        default=0,
+        metavar="N",
+        help="per training image, up to N 'none' crops of the boxes the localiser (--weights) finds on no "
+        "labelled tile: its false alarms on keyboards, dominoes, patterned cloth (smj dataset synth --kind "
+        "empty photos hold nothing else)",
+    )
+    crops.add_argument(
+        "--weights", help="with --false-alarms: the localiser (default: the shipped models/tiles.onnx)"
+    )
     crops.set_defaults(func=_guarded(run_crops))
 
     mix = sub.add_parser(
@@ -560,6 +572,9 @@ def run_crops(args: argparse.Namespace) -> int:
         art_sets = art_sets_in(args.art) if args.art and args.rendered else []
     except ArtError as error:
         raise DatasetError(str(error)) from None
+    if args.false_alarms < 0:
+        raise DatasetError(f"--false-alarms {args.false_alarms}: a number of crops, 0 or more")
+    localise = _localiser(args.weights) if args.false_alarms else None
     out = _fresh_folder(args.out)
     counts = build_crop_dataset(
         sources,
@@ -573,6 +588,8 @@ def run_crops(args: argparse.Namespace) -> int:
         one_ink_p=args.one_ink,
         rendered_classes=classes,
         straddles=args.straddles,
+        false_alarms=args.false_alarms,
+        localise=localise,
         quiet=args.quiet,
     )
     for split, per_class in counts.items():
@@ -582,6 +599,18 @@ def run_crops(args: argparse.Namespace) -> int:
         )
     print(f"wrote {out}")
     return 0
+
+
+def _localiser(weights: str | None):  # -> datasets.crops.Localise
+    """The boxes a localiser finds in a photo, for ``--false-alarms`` (the floor the reader boxes at)."""
+    from datasets.labels import DatasetError
+    from vision.detect.detector import DEFAULT_WEIGHTS, Detector, ModelError
+
+    try:
+        detector = Detector(Path(weights) if weights else DEFAULT_WEIGHTS)
+    except ModelError as error:
+        raise DatasetError(str(error)) from None
+    return lambda pixels: detector.locate(pixels).photo_boxes
 
 
 def run_crops_mix(args: argparse.Namespace) -> int:

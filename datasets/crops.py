@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +36,9 @@ from vision.contract import (
 from vision.detect.boxes import box_iou, row_directions
 from vision.progress import progress
 
+# RGB pixels -> the boxes (x1, y1, x2, y2) a localiser finds in them: ``Detector.locate``'s photo boxes
+Localise = Callable[[np.ndarray], np.ndarray]
+FALSE_IOU = 0.3  # a found box overlapping a labelled tile this much (or centred on one) is that tile
 TURNS = (0, 0, 0, 0, 2, 2, 1, 3)  # quarter turns, drawn uniformly: upright most often
 UPRIGHT_SHARE = 0.3  # of the training crops of tiles in rows, cut turned along their row
 
@@ -61,6 +64,23 @@ def _background_boxes(rng: random.Random, item: LabelledImage, boxes: np.ndarray
         if box_iou(candidate, boxes).max() < 0.1:
             found.append(candidate[0].tolist())
     return np.array(found, np.float32).reshape(-1, 4)
+
+
+def false_boxes(found: np.ndarray, labelled: np.ndarray) -> np.ndarray:
+    """The boxes of ``found`` that lie on no labelled tile (IoU below ``FALSE_IOU`` with each, centre outside
+    each): the localiser's false alarms (a keyboard's keys, a domino, a cloth's pattern), ``none`` crops that
+    teach the classifier to reject them."""
+    found = np.asarray(found, np.float32).reshape(-1, 4)
+    if not len(found) or not len(labelled):
+        return found
+    centres = (found[:, :2] + found[:, 2:]) / 2
+    inside = (
+        (centres[:, None, 0] >= labelled[None, :, 0])
+        & (centres[:, None, 0] <= labelled[None, :, 2])
+        & (centres[:, None, 1] >= labelled[None, :, 1])
+        & (centres[:, None, 1] <= labelled[None, :, 3])
+    ).any(axis=1)
+    return found[(box_iou(found, labelled).max(axis=1) < FALSE_IOU) & ~inside]
 
 
 def straddling_boxes(boxes: np.ndarray, gap: float = 0.25) -> np.ndarray:
@@ -97,6 +117,8 @@ def write_crops(
     size: int = CROP_SIZE,
     min_side: float = 0.0,
     straddles: int = 0,
+    false_alarms: int = 0,
+    localise: Localise | None = None,
 ) -> Counter[str]:
     """Write crops of ``images`` under ``out/split/<class>/``; returns the count per class.
 
@@ -104,7 +126,8 @@ def write_crops(
     ``background``: ``none`` crops per image; ``straddles``: at most this many ``none`` crops per image
     of a box over the seam between two neighbouring tiles (``straddling_boxes``: the localiser's
     stray second box on a flat meld); ``min_side``: boxes whose shorter side is under this many pixels
-    of the image are not cut.
+    of the image are not cut; ``false_alarms``: at most this many ``none`` crops per image of boxes
+    ``localise`` finds on no labelled tile (``false_boxes``), photos of no tile included.
     """
     rng = random.Random(seed)
     root = Path(out) / split
@@ -127,6 +150,10 @@ def write_crops(
             between = straddling_boxes(all_boxes)
             picked = rng.sample(range(len(between)), min(straddles, len(between)))
             extra = np.concatenate([extra, between[picked]])
+        if false_alarms and localise is not None:
+            wrong = false_boxes(localise(pixels), all_boxes)
+            picked = rng.sample(range(len(wrong)), min(false_alarms, len(wrong)))
+            extra = np.concatenate([extra, wrong[picked]])
         classes += [NONE] * len(extra)
         boxes = np.concatenate([boxes, extra])
         margins: np.ndarray | float = _jittered_margins(rng, len(boxes)) if augment else CROP_MARGIN
@@ -220,6 +247,8 @@ def build_crop_dataset(
     one_ink_p: float = 0.0,
     rendered_classes: Sequence[str] = (),
     straddles: int = 0,
+    false_alarms: int = 0,
+    localise: Localise | None = None,
     quiet: bool = False,
 ) -> dict[str, Counter[str]]:
     """A classification dataset in ultralytics' folder layout (``out/train/<class>``, ``out/val/<class>``).
@@ -228,8 +257,9 @@ def build_crop_dataset(
     least ``min_side`` pixels across; their val images give validation crops of every tile, cut as at
     inference. Test images are left out. ``rendered`` crops (faces procedural or from ``art_sets``)
     join the training crops; ``straddles``: ``none`` crops per training image of boxes over the seam
-    between two neighbouring tiles. A bar shows how far the photos and the rendered crops have got
-    (``vision.progress``; none when ``quiet``).
+    between two neighbouring tiles; ``false_alarms``: ``none`` crops per training image of the boxes
+    ``localise`` (a localiser) finds on no labelled tile. A bar shows how far the photos and the rendered
+    crops have got (``vision.progress``; none when ``quiet``).
     """
     counts: dict[str, Counter[str]] = {"train": Counter(), "val": Counter()}
     for number, source in enumerate(progress(sources, unit="dataset", desc="crops", enabled=not quiet)):
@@ -245,6 +275,8 @@ def build_crop_dataset(
             size=size,
             min_side=min_side,
             straddles=straddles,
+            false_alarms=false_alarms,
+            localise=localise,
         )
         counts["val"] += write_crops(
             val, out, split="val", augment=False, background=1, seed=seed + number, size=size

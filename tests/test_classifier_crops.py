@@ -353,3 +353,42 @@ def test_a_photo_with_no_tile_gives_windows_anywhere_in_it_as_negatives(tmp_path
     written = write_windows([empty], tmp_path / "w", size=128, scale=(1.0, 1.0), per_image=3, seed=1)
     assert len(written) == 3 and all(window.boxes == () for window in written)
     assert len(read_yolo(tmp_path / "w")) == 3
+
+
+def test_the_localisers_boxes_on_no_labelled_tile_are_its_false_alarms() -> None:
+    from datasets.crops import false_boxes
+
+    labelled = np.array([[100, 50, 140, 110]], np.float32)
+    found = np.array(
+        [
+            [101, 52, 139, 108],  # the labelled tile
+            [95, 45, 180, 115],  # a loose box round it and its neighbour: centred on it
+            [200, 100, 240, 160],  # on nothing labelled: a keyboard key
+            [130, 50, 170, 110],  # half on the tile (IoU 0.2) but centred off it
+        ],
+        np.float32,
+    )
+    assert false_boxes(found, labelled).tolist() == [[200, 100, 240, 160], [130, 50, 170, 110]]
+    assert false_boxes(found, np.zeros((0, 4), np.float32)).shape == (4, 4)  # a photo of no tile: all
+
+
+def test_false_alarms_are_cut_as_none_crops_even_from_photos_of_no_tile(tmp_path: Path) -> None:
+    tile = _labelled(tmp_path, "t", "train")
+    path = tmp_path / "keys.png"
+    Image.fromarray(np.full((200, 300, 3), 40, np.uint8)).save(path)
+    empty = LabelledImage(path, (), 300, 200, source="keys", split="train")
+    key = np.array([[20, 20, 60, 70]], np.float32)
+    seen: list[tuple[int, ...]] = []
+
+    def localise(pixels: np.ndarray) -> np.ndarray:
+        seen.append(pixels.shape)
+        return np.concatenate([key, np.array([[100, 50, 140, 110]], np.float32)])  # the key, and the tile
+
+    counts = build_crop_dataset(
+        [CropSource([tile, empty])], tmp_path / "crops", false_alarms=3, localise=localise, quiet=True
+    )
+    assert seen == [(200, 300, 3), (200, 300, 3)]
+    background = build_crop_dataset([CropSource([tile, empty])], tmp_path / "plain", quiet=True)
+    # the key in each photo, and in the empty photo the tile's box too (nothing is labelled there)
+    assert counts["train"]["none"] - background["train"]["none"] == 3
+    assert counts["train"]["m5"] == background["train"]["m5"] == 1

@@ -572,3 +572,21 @@ def test_crops_refuse_bad_rendering_options(smj, dataset: Path, tmp_path: Path, 
     assert smj(["dataset", "crops", str(dataset), "--out", str(tmp_path / "crops"), *flags]) == 2
     err = capsys.readouterr().err
     assert err.startswith("smj dataset crops: ") and message in err
+
+
+def test_crops_cut_the_shipped_localisers_false_alarms_on_a_table_of_no_tile(smj, tmp_path: Path, capsys):
+    from datasets.synth.scene import SceneOptions
+    from datasets.synth.writer import write_dataset
+
+    write_dataset(
+        tmp_path / "empty", 2, seed=4, options=SceneOptions(size=(640, 480), kind="empty"), progress=False
+    )
+    argv = ["dataset", "crops", str(tmp_path / "empty"), "--false-alarms", "5", "--quiet"]
+    assert smj([*argv, "--out", str(tmp_path / "crops")]) == 0
+    assert "train: " in capsys.readouterr().out
+    none = list((tmp_path / "crops" / "train" / "none").glob("*.png"))
+    assert 0 < len(none) <= 10  # its false alarms on the keyboards and dominoes, at most 5 a photo
+    tiles = [p for p in (tmp_path / "crops" / "train").glob("*/*.png") if p.parent.name != "none"]
+    assert tiles == []  # nothing labelled: no tile crops
+    assert smj([*argv, "--weights", str(tmp_path / "none.onnx"), "--out", str(tmp_path / "c2")]) == 2
+    assert "none.onnx: no such weights file" in capsys.readouterr().err
