@@ -490,3 +490,29 @@ def test_a_search_config_is_frozen() -> None:
     with pytest.raises(AttributeError):
         SEARCH.max_groupings = 1  # type: ignore[misc]
     assert SearchConfig().max_groupings == SEARCH.max_groupings
+
+
+# --- rows found once ------------------------------------------------------------------------------------
+
+
+def test_rows_are_found_once_per_set_of_boxes_and_given_back_as_they_were() -> None:
+    from vision.detect.rows import RowCache, find_rows
+
+    boxes = make_detections(lay_row(WIN, gap=1.0)).boxes
+    cache = RowCache()
+    first = cache.find(boxes)
+    assert cache.find(boxes.copy()) is first and first == find_rows(boxes)
+    assert (cache.asked, cache.found) == (2, 1)
+    cache.find(boxes, weights=np.full(len(boxes), 0.25))  # other weights: other rows, found anew
+    cache.find(boxes[:-1])  # another set of boxes
+    assert (cache.asked, cache.found) == (4, 3)
+
+
+def test_a_grouping_with_rows_handed_on_is_the_grouping_without() -> None:
+    from vision.detect.rows import RowCache
+
+    cache = RowCache()
+    for layout in ("123m466m789m234p5p 5p", WIN):
+        dets = make_detections(lay_row(layout, gap=1.0))
+        assert group_detections(dets, rows=cache) == group_detections(dets)
+    assert cache.found == 1  # the two rows lie alike (their faces differ): their rows were found once

@@ -431,3 +431,31 @@ def _gaps(
 def _top_left(row: Row, boxes: np.ndarray) -> tuple[float, float, int]:
     first = boxes[row.members[0]]
     return (float(first[1]), float(first[0]), row.members[0])
+
+
+class RowCache:
+    """Rows found once for each set of boxes: ``find`` answers boxes (and weights, under a config) it has
+    been asked about before with the rows it found then (rows are immutable values). The search for a
+    winning reading regroups a photo's tiles many times over, most often with the same boxes (a tile re-read
+    keeps its box); it hands one cache to every grouping."""
+
+    def __init__(self) -> None:
+        self._found: dict[bytes, tuple[Row, ...]] = {}
+        self.asked = 0
+
+    @property
+    def found(self) -> int:
+        """How many sets of boxes rows were found for."""
+        return len(self._found)
+
+    def find(
+        self, boxes: np.ndarray, *, weights: np.ndarray | None = None, config: RowsConfig = ROWS
+    ) -> tuple[Row, ...]:
+        """``find_rows(boxes, weights=weights, config=config)``, found once."""
+        boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+        weighed = np.ones(len(boxes)) if weights is None else np.asarray(weights, dtype=np.float64)
+        key = boxes.tobytes() + weighed.tobytes() + repr(config).encode()
+        self.asked += 1
+        if key not in self._found:
+            self._found[key] = find_rows(boxes, weights=weighed, config=config)
+        return self._found[key]

@@ -59,7 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.detect.boxes import drop_duplicates
-from vision.detect.rows import ROWS, RowsConfig, find_rows
+from vision.detect.rows import ROWS, RowCache, RowsConfig, find_rows
 from vision.detections import BACK, Detections
 from vision.grouping.concealed import CONCEALED, ConcealedConfig
 from vision.grouping.layout import LAYOUT, LayoutConfig, lay_out
@@ -112,21 +112,26 @@ class GrouperConfig:
 GROUPER = GrouperConfig()
 
 
-def group_detections(detections: Detections, config: GrouperConfig | None = None) -> Grouping:
+def group_detections(
+    detections: Detections, config: GrouperConfig | None = None, rows: RowCache | None = None
+) -> Grouping:
     """Read the hand in one photo's detections (see the module docstring) with ``config`` (default:
-    ``GROUPER``, every setting at its default)."""
+    ``GROUPER``, every setting at its default): a pure function of the detections, their rows and the
+    config. ``rows``: where the rows of a set of boxes found before are taken from (the search hands one to
+    every grouping of a photo), else they are found here."""
     config = GROUPER if config is None else config
     kept, duplicates = drop_duplicates(
         detections.boxes, detections.confidences, iou=config.duplicate_iou, cover=config.duplicate_cover
     )
     class_ids = [int(c) for c in detections.class_ids]
-    rows = find_rows(
+    rows_of = find_rows if rows is None else rows.find
+    found = rows_of(
         detections.boxes[kept],
         weights=np.where(detections.class_ids[kept] == BACK, config.back_weight, 1.0),
         config=config.rows,
     )
-    layout = lay_out(rows, kept, class_ids, config=config.layout)
-    reading_known = [row.reading_known for row in rows]
+    layout = lay_out(found, kept, class_ids, config=config.layout)
+    reading_known = [row.reading_known for row in found]
     boxes = detections.boxes.astype(np.float64)
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     scale = np.sqrt(np.prod(np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6), axis=1))  # the root of the area

@@ -38,6 +38,7 @@ from scoring import CHENGDU, Rules, WinContext, is_win
 from scoring.hand import Hand, tile_count
 from scoring.tiles import CLASS_NAMES
 from vision.detect.boxes import box_iou
+from vision.detect.rows import RowCache
 from vision.detections import BACK, Detections
 from vision.grouping.grouper import group_detections
 from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode, warning_name
@@ -103,6 +104,7 @@ class _Pool:
     budget: int
     groupings: int = 0
     _grouped: dict[tuple[int, ...], tuple[Detections, Grouping]] = field(default_factory=dict)
+    rows: RowCache = field(default_factory=RowCache)  # the rows of each set of boxes, found once
 
     @property
     def spent(self) -> bool:
@@ -119,7 +121,7 @@ class _Pool:
 
     def group(self, tiles: Detections) -> Grouping:
         self.groupings += 1
-        return group_detections(tiles)
+        return group_detections(tiles, rows=self.rows)
 
 
 def search(
