@@ -232,3 +232,18 @@ def test_two_boxes_on_the_halves_of_a_flat_meld_tile_in_a_slanted_row_are_joined
     np.testing.assert_array_equal(kept, [0, 2, 3])
     assert box_iou(joined[:1], truth[:1]).item() > 0.8
     np.testing.assert_array_equal(joined[1:], truth[1:])
+
+
+def test_turning_level_and_fitting_rows_find_the_rows_of_one_set_of_boxes_once() -> None:
+    from vision.detect import deskew
+    from vision.detect.rows import RowCache
+
+    image, truth = _draw([(100 + W * i, 150) for i in range(10)])
+    boxes, scores = _widened(truth), np.full(len(truth), 0.9, np.float32)
+    rows = RowCache()
+    assert deskew.turn_level(boxes, scores, 900, 300, rows) is None  # a level row
+    shared = rowfit.fit(image, boxes, scores, rows)
+    assert rows.found == 1 and rows.asked == 2  # the fitting took the rows the turning found
+    alone = rowfit.fit(image, boxes, scores)
+    for mine, theirs in zip(shared, alone, strict=True):
+        np.testing.assert_array_equal(mine, theirs)

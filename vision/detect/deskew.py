@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.detect.looks import CONFIDENT, PAD_GREY
-from vision.detect.rows import find_rows
+from vision.detect.rows import RowCache, find_rows
 
 STEEP = 30.0  # degrees from level: a row this steep is looked at turned level
 LONG_ROW = 4  # tiles: a row this long says which way the photo's rows run
@@ -62,7 +62,7 @@ class Turn:
         return np.concatenate([low, high], axis=1).astype(np.float32)
 
 
-def row_degrees(boxes: np.ndarray, scores: np.ndarray) -> float | None:
+def row_degrees(boxes: np.ndarray, scores: np.ndarray, rows: RowCache | None = None) -> float | None:
     """Which way the hand's row of confident boxes runs, in degrees from level in (-90, 90] (positive:
     down to the right, as image rows go); None when no row has ``LONG_ROW`` tiles.
 
@@ -73,12 +73,13 @@ def row_degrees(boxes: np.ndarray, scores: np.ndarray) -> float | None:
     that turned the photo wrong in 3 photos with a localiser that finds far walls in pieces, and in 10 with
     one that finds them whole; this, in 1 and 2."""
     confident = np.asarray(boxes, np.float64).reshape(-1, 4)[np.asarray(scores) >= CONFIDENT]
-    rows = [row for row in find_rows(confident) if len(row.members) >= LONG_ROW]
-    if not rows:
+    found = find_rows(confident) if rows is None else rows.find(confident)
+    long = [row for row in found if len(row.members) >= LONG_ROW]
+    if not long:
         return None
     sides = confident[:, 2:] - confident[:, :2]
     area = sides[:, 0] * sides[:, 1]
-    hand = max(rows, key=lambda row: len(row.members) * float(np.median(area[list(row.members)])))
+    hand = max(long, key=lambda row: len(row.members) * float(np.median(area[list(row.members)])))
     members = confident[list(hand.members)]
     centres = (members[:, :2] + members[:, 2:]) / 2
     centres -= centres.mean(axis=0)
@@ -87,10 +88,12 @@ def row_degrees(boxes: np.ndarray, scores: np.ndarray) -> float | None:
     return degrees - 180.0 if degrees > 90.0 else degrees + 180.0 if degrees <= -90.0 else degrees
 
 
-def turn_level(boxes: np.ndarray, scores: np.ndarray, width: int, height: int) -> Turn | None:
+def turn_level(
+    boxes: np.ndarray, scores: np.ndarray, width: int, height: int, rows: RowCache | None = None
+) -> Turn | None:
     """The turn that lays the photo's rows level when they run ``STEEP`` degrees or more from it (a
-    quarter turn or less either way), else None."""
-    degrees = row_degrees(boxes, scores)
+    quarter turn or less either way), else None. ``rows``: where rows found before are taken from."""
+    degrees = row_degrees(boxes, scores, rows)
     if degrees is None or abs(degrees) < STEEP:
         return None
     return turned(width, height, degrees)

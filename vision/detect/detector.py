@@ -23,6 +23,7 @@ from vision.contract import NONE
 from vision.detect import deskew, looks, rowfit
 from vision.detect.classifier import ClassifierError, TileClassifier
 from vision.detect.onnx_model import Runtime, load_onnx
+from vision.detect.rows import RowCache
 from vision.detect.tileset import TileSet
 from vision.detections import DETECTOR_CLASSES, HONOUR, Detections
 from vision.images import Photo
@@ -260,13 +261,14 @@ class Detector:
         close_up = self.close_up(long_side)
         if iou is None:
             iou = DEFAULT_IOU if close_up else LARGE_PHOTO_IOU
+        rows = RowCache()  # the rows of each set of boxes, found once (turning level, fitting rows)
         if turn is None:
             enlarged = second_look is looks.SecondLook.ENLARGED
             boxes, scores, classes = self.find_tiles(pixels, floor, iou, enlarged=enlarged)
             # rows running slantwise: a large photo (a close-up asked to) is looked at again turned level
             # (vision.detect.deskew), a large one at the same scale, and its tiles are read there
             if self.dynamic and (second_look is looks.SecondLook.TURNED or not close_up):
-                turn = deskew.turn_level(boxes, scores, width, height)
+                turn = deskew.turn_level(boxes, scores, width, height, rows)
         if turn is not None:
             pixels = turn.pixels(pixels)
             reference = None if close_up else long_side
@@ -278,7 +280,7 @@ class Detector:
         # scenes against 13
         read = boxes
         if self.fit_rows:
-            read, source, boxes = rowfit.fit(pixels, boxes, scores)
+            read, source, boxes = rowfit.fit(pixels, boxes, scores, rows)
             scores, classes = scores[source], classes[source]
         photo_boxes = boxes if turn is None else turn.boxes_back(boxes)
         return Located(pixels, read, photo_boxes, scores, classes, (width, height), close_up)

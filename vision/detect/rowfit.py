@@ -29,7 +29,7 @@ import numpy as np
 
 from vision.detect.boxes import box_iou
 from vision.detect.looks import CONFIDENT
-from vision.detect.rows import find_rows
+from vision.detect.rows import RowCache, find_rows
 
 MIN_RUN = 3  # touching tiles: a shorter run says too little of its pitch
 # A run whose boxes are mostly (half or more) taller than wide is one of standing tiles, unless one of them
@@ -74,19 +74,20 @@ HALF_SLANT = math.radians(15)
 
 
 def fit(
-    pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray
+    pixels: np.ndarray, boxes: np.ndarray, scores: np.ndarray, rows: RowCache | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``join_halves``, ``split_doubles`` then ``fit_rows`` on one grey copy of the photo: the boxes joined
-    and split, for each the position of the box it came from, and those boxes fitted to their seams."""
+    and split, for each the position of the box it came from, and those boxes fitted to their seams.
+    ``rows``: where the rows of boxes found before (turning the photo level) are taken from."""
     grey = _grey(pixels)
     boxes, scores = np.asarray(boxes, np.float32).reshape(-1, 4), np.asarray(scores, np.float32)
-    rows, runs = _chains(boxes, scores)  # found again only where a step changed the boxes
-    joined, kept = _join_halves(grey, boxes, scores, rows)
+    chains, runs = _chains(boxes, scores, rows)  # found again only where a step changed the boxes
+    joined, kept = _join_halves(grey, boxes, scores, chains)
     if len(kept) < len(boxes):
-        runs = _chains(joined, scores[kept])[1]
+        runs = _chains(joined, scores[kept], rows)[1]
     split, source = _split_doubles(grey, joined, scores[kept], runs)
     if split is not joined:
-        runs = _chains(split, scores[kept][source])[1]
+        runs = _chains(split, scores[kept][source], rows)[1]
     source = kept[source]
     return split, source, _fit_rows(grey, split, scores[source], runs)
 
@@ -148,13 +149,16 @@ def _join_halves(
     return out, kept
 
 
-def _chains(boxes: np.ndarray, scores: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def _chains(
+    boxes: np.ndarray, scores: np.ndarray, found: RowCache | None = None
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The positions in ``boxes`` of the confident boxes of each row, and of each run of touching ones in
     a row, of at least ``MIN_RUN`` boxes each."""
     confident = np.flatnonzero(np.asarray(scores) >= CONFIDENT)
     if len(confident) < MIN_RUN:
         return [], []
-    rows = find_rows(boxes[confident].astype(np.float64))
+    confident_boxes = boxes[confident].astype(np.float64)
+    rows = find_rows(confident_boxes) if found is None else found.find(confident_boxes)
     clusters = [cluster for row in rows for cluster in row.clusters]
     return (
         [confident[list(row.members)] for row in rows if len(row.members) >= MIN_RUN],
