@@ -516,3 +516,13 @@ def test_a_grouping_with_rows_handed_on_is_the_grouping_without() -> None:
         dets = make_detections(lay_row(layout, gap=1.0))
         assert group_detections(dets, rows=cache) == group_detections(dets)
     assert cache.found == 1  # the two rows lie alike (their faces differ): their rows were found once
+
+
+def test_the_grouper_settings_given_to_the_reading_reach_every_grouping() -> None:
+    from vision.grouping.grouper import GROUPER
+
+    dets = make_detections(lay_row(WIN, inner_gaps=-0.45))  # neighbours overlap (IoU 0.29)
+    plain = pipeline.read_hand(dets)
+    strict = pipeline.read_hand(dets, grouper=replace(GROUPER, duplicate_iou=0.2))
+    assert WarningCode.DUPLICATE_BOX not in plain.grouping.codes
+    assert WarningCode.DUPLICATE_BOX in strict.grouping.codes  # the overlapping neighbours taken for one

@@ -19,7 +19,7 @@ from vision.detect.looks import SecondLook
 from vision.detect.sharpness import BLURRED, photo_sharpness
 from vision.detect.tileset import ROW_SUITS, Layout, TileSet, name_layout
 from vision.detections import DETECTOR_CLASSES, Detections
-from vision.grouping.grouper import Grouping
+from vision.grouping.grouper import GROUPER, GrouperConfig, Grouping
 from vision.grouping.result import GroupingWarning, GroupRole, WarningCode, warning_name
 from vision.grouping.search import DISCARD_WIN, SEARCH, Searched, search
 from vision.images import DEFAULT_MAX_PIXELS, Photo, load_photo
@@ -182,6 +182,7 @@ def recognize(
     rules: Rules = CHENGDU,
     context: WinContext = DISCARD_WIN,
     tile_set: TileSet | None = None,
+    grouper: GrouperConfig = GROUPER,
 ) -> Recognition:
     """Detect and read the hand (``read_hand``), so the detections returned may differ from the
     detector's: a tile re-read, an unsure tile (found below ``conf``) taken back, a tile left out.
@@ -191,14 +192,15 @@ def recognize(
     still a tile of the hand, and the hand's legality under ``rules`` in ``context`` picks its reading. A
     close-up that reads as no win is looked at again (``Detector.second_looks``): turned level when its
     rows run slantwise, then enlarged; the first of those readings that is a win is taken. ``tile_set``: the
-    set on the table, whose examples name the faces (``vision.detect.tileset``)."""
+    set on the table, whose examples name the faces (``vision.detect.tileset``); ``grouper``: the grouper's
+    settings, handed to every grouping."""
     floor = min(conf, SEARCH.unsure_conf)  # unsure tiles are found too: the search may take them back
     photo, found = detect_tiles(source, detector, conf=floor, tile_set=tile_set)
-    first = _read(found, conf, rules, context)
+    first = _read(found, conf, rules, context, grouper)
     chosen, groupings = first, first.groupings
     for second_look, turn in [] if first.won else _second_looks(photo, found, detector):
         again = detector.detect(photo, conf=floor, second_look=second_look, turn=turn, tile_set=tile_set)
-        second = _read(again.scaled(photo.scale), conf, rules, context)
+        second = _read(again.scaled(photo.scale), conf, rules, context, grouper)
         groupings += second.groupings
         if second.won:
             chosen = second
@@ -207,10 +209,12 @@ def recognize(
     return Recognition(photo, chosen.detections, grouping, groupings)
 
 
-def _read(found: Detections, conf: float, rules: Rules, context: WinContext) -> Searched:
+def _read(
+    found: Detections, conf: float, rules: Rules, context: WinContext, grouper: GrouperConfig
+) -> Searched:
     """``read_hand`` of the tiles found at least ``conf`` sure, the others unsure."""
     sure = found.presences >= conf
-    return read_hand(found[sure], found[~sure], threshold=conf, rules=rules, context=context)
+    return read_hand(found[sure], found[~sure], threshold=conf, rules=rules, context=context, grouper=grouper)
 
 
 def _second_looks(
@@ -300,11 +304,13 @@ def read_hand(
     threshold: float = DEFAULT_CONF,
     rules: Rules = CHENGDU,
     context: WinContext = DISCARD_WIN,
+    grouper: GrouperConfig = GROUPER,
 ) -> Searched:
-    """Group the detections; a reading that is no legal win under ``rules`` in ``context`` goes through
-    the search for a winning one (``vision.grouping.search``): tiles re-read as the classifier's next
-    choices, ``unsure`` tiles (found below ``threshold``) taken back, the least sure tiles left out."""
-    return search(detections, unsure, threshold=threshold, rules=rules, context=context)
+    """Group the detections (with ``grouper``'s settings); a reading that is no legal win under ``rules`` in
+    ``context`` goes through the search for a winning one (``vision.grouping.search``): tiles re-read as
+    the classifier's next choices, ``unsure`` tiles (found below ``threshold``) taken back, the least sure
+    tiles left out."""
+    return search(detections, unsure, threshold=threshold, rules=rules, context=context, grouper=grouper)
 
 
 def score_photo(
@@ -315,8 +321,11 @@ def score_photo(
     *,
     conf: float = DEFAULT_CONF,
     tile_set: TileSet | None = None,
+    grouper: GrouperConfig = GROUPER,
 ) -> PhotoScore:
-    read = recognize(source, detector, conf=conf, rules=rules, context=context, tile_set=tile_set)
+    read = recognize(
+        source, detector, conf=conf, rules=rules, context=context, tile_set=tile_set, grouper=grouper
+    )
     hand = read.grouping.hand
     result = score(hand, context, rules) if hand is not None else None
     error = result.error if result is not None else None

@@ -40,7 +40,7 @@ from scoring.tiles import CLASS_NAMES
 from vision.detect.boxes import box_iou
 from vision.detect.rows import RowCache
 from vision.detections import BACK, Detections
-from vision.grouping.grouper import group_detections
+from vision.grouping.grouper import GROUPER, GrouperConfig, group_detections
 from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode, warning_name
 
 
@@ -104,6 +104,7 @@ class _Pool:
     budget: int
     groupings: int = 0
     _grouped: dict[tuple[int, ...], tuple[Detections, Grouping]] = field(default_factory=dict)
+    grouper: GrouperConfig = GROUPER  # the grouper's settings, as the caller gave them
     rows: RowCache = field(default_factory=RowCache)  # the rows of each set of boxes, found once
 
     @property
@@ -121,7 +122,7 @@ class _Pool:
 
     def group(self, tiles: Detections) -> Grouping:
         self.groupings += 1
-        return group_detections(tiles, rows=self.rows)
+        return group_detections(tiles, self.grouper, rows=self.rows)
 
 
 def search(
@@ -132,6 +133,7 @@ def search(
     rules: Rules = CHENGDU,
     context: WinContext = DISCARD_WIN,
     config: SearchConfig = SEARCH,
+    grouper: GrouperConfig = GROUPER,
 ) -> Searched:
     """The cheapest reading of ``detections`` (and ``unsure``: boxes found below ``threshold``) that is a
     legal win in ``context`` under ``rules``, or the first reading (see the module docstring)."""
@@ -141,7 +143,7 @@ def search(
 
     candidates = _unsure_candidates(detections, unsure, config)
     joined = detections.joined(candidates) if len(candidates) else detections
-    pool = _Pool(joined, len(detections), config.max_groupings)
+    pool = _Pool(joined, len(detections), config.max_groupings, grouper=grouper)
     made = pool.grouped(tuple(range(len(detections))))
     assert made is not None  # the first grouping is always made
     first = made[1]
