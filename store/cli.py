@@ -110,7 +110,7 @@ def run_add(args: argparse.Namespace) -> int:
     except (StoreError, SetError) as error:
         hint = " (give --replace to replace it)" if getattr(error, "code", "") == "set_exists" else ""
         return _fail(f"{error}{hint}")
-    faces = taught.readings()
+    faces = taught.faces()
     if args.json:
         print(json.dumps({**summary.to_json(), "turned": layout.turned, "stored": faces}, ensure_ascii=False))
         return 0

@@ -23,10 +23,10 @@ from scoring.hand import Hand, Meld, MeldKind
 from scoring.tiles import parse_tile, parse_tiles
 from vision.detections import BACK, Detections
 from vision.grouping.grouper import (
+    AssemblyConfig,
     GrouperConfig,
     Grouping,
     GroupRole,
-    ReadingConfig,
     RowsConfig,
     WarningCode,
     group_detections,
@@ -591,13 +591,13 @@ def test_config_split_gap() -> None:
 def test_config_parts_take_effect_through_group_detections() -> None:
     """The winning tile 0.6 tile widths past the others: a cluster of its own at the default split gap
     (0.4); inside the hand's cluster at a split gap of 0.8, yet still set apart by a gap far wider than
-    the others (at least ``ReadingConfig.win_gap``, 0.28); not set apart once that is 0.7."""
+    the others (at least ``AssemblyConfig.win_gap``, 0.28); not set apart once that is 0.7."""
     detections = make_detections(lay_row("123m456m789m1155p 5p", gap=0.6))
     wider = RowsConfig(split_gap=0.8)
     readings = [
         group_detections(detections),
         group_detections(detections, GrouperConfig(rows=wider)),
-        group_detections(detections, GrouperConfig(rows=wider, reading=ReadingConfig(win_gap=0.7))),
+        group_detections(detections, GrouperConfig(rows=wider, assembly=AssemblyConfig(win_gap=0.7))),
     ]
     assert [[len(g.indices) for g in r.groups] for r in readings] == [[13, 1], [14], [14]]
     assert [(r.win_index, r.win_apart, r.codes) for r in readings] == [

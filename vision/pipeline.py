@@ -92,7 +92,7 @@ class Taught:
     layout: Layout
     tile_set: TileSet
 
-    def readings(self) -> list[dict[str, str]]:
+    def faces(self) -> list[dict[str, str]]:
         """Each tile of the layout, in its order: ``face`` (named by its place) and ``classifier_alone``
         (what the classifier reads it as without the set: a class name, or ``none``)."""
         names = [*DETECTOR_CLASSES, "none"]

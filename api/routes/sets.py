@@ -102,7 +102,7 @@ async def teach(
         detail = await workers.hands(_detail, store, name)
     except SetError as error:
         raise set_error(error) from None
-    return {**detail, "turned": taught.layout.turned, "taught": taught.readings()}
+    return {**detail, "turned": taught.layout.turned, "taught": taught.faces()}
 
 
 @router.get("/sets", response_model=SetsOut, responses=error_responses(503), summary="the stored sets")

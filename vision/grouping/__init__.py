@@ -3,9 +3,9 @@
 On the geometry of ``vision.detect.boxes`` (duplicate boxes) and ``vision.detect.rows`` (rows and clusters
 of boxes, shared with the photo stages that turn and fit rows): ``melds`` (a run of tiles read as melds),
 ``layout`` (clusters with what their tiles are), ``plan`` (which row is the hand and what counts towards
-it), ``concealed`` (which clusters of that row are concealed tiles), ``reading`` (the winning tile, the
+it), ``concealed`` (which clusters of that row are concealed tiles), ``assemble`` (the winning tile, the
 hand, groups and warnings), ``result`` (the values returned). A part with thresholds keeps them in a
-frozen config of its own (``LayoutConfig``, ``PlanConfig``, ``ConcealedConfig``, ``ReadingConfig``; the
+frozen config of its own (``LayoutConfig``, ``PlanConfig``, ``ConcealedConfig``, ``AssemblyConfig``; the
 rows' ``RowsConfig``), each with its defaults as a module-level instance; ``grouper.GrouperConfig``
 composes them.
 """

@@ -24,7 +24,7 @@ revealed melds laid down as separate groups, in a second row or on the same line
 
 Every threshold is a field of ``GrouperConfig`` (``group_detections(detections, config)``; the defaults,
 ``GROUPER``, when none is given), one frozen part per stage that uses it: ``RowsConfig``,
-``LayoutConfig``, ``PlanConfig``, ``ConcealedConfig``, ``ReadingConfig``, each field with its unit and
+``LayoutConfig``, ``PlanConfig``, ``ConcealedConfig``, ``AssemblyConfig``, each field with its unit and
 why it is what it is.
 
 Nothing is guessed silently: a tile is never gained or lost without a warning naming it. Every
@@ -61,13 +61,14 @@ import numpy as np
 from vision.detect.boxes import drop_duplicates
 from vision.detect.rows import ROWS, RowCache, RowsConfig, find_rows
 from vision.detections import BACK, Detections
+from vision.grouping.assemble import ASSEMBLY, Assembly, AssemblyConfig
 from vision.grouping.concealed import CONCEALED, ConcealedConfig
 from vision.grouping.layout import LAYOUT, LayoutConfig, lay_out
 from vision.grouping.plan import PLAN, PlanConfig, plan
-from vision.grouping.reading import READING, Reading, ReadingConfig
 from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode
 
 __all__ = [
+    "AssemblyConfig",
     "ConcealedConfig",
     "Group",
     "GroupRole",
@@ -76,7 +77,6 @@ __all__ = [
     "GroupingWarning",
     "LayoutConfig",
     "PlanConfig",
-    "ReadingConfig",
     "RowsConfig",
     "WarningCode",
     "group_detections",
@@ -90,7 +90,8 @@ class GrouperConfig:
     ``rows``: rows and clusters (``vision.detect.rows``); ``layout``: melds cut off and joined
     (``vision.grouping.layout``); ``plan``: which row is the hand and what counts towards it
     (``vision.grouping.plan``); ``concealed``: which clusters of that row are concealed tiles
-    (``vision.grouping.concealed``); ``reading``: the winning tile (``vision.grouping.reading``).
+    (``vision.grouping.concealed``); ``assembly``: the winning tile, the hand and its groups
+    (``vision.grouping.assemble``).
     The fields of its own: duplicate boxes and the weight of backs, overlaps as ratios.
     """
 
@@ -98,7 +99,7 @@ class GrouperConfig:
     layout: LayoutConfig = LAYOUT
     plan: PlanConfig = PLAN
     concealed: ConcealedConfig = CONCEALED
-    reading: ReadingConfig = READING
+    assembly: AssemblyConfig = ASSEMBLY
     # ratio: two boxes overlapping this much (intersection over union) ... (two labelled tiles of the
     # synthetic scenes overlap by 0.5 in 0.3% of cases, never by 0.55; a second box the detector puts over
     # a gap in a meld lying flat often overlaps its tile by 0.5-0.6)
@@ -136,4 +137,4 @@ def group_detections(
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     scale = np.sqrt(np.prod(np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6), axis=1))  # the root of the area
     chosen = plan(layout, reading_known, centres, scale, config=config.plan, concealed=config.concealed)
-    return Reading(detections, layout, reading_known, duplicates, chosen, config=config.reading).grouping()
+    return Assembly(detections, layout, reading_known, duplicates, chosen, config=config.assembly).grouping()

@@ -1,7 +1,8 @@
-"""From a plan of the layout to the ``Grouping``: the winning tile, the ``Hand``, the groups, the warnings.
+"""The grouper's last stage, assembly: from a plan of the layout to the ``Grouping`` (the winning tile, the
+``Hand``, the groups, the warnings).
 
 The winning tile is a lone tile past a gap at an end of the hand's row, or an end tile set off by a gap
-narrower than a split but at least ``ReadingConfig.win_gap`` and ``ReadingConfig.win_gap_ratio`` times
+narrower than a split but at least ``AssemblyConfig.win_gap`` and ``AssemblyConfig.win_gap_ratio`` times
 any other gap of the hand.
 """
 
@@ -20,17 +21,17 @@ from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, 
 
 
 @dataclass(frozen=True)
-class ReadingConfig:
+class AssemblyConfig:
     """When an end tile of the hand set off by less than a split is still the winning tile set apart."""
 
     win_gap: float = 0.28  # tile widths: a winning tile set off by less than a split but at least this ...
     win_gap_ratio: float = 2.5  # times any other gap of the hand: ... and this many times is still set apart
 
 
-READING = ReadingConfig()
+ASSEMBLY = AssemblyConfig()
 
 
-class Reading:
+class Assembly:
     """One call's reading of the ``chosen`` plan, made by ``grouping()``; it collects the warnings and never
     outlives the call."""
 
@@ -42,7 +43,7 @@ class Reading:
         duplicates: list[tuple[int, int]],
         chosen: Plan,
         *,
-        config: ReadingConfig,
+        config: AssemblyConfig,
     ) -> None:
         self.detections = detections
         self.layout = layout
