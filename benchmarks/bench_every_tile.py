@@ -41,23 +41,10 @@ class PhotoResult:
     seconds: float
 
 
-def iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The IoU of every box of ``a`` (n, 4) with every box of ``b`` (m, 4): (n, m)."""
-    if len(a) == 0 or len(b) == 0:
-        return np.zeros((len(a), len(b)), np.float32)
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-6)
-
-
 def judge(row: dict, boxes: np.ndarray, classes: np.ndarray, seconds: float) -> PhotoResult:
     """One photo's detections (boxes in the photo's pixels, classes) against its scene row."""
     from scoring.tiles import CLASS_NAMES
+    from vision.detect.boxes import box_iou
     from vision.detections import BACK
 
     suited = len(CLASS_NAMES)
@@ -66,13 +53,13 @@ def judge(row: dict, boxes: np.ndarray, classes: np.ndarray, seconds: float) -> 
     truth = np.array([b["box"] for b in labelled], np.float32).reshape(-1, 4)
     face_up = np.array([b["cls"] != BACK for b in labelled], bool)
     dont_care = np.array(row.get("ignored", []), np.float32).reshape(-1, 4)
-    overlaps = iou(truth, boxes)
+    overlaps = box_iou(truth, boxes)
     boxed = overlaps.max(axis=1, initial=0.0) >= FOUND_IOU
     roles = [b["role"] for b in labelled]
     tiles = Counter(role for role, up in zip(roles, face_up, strict=True) if up)
     found = Counter(role for role, up, hit in zip(roles, face_up, boxed, strict=True) if up and hit)
     near_truth = overlaps.max(axis=0, initial=0.0) >= FALSE_IOU
-    near_ignored = iou(dont_care, boxes).max(axis=0, initial=0.0) >= FALSE_IOU
+    near_ignored = box_iou(dont_care, boxes).max(axis=0, initial=0.0) >= FALSE_IOU
     false_boxes = int(np.count_nonzero(~(near_truth | near_ignored)))
     wanted = Counter(int(b["cls"]) for b in labelled if b["cls"] < suited)
     got = Counter(int(c) for c in classes if c < suited)

@@ -37,6 +37,7 @@ from datasets.yolo import (
     split_dirs,
     verify_image,
 )
+from vision.annotate import pil_font
 from vision.detections import DETECTOR_CLASSES
 
 ERROR_KINDS = (
@@ -378,11 +379,11 @@ def contact_sheet(
     height = max(1, len(rows)) * row_height + pad
     sheet = Image.new("RGB", (width, height), (40, 40, 40))
     draw = ImageDraw.Draw(sheet)
-    font = _font(max(12, cell // 5))
+    font = pil_font(max(12, cell // 5))
     if not rows:
         draw.text((pad, pad), "no boxes", fill=(255, 255, 255), font=font)
     wanted: dict[Path, list[tuple[int, int, Box]]] = defaultdict(list)
-    small = _font(10)
+    small = pil_font(10)
     for row, class_id in enumerate(rows):
         y = pad + row * row_height
         name = report.class_names[class_id] if class_id < len(report.class_names) else str(class_id)
@@ -391,7 +392,7 @@ def contact_sheet(
             (pad, y + cell // 2 + 4),
             _plural(len(by_class[class_id]), "box"),
             fill=(170, 170, 170),
-            font=_font(11),
+            font=pil_font(11),
         )
         for column, item in enumerate(chosen[class_id]):
             wanted[item.image].append((row, column, item.box))
@@ -450,10 +451,3 @@ def _fitted(text: str, width: int, font: ImageFont.ImageFont | ImageFont.FreeTyp
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "es" if noun.endswith("x") else "s")
-
-
-def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
-    try:
-        return ImageFont.load_default(size=size)
-    except (TypeError, OSError):  # Pillow without FreeType: the fixed bitmap font
-        return ImageFont.load_default()

@@ -134,7 +134,8 @@ def test_contact_sheet_is_seeded(clean: Path, tmp_path: Path):
 
 
 def test_each_crop_of_the_contact_sheet_is_named_by_its_file_and_line(clean: Path) -> None:
-    from datasets.check import _fitted, _font
+    from datasets.check import _fitted
+    from vision.annotate import pil_font as _font
 
     report = check_dataset(clean)
     for item in report.boxes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -87,3 +88,14 @@ def save_rgb(pixels: np.ndarray, path: Path | str) -> Path:
     if not written:
         raise OSError(f"{path}: could not write the image")
     return path
+
+
+def pil_font(size: int) -> Any:
+    """Pillow's own font at ``size`` pixels (the fixed bitmap one where Pillow lacks FreeType): for images of
+    text drawn by the project (the confusion matrix, contact sheets), with no font file to ship."""
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.load_default(size=size)
+    except (TypeError, OSError):
+        return ImageFont.load_default()

@@ -294,13 +294,9 @@ def save_confusion_png(matrix: np.ndarray, path: Path) -> Path:
     """A confusion matrix image: rows the true class, columns the class read (``none``: no box there, or a
     box on nothing), each cell shaded by the share of its row and holding its count; the axes titled, every
     class named along both."""
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import Image, ImageDraw
 
-    def font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
-        try:
-            return ImageFont.load_default(size=size)
-        except (TypeError, OSError):  # Pillow without FreeType: the fixed bitmap font
-            return ImageFont.load_default()
+    from vision.annotate import pil_font as font
 
     labels = [*DETECTOR_CLASSES, "none"]
     n, cell, left, top = len(labels), 28, 120, 124
