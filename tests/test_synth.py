@@ -326,3 +326,24 @@ def test_a_flower_four_changes_the_four_dots_alone() -> None:
     assert np.array_equal(plain.ink(FOUR_DOTS - 1), flower.ink(FOUR_DOTS - 1))
     changed = plain.ink(FOUR_DOTS) != flower.ink(FOUR_DOTS)
     assert changed.any() and changed.mean() < 0.1  # a small mark in the middle
+
+
+def test_label_boxes_other_than_face_or_outline_are_refused(tmp_path) -> None:
+    from datasets.labels import DatasetError
+    from datasets.synth.writer import write_dataset
+
+    scene = plain_scene(0)
+    assert scene.yolo_lines("outline") != scene.yolo_lines("face")
+    with pytest.raises(ValueError, match="face, outline"):
+        scene.yolo_lines("tight")
+    with pytest.raises(DatasetError, match="face, outline"):
+        write_dataset(tmp_path / "x", 1, 0, label_boxes="tight", progress=False)
+    assert not (tmp_path / "x").exists()  # refused before anything is written
+
+
+def test_a_scene_records_whether_its_fives_are_red() -> None:
+    records = [
+        render_scene(48028, 0, (320, 240), (), SceneOptions(size=(320, 240), kind=kind)).to_json("a")
+        for kind in ("loose", "empty")
+    ]
+    assert isinstance(records[0]["red_fives"], bool) and "red_fives" not in records[1]

@@ -50,6 +50,41 @@ def test_cli_writes_images_labels_data_yaml_and_scenes(tmp_path: Path) -> None:
             assert ox0 <= x0 < x1 <= ox1 and oy0 <= y0 < y1 <= oy1, box
 
 
+def _label_boxes(folder: Path, scene: dict) -> list[list[float]]:
+    """The label file's boxes of ``scene`` back in pixels (x1, y1, x2, y2)."""
+    w, h = scene["width"], scene["height"]
+    rows = (folder / "labels" / f"{Path(scene['image']).stem}.txt").read_text().splitlines()
+    boxes = []
+    for row in rows:
+        _, cx, cy, bw, bh = (float(v) for v in row.split())
+        boxes.append([(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h])
+    return boxes
+
+
+def test_label_boxes_choose_between_a_tiles_face_and_all_of_it_that_shows(tmp_path: Path) -> None:
+    """The labels box each face-up tile by its face (as the real photos are labelled) or, with
+    ``--label-boxes outline``, by all of it that shows (as the shipped localiser draws tiles); the images and
+    scenes.jsonl are the same either way."""
+    common = ["--n", "2", "--seed", "12", "--size", "320x240", "--quiet"]
+    assert run(["--out", str(tmp_path / "face"), *common]) == 0
+    assert run(["--out", str(tmp_path / "outline"), "--label-boxes", "outline", *common]) == 0
+    assert (tmp_path / "face" / "scenes.jsonl").read_bytes() == (
+        tmp_path / "outline" / "scenes.jsonl"
+    ).read_bytes()
+    taller = 0
+    for line in (tmp_path / "face" / "scenes.jsonl").read_text().splitlines():
+        scene = json.loads(line)
+        face, outline = _label_boxes(tmp_path / "face", scene), _label_boxes(tmp_path / "outline", scene)
+        for truth, a, b in zip(scene["boxes"], face, outline, strict=True):
+            assert a == pytest.approx(truth["box"], abs=0.05) and b == pytest.approx(
+                truth["outline"], abs=0.05
+            )
+            taller += (b[3] - b[1]) > (a[3] - a[1]) + 1
+    assert taller > 0  # a standing tile's top shows above its face
+    with pytest.raises(SystemExit):
+        run(["--out", str(tmp_path / "x"), "--label-boxes", "tight"])
+
+
 def test_same_seed_same_dataset_whatever_the_workers(tmp_path: Path) -> None:
     common = ["--n", "4", "--seed", "9", "--size", "320x240", "--quiet"]
     assert run(["--out", str(tmp_path / "a"), "--workers", "1", *common]) == 0

@@ -134,6 +134,14 @@ def add_synth_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-boxes", action="store_true", help="leave the per-tile boxes out of scenes.jsonl"
     )
+    parser.add_argument(
+        "--label-boxes",
+        choices=("face", "outline"),
+        default="face",
+        help="what a face-up tile's label boxes: face (default) its visible face, as the real photos are "
+        "labelled; outline all of the tile that shows, its top too, as the shipped localiser draws tiles "
+        "(its synthetic training windows); scenes.jsonl holds both",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -208,6 +216,7 @@ def run_synth(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             with_boxes=not args.no_boxes,
             append=args.append,
+            label_boxes=args.label_boxes,
         )
     except DatasetError as error:
         print(f"smj dataset synth: {error}", file=sys.stderr)

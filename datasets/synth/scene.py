@@ -61,6 +61,11 @@ class SceneOptions:
     kind: str = "hand"
 
 
+# what a face-up tile's YOLO label boxes: its visible face (as the real photos are labelled), or all of the
+# tile that shows, its top too (the shipped localiser's synthetic windows: models/README.md)
+LABEL_BOXES = ("face", "outline")
+
+
 @dataclass(frozen=True, eq=False)
 class Scene:
     image: np.ndarray  # (height, width, 3) uint8 RGB
@@ -88,11 +93,15 @@ class Scene:
     def height(self) -> int:
         return int(self.image.shape[0])
 
-    def yolo_lines(self) -> str:
+    def yolo_lines(self, boxes: str = "face") -> str:
+        """The YOLO label lines; ``boxes``: "face" boxes a face-up tile by its visible face (``SceneBox.box``,
+        as the real photos are labelled), "outline" by all of the tile that shows (``SceneBox.outline``)."""
+        if boxes not in LABEL_BOXES:
+            raise ValueError(f"boxes must be one of {', '.join(LABEL_BOXES)}, not {boxes!r}")
         w, h = self.width, self.height
         lines = []
         for b in self.boxes:
-            x1, y1, x2, y2 = b.box
+            x1, y1, x2, y2 = b.box if boxes == "face" else b.outline
             lines.append(
                 f"{b.class_id} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} "
                 f"{(y2 - y1) / h:.6f}\n"
@@ -115,6 +124,11 @@ class Scene:
             data["photo"] = self.photo.to_json()
         if "layout" in self.extra:
             data["layout"] = self.extra["layout"]
+        look = self.extra.get("look")
+        if isinstance(look, TileLook):
+            data["red_fives"] = (
+                look.red_five is not None
+            )  # its fives printed in red (赤五), read as plain fives
         if with_boxes:
             data["boxes"] = [b.to_json() for b in self.boxes]
             data["ignored"] = [[round(v, 1) for v in box] for box in self.ignored]

@@ -23,7 +23,7 @@ from PIL import Image
 
 from datasets.labels import DatasetError
 from datasets.synth.art import ArtSource
-from datasets.synth.scene import Scene, SceneOptions, render_scene
+from datasets.synth.scene import LABEL_BOXES, Scene, SceneOptions, render_scene
 from vision.detections import DETECTOR_CLASSES
 from vision.progress import progress
 
@@ -35,6 +35,7 @@ class Job:
     art: tuple[ArtSource, ...]
     options: SceneOptions
     with_boxes: bool
+    label_boxes: str = "face"  # what a face-up tile's label boxes (``Scene.yolo_lines``)
 
 
 @dataclass(frozen=True)
@@ -63,13 +64,18 @@ def write_dataset(
     progress: bool = True,
     with_boxes: bool = True,
     append: bool = False,
+    label_boxes: str = "face",
 ) -> Summary:
     """Render ``n`` scenes into ``out``; returns how long it took.
 
     A folder that already holds scenes (``scenes.jsonl``, the true hands of its images) is refused with
     ``DatasetError``, unless ``append``: then the new scenes' lines are added after the earlier ones,
-    and scenes that would overwrite an earlier image (the same seed and index) are refused.
+    and scenes that would overwrite an earlier image (the same seed and index) are refused. ``label_boxes``:
+    what a face-up tile's YOLO label boxes, its face or its whole outline (``Scene.yolo_lines``);
+    ``scenes.jsonl`` holds both.
     """
+    if label_boxes not in LABEL_BOXES:
+        raise DatasetError(f"label boxes must be one of {', '.join(LABEL_BOXES)}, not {label_boxes!r}")
     out = Path(out).resolve()
     earlier = _earlier_scenes(out)
     if earlier and not append:
@@ -91,7 +97,7 @@ def write_dataset(
         )
     (out / "images").mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(parents=True, exist_ok=True)
-    job = Job(str(out), seed, art, options or SceneOptions(), with_boxes)
+    job = Job(str(out), seed, art, options or SceneOptions(), with_boxes, label_boxes)
     workers = max(1, min(workers, n)) if n else 1
     start = time.perf_counter()
     with (out / "scenes.jsonl").open("a" if append else "w", encoding="utf-8", newline="\n") as lines:
@@ -155,7 +161,7 @@ def _render_one(index: int) -> str:
     name = image_name(job.seed, index)
     out = Path(job.out)
     _write_atomic(out / "images" / f"{name}.jpg", encode_jpeg(scene, job.options.exif_orientation))
-    _write_atomic(out / "labels" / f"{name}.txt", scene.yolo_lines().encode("utf-8"))
+    _write_atomic(out / "labels" / f"{name}.txt", scene.yolo_lines(job.label_boxes).encode("utf-8"))
     record = scene.to_json(f"images/{name}.jpg", with_boxes=job.with_boxes)
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
