@@ -19,10 +19,11 @@ smj() { .venv/bin/smj "$@"; }
 smj dataset import --format yolo ../shared/data/real/chinese_mj_v4_train --out work/real --split-ratios 0.8,0.1,0.1
 # the localiser: from yolo26n.yaml on 12,100 windows (36% real) at the scales the detector's looks see tiles,
 # every art set but the held-out one (TILEART: a copy of "$ART" without samoheen_hongkong, or the
-# folder itself: synth leaves the held-out set out unless asked)
-smj dataset synth --out work/synA --n 3000 --seed 8100 --size 640x480 --art "$TILEART"
-smj dataset synth --out work/synB --n 800 --seed 8200 --size 2016x1512 --fill 0.25-0.4 --art "$TILEART"
-smj dataset synth --out work/synC --n 800 --seed 8300 --size 2016x1512 --fill 0.25-0.4 --packed --art "$TILEART"
+# folder itself: synth leaves the held-out set out unless asked); its synthetic labels box all of a tile that shows
+# (--label-boxes outline), as the windows it trained on did: it draws tiles so
+smj dataset synth --out work/synA --n 3000 --seed 8100 --size 640x480 --label-boxes outline --art "$TILEART"
+smj dataset synth --out work/synB --n 800 --seed 8200 --size 2016x1512 --fill 0.25-0.4 --label-boxes outline --art "$TILEART"
+smj dataset synth --out work/synC --n 800 --seed 8300 --size 2016x1512 --fill 0.25-0.4 --packed --label-boxes outline --art "$TILEART"
 smj dataset windows work/real --out work/w_real_a --scale 0.5-1.0 --per-image 5 --seed 1
 smj dataset windows work/real --out work/w_real_b --scale 1.0-2.5 --per-image 3 --seed 2   # close-ups of large tiles
 smj dataset windows work/real --out work/w_real_c --scale 0.45-0.7 --per-image 4 --seed 3  # the photo whole, as at 448 px

@@ -14,7 +14,7 @@ sh .gpu/fonts/install.sh || exit 1
 n() { python3 -c "print(max(2, round($1 * $K)))"; }
 D=/tmp/data
 A=.gpu/art
-S="python3 smj.py dataset synth --art $A --quiet"
+S="python3 smj.py dataset synth --art $A --quiet --label-boxes ${LABELS:-outline}"
 $S --out $D/synA --n "$(n 3000)" --seed 8100 --size 640x480 --workers 6 &
 $S --out $D/synB --n "$(n 800)" --seed 8200 --size 2016x1512 --fill 0.25-0.4 --workers 5 &
 $S --out $D/synC --n "$(n 800)" --seed 8300 --size 2016x1512 --fill 0.25-0.4 --packed --workers 5 &
