@@ -44,7 +44,7 @@ def load_detector(settings: Settings) -> Reader:
     """The real detector (ONNX Runtime or ultralytics); raises ``vision.detect.detector.ModelError``."""
     from vision.detect.detector import Detector
 
-    return Detector(settings.weights, classifier=settings.classifier)
+    return Detector(settings.weights, classifier=settings.classifier, threads=settings.model_threads or None)
 
 
 _FOLDERS = re.compile(r"(?<![\w.~])(?:[A-Za-z]:)?(?:[\\/][^\s\\/:'\"]+)*[\\/]([^\s\\/:'\"]+)")

@@ -11,6 +11,7 @@ load when ``serve`` runs. Settings come from the environment (``SMJ_WEIGHTS``, .
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -20,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="serve the web API and the phone page",
         description="Serve the API (/api/v1, schema at /openapi.json) and the page (/). Settings come from "
         "SMJ_* environment variables: SMJ_WEIGHTS, SMJ_CONF, SMJ_MAX_UPLOAD_BYTES, SMJ_MAX_PIXELS, "
-        "SMJ_MAX_DECODE_BYTES, SMJ_DECODE_WORKERS, SMJ_MODEL_WORKERS, SMJ_HAND_WORKERS, "
+        "SMJ_MAX_DECODE_BYTES, SMJ_DECODE_WORKERS, SMJ_MODEL_WORKERS, SMJ_HAND_WORKERS, SMJ_MODEL_THREADS, "
         "SMJ_REQUEST_TIMEOUT_S, SMJ_HEAD_TIMEOUT_S, SMJ_DATASET_DIR, SMJ_SAVE_EXAMPLES, SMJ_EXAMPLES_TOKEN, "
         "SMJ_MAX_EXAMPLES, "
         "SMJ_MAX_EXAMPLES_BYTES, SMJ_DATABASE_URL (the store of sets and tables), SMJ_ALLOWED_ORIGINS "
@@ -29,9 +30,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument(
-        "--workers", type=int, default=1, help="worker processes, each loads the model (default 1)"
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes, each loads the model (default 1); the cores' model threads are divided "
+        "among them (SMJ_MODEL_THREADS, unless set)",
     )
     serve.set_defaults(func=run_serve)
+
+
+def worker_threads(workers: int) -> int | None:
+    """``SMJ_MODEL_THREADS`` for each of ``workers`` processes: the manifest's threads divided among them
+    (``Runtime.per_worker``) on the cores this process may use; None for one worker."""
+    if workers == 1:
+        return None
+    from api.settings import get_settings
+    from vision.detect.onnx_model import Runtime
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    try:
+        runtime = Runtime.beside(get_settings().weights)
+    except ValueError:
+        return None  # the worker's loading of the models says what is wrong
+    return runtime.per_worker(workers, cores)
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -42,6 +63,11 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     from api.server import server_options
     from api.settings import get_settings
+
+    threads = None if os.environ.get("SMJ_MODEL_THREADS") else worker_threads(args.workers)
+    if threads is not None:  # the workers, started afresh, read their settings from this environment
+        os.environ["SMJ_MODEL_THREADS"] = str(threads)
+        print(f"smj serve: {args.workers} workers, each model call on {threads} thread(s)", file=sys.stderr)
 
     # on SIGTERM, requests in flight get their time limit to finish, then the server stops regardless
     grace = int(get_settings().request_timeout_s) + 1

@@ -14,6 +14,8 @@ variable                     meaning                                    default
 ``SMJ_DECODE_WORKERS``       photos decoded at once                     2
 ``SMJ_MODEL_WORKERS``        detector / classifier runs at once         2
 ``SMJ_HAND_WORKERS``         hands scored, grouped or settled at once   4
+``SMJ_MODEL_THREADS``        threads one model call uses                the manifest's (one per core); ``smj
+                                                                        serve --workers N`` divides them by N
 ``SMJ_REQUEST_TIMEOUT_S``    time limit of a request (503 after)        30 seconds
 ``SMJ_HEAD_TIMEOUT_S``       time a request's head may take to arrive   10 seconds
                              (the connection is closed after)
@@ -70,6 +72,9 @@ class Settings(BaseSettings):
     decode_workers: int = Field(default=2, ge=1, le=64, description="photos decoded at once")
     model_workers: int = Field(default=2, ge=1, le=64, description="detector runs at once")
     hand_workers: int = Field(default=4, ge=1, le=64, description="JSON hands handled at once")
+    model_threads: int = Field(
+        default=0, ge=0, le=256, description="threads one model call uses; 0: the manifest's runtime settings"
+    )
     request_timeout_s: float = Field(default=30.0, gt=0, le=3600, description="time limit of a request")
     head_timeout_s: float = Field(
         default=10.0, gt=0, le=300, description="time a request's head may take to arrive (closed after)"

@@ -259,3 +259,50 @@ def test_unusable_runtime_settings_are_refused_naming_the_manifest(tmp_path: Pat
     folder = _models_with_runtime(tmp_path / "models", runtime)
     with pytest.raises(ModelError, match=r"manifest\.json: unusable runtime settings"):
         Detector(folder / "tiles.onnx", classifier=folder / "tile_faces.onnx")
+
+
+@pytest.mark.parametrize(
+    ("threads", "workers", "cores", "each"),
+    [(0, 1, 2, 2), (0, 2, 2, 1), (0, 4, 2, 1), (0, 4, 16, 4), (8, 3, 16, 2)],
+)
+def test_workers_divide_the_model_threads_among_them(
+    threads: int, workers: int, cores: int, each: int
+) -> None:
+    from vision.detect.onnx_model import Runtime
+
+    assert Runtime(intra_op_threads=threads).per_worker(workers, cores) == each
+    with pytest.raises(ValueError, match="at least 1"):
+        Runtime().per_worker(0, cores)
+
+
+def test_smj_serve_gives_each_worker_its_share_of_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``smj serve --workers N`` sets SMJ_MODEL_THREADS for the workers it starts (unless set), and the
+    service's detector opens both models' sessions with that many threads."""
+    import os
+
+    import uvicorn
+
+    import smj
+    from api.app import load_detector
+    from api.cli import worker_threads
+    from api.settings import Settings, get_settings
+    from vision.detect.onnx_model import Runtime
+
+    cores = len(os.sched_getaffinity(0))
+    runtime = Runtime.beside(MODELS_DIR / "tiles.onnx")
+    assert worker_threads(1) is None and worker_threads(2) == runtime.per_worker(2, cores)
+    seen: list[str | None] = []
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: seen.append(os.environ.get("SMJ_MODEL_THREADS")))
+    monkeypatch.setenv("SMJ_MODEL_THREADS", "1")
+    monkeypatch.delenv("SMJ_MODEL_THREADS")  # unset, and unset again after the test
+    get_settings.cache_clear()
+    assert smj.main(["serve", "--workers", "4"]) == 0
+    monkeypatch.setenv("SMJ_MODEL_THREADS", "3")  # a setting of the operator's own is kept
+    assert smj.main(["serve", "--workers", "4"]) == 0
+    assert seen == [str(runtime.per_worker(4, cores)), "3"]
+    monkeypatch.delenv("SMJ_MODEL_THREADS")
+    get_settings.cache_clear()
+    detector = load_detector(Settings(model_threads=1))
+    assert detector.classifier is not None
+    for session in (detector._session, detector.classifier._session):
+        assert session.get_session_options().intra_op_num_threads == 1

@@ -44,6 +44,14 @@ class Runtime:
         except (TypeError, ValueError) as failure:
             raise ValueError(f"{manifest}: unusable runtime settings ({failure})") from None
 
+    def per_worker(self, workers: int, cores: int) -> int:
+        """Threads one model call takes in each of ``workers`` processes sharing ``cores``: the manifest's
+        threads (or one per core) divided among them, at least one, so N busy workers keep the cores busy
+        without running N times as many threads as there are cores."""
+        if workers < 1 or cores < 1:
+            raise ValueError(f"per_worker: workers ({workers}) and cores ({cores}) must be at least 1")
+        return max(1, (self.intra_op_threads or cores) // workers)
+
     def options(self, threads: int | None = None) -> Any:
         """``onnxruntime.SessionOptions`` with these settings; ``threads`` overrides ``intra_op_threads``."""
         import onnxruntime as ort
