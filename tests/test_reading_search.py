@@ -174,6 +174,24 @@ def test_the_reading_is_searched_in_the_requests_context() -> None:
     assert voided.grouping.hand is not None and all(9 <= tile < 18 for tile in voided.grouping.hand.all_tiles)
 
 
+def test_another_row_is_read_as_the_hand_when_the_likeliest_one_makes_no_win() -> None:
+    """A hand of four pongs and a pair: another player's standing row of 14, farther off, looks more like a
+    hand, but holds all three suits; the player's pair and melds are a win as read."""
+    mine = lay_hand("9m", win="9m", melds=["555p", "666m", "222p", "777m"], melds_at="below")
+    theirs = lay_row("1m4m7m2p5p8p3s6s9s1s2s4s5s7s", origin=(0.0, -6 * TILE_H), gap=1.0)
+    dets = make_detections(mine + theirs)
+    first = group_detections(dets)
+    assert first.hand is not None and len(first.hand.concealed) == 14  # their row, taken for the hand
+    found = _search(dets)
+    assert found.won and found.edits == () and found.detections is dets
+    hand = found.grouping.hand
+    assert hand is not None and [m.tile for m in hand.melds] == [13, 5, 10, 6] and hand.concealed == (8, 8)
+    warning = _warning(found.grouping, WarningCode.OTHER_ROW)
+    assert warning.tiles == ("9m", "9m") and "check that it is the player's" in warning.message
+    assert _kept_as_read(_search(dets, config=replace(SEARCH, other_rows=0)), dets)
+    assert _kept_as_read(_search(dets, config=replace(SEARCH, max_groupings=1)), dets)  # the budget holds
+
+
 # --- re-readings ---------------------------------------------------------------------------------------
 
 

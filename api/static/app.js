@@ -53,6 +53,7 @@
     left_out_tile: "去掉的牌",
     blurred_photo: "照片模糊",
     close_faces: "请核对",
+    other_row: "换了一行",
   };
 
   const $ = (id) => document.getElementById(id);

@@ -47,6 +47,8 @@ warning. Warnings name the tiles concerned, least confident first:
                          below the confidence threshold were taken back (``vision.grouping.search``)
 ``left_out_tile``        the hand had a tile or two too many: the least sure ones whose leaving out makes a
                          win were left out (``vision.grouping.search``)
+``other_row``            the likeliest row for the hand read as no win; the hand was read from the next
+                         likeliest row that is one as read (``vision.grouping.search``)
 ``blurred_photo``        the hand's tiles are blurred for their size: faces may be misread; names no tile
                          (``vision.detect.sharpness``, in ``vision.pipeline``)
 ======================  ==================================================================================
@@ -54,6 +56,7 @@ warning. Warnings name the tiles concerned, least confident first:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,7 +67,7 @@ from vision.detections import BACK, Detections
 from vision.grouping.assemble import ASSEMBLY, Assembly, AssemblyConfig
 from vision.grouping.concealed import CONCEALED, ConcealedConfig
 from vision.grouping.layout import LAYOUT, LayoutConfig, lay_out
-from vision.grouping.plan import PLAN, PlanConfig, plan
+from vision.grouping.plan import PLAN, PlanConfig, ranked_plans
 from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode
 
 __all__ = [
@@ -80,6 +83,7 @@ __all__ = [
     "RowsConfig",
     "WarningCode",
     "group_detections",
+    "ranked_groupings",
 ]
 
 
@@ -120,6 +124,15 @@ def group_detections(
     ``GROUPER``, every setting at its default): a pure function of the detections, their rows and the
     config. ``rows``: where the rows of a set of boxes found before are taken from (the search hands one to
     every grouping of a photo), else they are found here."""
+    return next(ranked_groupings(detections, config, rows))
+
+
+def ranked_groupings(
+    detections: Detections, config: GrouperConfig | None = None, rows: RowCache | None = None
+) -> Iterator[Grouping]:
+    """The readings of the detections with each row of upright tiles as the hand's, best first: the first
+    is ``group_detections``'; the others are what the search for a winning reading tries when the likeliest
+    row's is no win (``vision.grouping.search``). The rows and clusters are found once for all of them."""
     config = GROUPER if config is None else config
     kept, duplicates = drop_duplicates(
         detections.boxes, detections.confidences, iou=config.duplicate_iou, cover=config.duplicate_cover
@@ -136,5 +149,10 @@ def group_detections(
     boxes = detections.boxes.astype(np.float64)
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2
     scale = np.sqrt(np.prod(np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6), axis=1))  # the root of the area
-    chosen = plan(layout, reading_known, centres, scale, config=config.plan, concealed=config.concealed)
-    return Assembly(detections, layout, reading_known, duplicates, chosen, config=config.assembly).grouping()
+    plans = ranked_plans(
+        layout, reading_known, centres, scale, config=config.plan, concealed=config.concealed
+    )
+    for chosen in plans:
+        yield Assembly(
+            detections, layout, reading_known, duplicates, chosen, config=config.assembly
+        ).grouping()

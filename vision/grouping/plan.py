@@ -114,17 +114,35 @@ def plan(
 ) -> Plan:
     """The best reading of the layout (``reading_known`` per row; ``centres`` and ``scale``, the root of
     the box area, per detection); ``concealed`` for the concealed clusters of each row tried."""
+    return ranked_plans(layout, reading_known, centres, scale, config=config, concealed=concealed)[0]
+
+
+def ranked_plans(
+    layout: list[list[Cluster]],
+    reading_known: Sequence[bool],
+    centres: np.ndarray,
+    scale: np.ndarray,
+    *,
+    config: PlanConfig,
+    concealed: ConcealedConfig,
+) -> list[Plan]:
+    """The reading with each row of upright tiles as the hand's, best first (``plan``'s order); one reading
+    of loose tiles and melds when no row has an upright tile."""
     rows = [r for r, row in enumerate(layout) if any(c.upright for c in row)]
     if not rows:
         everything = [c for row in layout for c in row]
         melds = tuple(c for c in everything if c.melds)
         extra = tuple(c for c in everything if c.loose)
         fits = sum(len(c.faces) for c in extra) == concealed_count(sum(len(c.melds or ()) for c in melds))
-        return Plan(None, (), melds, extra, (), fits, 0, 0.0)
+        return [Plan(None, (), melds, extra, (), fits, 0, 0.0)]
     plans = [_plan(layout, r, reading_known[r], centres, scale, config, concealed) for r in rows]
     sizes = [float(np.median(scale[[i for c in layout[r] for i in c.members]])) for r in rows]
-    best = max(range(len(plans)), key=lambda k: (plans[k].evidence(config), sizes[k], plans[k].longest, -k))
-    return plans[best]
+    order = sorted(
+        range(len(plans)),
+        key=lambda k: (plans[k].evidence(config), sizes[k], plans[k].longest, -k),
+        reverse=True,
+    )
+    return [plans[k] for k in order]
 
 
 def _plan(

@@ -32,6 +32,7 @@ class WarningCode(StrEnum):
     LEFT_OUT_TILE = "left_out_tile"
     BLURRED_PHOTO = "blurred_photo"
     CLOSE_FACES = "close_faces"
+    OTHER_ROW = "other_row"
 
 
 @dataclass(frozen=True)

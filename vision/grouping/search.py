@@ -18,19 +18,20 @@ flat meld spoils the meld), that leave no lone tile are candidates too. Each goe
 ``max_rereads`` re-readings. Candidates are tried cheapest first by their summed cost, each set of
 detections grouped once (``group_detections``, a pure function of the boxes); a re-reading of concealed
 tiles only is first tried on the hand as grouped, which needs no grouping, and grouped only when that is a
-win. The first candidate that groups as a legal win is taken, or the first reading is kept when none does
-within ``max_groupings`` groupings. The chosen edits become the reading's warnings (``reread_tile``,
-``unsure_tile``, ``left_out_tile``), so nothing changes silently.
+win. The first candidate that groups as a legal win is taken; when none does, the reading with the next
+likeliest row as the hand's (``other_rows`` of them) is taken if it is a win as read (``other_row``); else the
+first reading is kept. All of it within ``max_groupings`` groupings. The chosen edits become the reading's
+warnings (``reread_tile``, ``unsure_tile``, ``left_out_tile``, ``other_row``), so nothing changes silently.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from itertools import combinations
+from itertools import combinations, islice
 
 import numpy as np
 
@@ -40,7 +41,7 @@ from scoring.tiles import CLASS_NAMES
 from vision.detect.boxes import box_iou
 from vision.detect.rows import RowCache
 from vision.detections import BACK, Detections
-from vision.grouping.grouper import GROUPER, GrouperConfig, group_detections
+from vision.grouping.grouper import GROUPER, GrouperConfig, group_detections, ranked_groupings
 from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode, warning_name
 
 
@@ -59,6 +60,9 @@ class SearchConfig:
     max_count_edits: int = 6  # the most confident unsure tiles / least confident kept ones considered
     overlap_iou: float = 0.3  # an unsure box overlapping a kept one this much is that tile again
     max_groupings: int = 24  # groupings one search spends, at most (the first reading's included)
+    # rows tried as the hand's, next likeliest first, when no candidate of the likeliest row's reading is a
+    # win (a hand of four melds and a pair: another player's standing row looks more like a hand than it does)
+    other_rows: int = 2
 
 
 SEARCH = SearchConfig()
@@ -184,7 +188,37 @@ def search(
         if off == 0 and count_edits and WarningCode.NOT_A_MELD in grouping.codes:
             continue  # tiles taken back instead of lone ones apart must leave none
         return _taken(pool, active, tiles, grouping, count_edits, rereads, off)
+    other = _other_row(pool, detections, wins, config)
+    if other is not None:
+        return Searched(detections, other, (), pool.groupings, True)
     return Searched(detections, first, (), pool.groupings)
+
+
+def _other_row(
+    pool: _Pool, detections: Detections, wins: Callable[[Hand | None], bool], config: SearchConfig
+) -> Grouping | None:
+    """The reading with another row as the hand's (the next likeliest, at most ``config.other_rows``) that
+    is a win as read, warned ``other_row``; None when none is, or the budget is spent. A photo's likeliest
+    row for the hand can be another player's, or discards laid in a row, when the player's hand is mostly
+    melds."""
+    alternatives = ranked_groupings(detections, pool.grouper, pool.rows)
+    next(alternatives)  # the likeliest row's: the first reading
+    for grouping in islice(alternatives, config.other_rows):
+        if pool.spent:
+            return None
+        pool.groupings += 1
+        if grouping.hand is not None and wins(grouping.hand):
+            hand = [i for group in grouping.groups if group.role is GroupRole.HAND for i in group.indices]
+            names = tuple(warning_name(int(detections.class_ids[i])) for i in hand)
+            warning = GroupingWarning(
+                WarningCode.OTHER_ROW,
+                "the likeliest row for the hand reads as no winning hand; read the hand from another row, "
+                f"{' '.join(names)}, which makes one: check that it is the player's",
+                tuple(hand),
+                names,
+            )
+            return grouping.warned(warning)
+    return None
 
 
 def _unsure_candidates(detections: Detections, unsure: Detections | None, config: SearchConfig) -> Detections:
