@@ -103,20 +103,6 @@ class Plan:
         return max((len(c.faces) for c in self.hand), default=0)
 
 
-def plan(
-    layout: list[list[Cluster]],
-    reading_known: Sequence[bool],
-    centres: np.ndarray,
-    scale: np.ndarray,
-    *,
-    config: PlanConfig,
-    concealed: ConcealedConfig,
-) -> Plan:
-    """The best reading of the layout (``reading_known`` per row; ``centres`` and ``scale``, the root of
-    the box area, per detection); ``concealed`` for the concealed clusters of each row tried."""
-    return ranked_plans(layout, reading_known, centres, scale, config=config, concealed=concealed)[0]
-
-
 def ranked_plans(
     layout: list[list[Cluster]],
     reading_known: Sequence[bool],
@@ -126,8 +112,10 @@ def ranked_plans(
     config: PlanConfig,
     concealed: ConcealedConfig,
 ) -> list[Plan]:
-    """The reading with each row of upright tiles as the hand's, best first (``plan``'s order); one reading
-    of loose tiles and melds when no row has an upright tile."""
+    """The reading of the layout with each row of upright tiles as the hand's (``reading_known`` per row;
+    ``centres`` and ``scale``, the root of the box area, per detection; ``concealed`` for the concealed
+    clusters of each row tried), best first: most evidence (``Plan.evidence``), then larger tiles, then the
+    longer cluster. One reading of loose tiles and melds when no row has an upright tile."""
     rows = [r for r, row in enumerate(layout) if any(c.upright for c in row)]
     if not rows:
         everything = [c for row in layout for c in row]
