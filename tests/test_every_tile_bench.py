@@ -28,6 +28,20 @@ def test_a_face_up_tile_counts_as_found_by_a_box_at_iou_half_and_backs_are_not_a
     assert result.false_boxes == 0 and not result.exact_suited  # the 5p was missed
 
 
+def test_a_tile_is_found_by_a_box_of_its_face_or_of_all_of_it_that_shows() -> None:
+    """A standing tile's face is its lower part; a box of the whole tile (its top too) finds it as well."""
+    row = {
+        "boxes": [{"cls": 4, "box": [0, 30, 40, 90], "outline": [0, 0, 40, 90], "role": "hand"}],
+        "ignored": [],
+    }
+    whole, face = np.array([[0, 0, 40, 88]], np.float32), np.array([[0, 32, 40, 90]], np.float32)
+    for boxes in (whole, face):
+        result = bench.judge(row, boxes, np.array([4]), 0.01)
+        assert result.found == {"hand": 1} and result.false_boxes == 0 and result.exact_suited
+    top = np.array([[0, 0, 40, 28]], np.float32)  # the tile's top alone: neither
+    assert bench.judge(row, top, np.array([4]), 0.01).found == {}
+
+
 def test_a_box_on_nothing_is_false_but_one_on_a_dont_care_outline_is_not() -> None:
     boxes = np.array([[0, 0, 40, 60], [100, 0, 140, 60], [300, 0, 340, 60], [500, 500, 540, 560]], np.float32)
     result = bench.judge(ROW, boxes, np.array([4, 13, 5, 6]), 0.01)
