@@ -1,6 +1,6 @@
 """Does the detector box every tile in the photo, and nothing else? On synthetic scenes of each kind.
 
-    python benchmarks/bench_every_tile.py DIR [DIR ...] [--weights W.onnx] [--limit N]
+    python benchmarks/bench_every_tile.py DIR [DIR ...] [--weights W.onnx] [--classifier C] [--limit N]
 
 For each folder (``smj dataset synth`` output, of any ``--kind``: hands, loose tiles, close-ups, empty
 tables): the whole detector (localiser and classifier) on every photo, against the scene's labels.
@@ -115,9 +115,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--weights", type=Path, default=DEFAULT_WEIGHTS, help="the localiser (default: shipped)"
     )
+    parser.add_argument("--classifier", type=Path, help="the tile classifier (default: shipped)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N photos of each folder")
     args = parser.parse_args(argv)
-    detector = reader(args.weights)  # a run's .pt checkpoint, or shipped .onnx weights
+    detector = reader(args.weights, classifier=args.classifier)  # a run's .pt checkpoint, or .onnx weights
     for folder in args.folders:
         if not (folder / "scenes.jsonl").is_file():
             print(f"{folder}: no scenes.jsonl (smj dataset synth writes one)", file=sys.stderr)
