@@ -69,4 +69,16 @@ smj dataset crops --rendered 10000 --rendered-classes m1,m2,m3,m4,m5,m6,m7,m8,m9
 smj dataset crops-mix 'work/crops96r:1:1:!rendered' work/crops96r:0.4:1:rendered work/crops96s32:0.5 work/crops96p36 work/crops96x5b:0.5 work/crops96s37 work/crops96m37 --val work/crops96r --out work/crops96mix37 --seed 37
 smj train --task classify --backbone efficientnet-lite0 --data work/crops96mix37 --out runs/faces37 --epochs 2 --imgsz 96 --lr0 0.0002 --model runs/faces30/weights/best.pt
 smj ship --classifier runs/faces30/weights/best.pt,runs/faces33/weights/best.pt,runs/faces37/weights/best.pt --float   # their average; ONNX in float32 with its features output
+# then 1 epoch from that soup teaching `none` what the localiser boxes that is no tile: crops of its false alarms
+# on tables of keyboards, dominoes, dice, cards and printed pages and on close-ups of big loose tiles, with the
+# real crops, crops of hands with tiles loose around them (red fives, piles) and rendered crops (lr0 0.0001)
+smj dataset synth --out work/l48/loose --n 900 --seed 8700 --size 640x480 --kind loose --art "$ART"
+smj dataset synth --out work/l48/closeup --n 400 --seed 8800 --size 640x480 --kind closeup --art "$ART"
+smj dataset synth --out work/l48/empty --n 300 --seed 8900 --size 640x480 --kind empty
+smj dataset synth --out work/c48/empty2 --n 400 --seed 8950 --size 640x480 --kind empty
+smj dataset crops work/l48/empty:1 work/c48/empty2:1 work/l48/closeup:1:6 --false-alarms 6 --out work/c48/crops_fa --size 96 --seed 48
+smj dataset crops work/real:2 work/l48/loose:1:6 --rendered 8000 --red-fives 0.4 --art "$ART" --out work/c48/crops_r --size 96 --seed 49
+smj dataset crops-mix work/c48/crops_fa work/c48/crops_r --val work/c48/crops_r --out work/c48/mix --seed 48
+smj train --task classify --backbone efficientnet-lite0 --data work/c48/mix --out runs/faces48 --epochs 1 --imgsz 96 --lr0 0.0001 --model models/tile_faces.pt
+smj ship --classifier runs/faces48/weights/best.pt --float
 smj card                                               # the card's table, from manifest.json
