@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Mapping
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,11 +40,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve.set_defaults(func=run_serve)
 
 
-def worker_threads(workers: int) -> int | None:
-    """``SMJ_MODEL_THREADS`` for each of ``workers`` processes: the manifest's threads divided among them
-    (``Runtime.per_worker``) on the cores this process may use; None for one worker."""
-    if workers == 1:
-        return None
+def worker_environment(workers: int, environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` with ``SMJ_MODEL_THREADS`` for each of ``workers`` processes: the manifest's threads
+    divided among them (``Runtime.per_worker``) on the cores this process may use. Left as it is for one
+    worker, when the operator set it, or when the manifest's settings are unusable (the worker's loading
+    says why)."""
+    if workers == 1 or environ.get("SMJ_MODEL_THREADS"):
+        return dict(environ)
     from api.settings import get_settings
     from vision.detect.onnx_model import Runtime
 
@@ -51,8 +54,8 @@ def worker_threads(workers: int) -> int | None:
     try:
         runtime = Runtime.beside(get_settings().weights)
     except ValueError:
-        return None  # the worker's loading of the models says what is wrong
-    return runtime.per_worker(workers, cores)
+        return dict(environ)
+    return {**environ, "SMJ_MODEL_THREADS": str(runtime.per_worker(workers, cores))}
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -64,9 +67,10 @@ def run_serve(args: argparse.Namespace) -> int:
     from api.server import server_options
     from api.settings import get_settings
 
-    threads = None if os.environ.get("SMJ_MODEL_THREADS") else worker_threads(args.workers)
-    if threads is not None:  # the workers, started afresh, read their settings from this environment
-        os.environ["SMJ_MODEL_THREADS"] = str(threads)
+    environ = worker_environment(args.workers, os.environ)
+    if environ != os.environ:  # the workers, started afresh, read their settings from this environment
+        os.environ.update(environ)
+        threads = environ["SMJ_MODEL_THREADS"]
         print(f"smj serve: {args.workers} workers, each model call on {threads} thread(s)", file=sys.stderr)
 
     # on SIGTERM, requests in flight get their time limit to finish, then the server stops regardless

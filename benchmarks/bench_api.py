@@ -30,7 +30,7 @@ from pathlib import Path
 
 import httpx
 
-from api.cli import worker_threads
+from api.cli import worker_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -110,8 +110,7 @@ def start_server(fake: bool, port: int, env: dict[str, str], workers: int = 1) -
     command += ["--log-level", "warning", "--no-access-log"]
     if workers > 1:
         command += ["--workers", str(workers)]
-        threads = None if env.get("SMJ_MODEL_THREADS") else worker_threads(workers)
-        env = env if threads is None else {**env, "SMJ_MODEL_THREADS": str(threads)}
+        env = worker_environment(workers, env)  # as smj serve --workers starts them
     return subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
 
 

@@ -284,13 +284,17 @@ def test_smj_serve_gives_each_worker_its_share_of_the_cores(monkeypatch: pytest.
 
     import smj
     from api.app import load_detector
-    from api.cli import worker_threads
+    from api.cli import worker_environment
     from api.settings import Settings, get_settings
     from vision.detect.onnx_model import Runtime
 
     cores = len(os.sched_getaffinity(0))
     runtime = Runtime.beside(MODELS_DIR / "tiles.onnx")
-    assert worker_threads(1) is None and worker_threads(2) == runtime.per_worker(2, cores)
+    assert (
+        worker_environment(1, {}) == {}
+        and worker_environment(2, {"SMJ_MODEL_THREADS": "3"})["SMJ_MODEL_THREADS"] == "3"
+    )
+    assert worker_environment(2, {})["SMJ_MODEL_THREADS"] == str(runtime.per_worker(2, cores))
     seen: list[str | None] = []
     monkeypatch.setattr(uvicorn, "run", lambda *a, **k: seen.append(os.environ.get("SMJ_MODEL_THREADS")))
     monkeypatch.setenv("SMJ_MODEL_THREADS", "1")

@@ -125,10 +125,8 @@ class Scene:
         if "layout" in self.extra:
             data["layout"] = self.extra["layout"]
         look = self.extra.get("look")
-        if isinstance(look, TileLook):
-            data["red_fives"] = (
-                look.red_five is not None
-            )  # its fives printed in red (赤五), read as plain fives
+        if isinstance(look, TileLook):  # whether its fives print red (赤五): read as plain fives
+            data["red_fives"] = look.red_five is not None
         if with_boxes:
             data["boxes"] = [b.to_json() for b in self.boxes]
             data["ignored"] = [[round(v, 1) for v in box] for box in self.ignored]

@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.detect.looks import CONFIDENT, PAD_GREY
-from vision.detect.rows import RowCache, find_rows
+from vision.detect.rows import RowCache
 
 STEEP = 30.0  # degrees from level: a row this steep is looked at turned level
 LONG_ROW = 4  # tiles: a row this long says which way the photo's rows run
@@ -73,7 +73,7 @@ def row_degrees(boxes: np.ndarray, scores: np.ndarray, rows: RowCache | None = N
     that turned the photo wrong in 3 photos with a localiser that finds far walls in pieces, and in 10 with
     one that finds them whole; this, in 1 and 2."""
     confident = np.asarray(boxes, np.float64).reshape(-1, 4)[np.asarray(scores) >= CONFIDENT]
-    found = find_rows(confident) if rows is None else rows.find(confident)
+    found = (rows or RowCache()).find(confident)
     long = [row for row in found if len(row.members) >= LONG_ROW]
     if not long:
         return None

@@ -29,7 +29,7 @@ import numpy as np
 
 from vision.detect.boxes import box_iou
 from vision.detect.looks import CONFIDENT
-from vision.detect.rows import RowCache, find_rows
+from vision.detect.rows import RowCache
 
 MIN_RUN = 3  # touching tiles: a shorter run says too little of its pitch
 # A run whose boxes are mostly (half or more) taller than wide is one of standing tiles, unless one of them
@@ -158,7 +158,7 @@ def _chains(
     if len(confident) < MIN_RUN:
         return [], []
     confident_boxes = boxes[confident].astype(np.float64)
-    rows = find_rows(confident_boxes) if found is None else found.find(confident_boxes)
+    rows = (found or RowCache()).find(confident_boxes)
     clusters = [cluster for row in rows for cluster in row.clusters]
     return (
         [confident[list(row.members)] for row in rows if len(row.members) >= MIN_RUN],

@@ -62,7 +62,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.detect.boxes import drop_duplicates
-from vision.detect.rows import ROWS, RowCache, RowsConfig, find_rows
+from vision.detect.rows import ROWS, RowCache, RowsConfig
 from vision.detections import BACK, Detections
 from vision.grouping.assemble import ASSEMBLY, Assembly, AssemblyConfig
 from vision.grouping.concealed import CONCEALED, ConcealedConfig
@@ -138,8 +138,7 @@ def ranked_groupings(
         detections.boxes, detections.confidences, iou=config.duplicate_iou, cover=config.duplicate_cover
     )
     class_ids = [int(c) for c in detections.class_ids]
-    rows_of = find_rows if rows is None else rows.find
-    found = rows_of(
+    found = (rows or RowCache()).find(
         detections.boxes[kept],
         weights=np.where(detections.class_ids[kept] == BACK, config.back_weight, 1.0),
         config=config.rows,

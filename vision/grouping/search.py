@@ -128,6 +128,16 @@ class _Pool:
         self.groupings += 1
         return group_detections(tiles, self.grouper, rows=self.rows)
 
+    def first(self) -> tuple[Grouping, Iterator[Grouping]]:
+        """The first reading (the kept tiles, the likeliest row as the hand's) and the readings with the
+        other rows as the hand's, next likeliest first: one ranking of the rows (``ranked_groupings``)."""
+        active = tuple(range(self.kept))
+        tiles = self.tiles[list(active)]
+        rankings = ranked_groupings(tiles, self.grouper, self.rows)
+        self.groupings += 1
+        self._grouped[active] = (tiles, next(rankings))
+        return self._grouped[active][1], rankings
+
 
 def search(
     detections: Detections,
@@ -148,9 +158,7 @@ def search(
     candidates = _unsure_candidates(detections, unsure, config)
     joined = detections.joined(candidates) if len(candidates) else detections
     pool = _Pool(joined, len(detections), config.max_groupings, grouper=grouper)
-    made = pool.grouped(tuple(range(len(detections))))
-    assert made is not None  # the first grouping is always made
-    first = made[1]
+    first, other_rows = pool.first()
     if first.hand is None or wins(first.hand):
         return Searched(detections, first, (), pool.groupings, first.hand is not None)
     off = _count_off(first)
@@ -188,22 +196,24 @@ def search(
         if off == 0 and count_edits and WarningCode.NOT_A_MELD in grouping.codes:
             continue  # tiles taken back instead of lone ones apart must leave none
         return _taken(pool, active, tiles, grouping, count_edits, rereads, off)
-    other = _other_row(pool, detections, wins, config)
+    other = _other_row(pool, other_rows, detections, wins, config)
     if other is not None:
         return Searched(detections, other, (), pool.groupings, True)
     return Searched(detections, first, (), pool.groupings)
 
 
 def _other_row(
-    pool: _Pool, detections: Detections, wins: Callable[[Hand | None], bool], config: SearchConfig
+    pool: _Pool,
+    other_rows: Iterator[Grouping],
+    detections: Detections,
+    wins: Callable[[Hand | None], bool],
+    config: SearchConfig,
 ) -> Grouping | None:
-    """The reading with another row as the hand's (the next likeliest, at most ``config.other_rows``) that
-    is a win as read, warned ``other_row``; None when none is, or the budget is spent. A photo's likeliest
-    row for the hand can be another player's, or discards laid in a row, when the player's hand is mostly
-    melds."""
-    alternatives = ranked_groupings(detections, pool.grouper, pool.rows)
-    next(alternatives)  # the likeliest row's: the first reading
-    for grouping in islice(alternatives, config.other_rows):
+    """The reading with another row as the hand's (the next likeliest of ``other_rows``, at most
+    ``config.other_rows``) that is a win as read, warned ``other_row``; None when none is, or the budget is
+    spent. A photo's likeliest row for the hand can be another player's, or discards laid in a row, when the
+    player's hand is mostly melds."""
+    for grouping in islice(other_rows, config.other_rows):
         if pool.spent:
             return None
         pool.groupings += 1
