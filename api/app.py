@@ -33,7 +33,7 @@ from api.server import quiet_floods
 from api.settings import Settings, get_settings
 from api.work import Workers
 from datasets.corrections import remove_leftovers
-from vision.pipeline import Reader
+from vision.reading import Reader
 
 log = logging.getLogger("api")
 

@@ -24,7 +24,7 @@ from store import Store, StoreError, open_store
 from store.sets import SetError, tile_set
 from vision.detect.classifier import TileClassifier
 from vision.detect.tileset import TileSet
-from vision.pipeline import Reader, SetReader
+from vision.reading import Reader, SetReader
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
@@ -159,7 +159,7 @@ TileSetFormDep = Annotated[TileSet | None, Depends(tile_set_form)]
 
 
 def set_reader(detector: Reader) -> SetReader:
-    """The detector as a reader of sets (``vision.pipeline.SetReader``); 422 ``sets_unsupported`` for one
+    """The detector as a reader of sets (``vision.reading.SetReader``); 422 ``sets_unsupported`` for one
     that reads none (the fake, or weights whose classifier gives no features)."""
     from vision.detect.detector import ModelError
 

@@ -21,8 +21,7 @@ from fastapi import FastAPI
 
 from api.settings import Settings
 from scoring.tiles import parse_tile
-from vision.detect.deskew import Turn
-from vision.detect.looks import SecondLook
+from vision.detect.view import AS_IS, ONE_VIEW, Located, View, Views
 from vision.detections import BACK, CLASS_IDS, Detections
 from vision.images import Photo
 
@@ -86,24 +85,33 @@ class FakeDetector:
         self.confidence = confidence
         self.alternatives = dict(alternatives or {})
 
-    def second_looks(self, long_side: int) -> tuple[SecondLook, ...]:
-        """Any photo is one look to the fake."""
-        return ()
+    def views(self, long_side: int) -> Views:
+        """Any photo is one view to the fake."""
+        return ONE_VIEW
 
-    def detect(
+    def locate(
         self,
         photo: Photo | np.ndarray,
+        view: View = AS_IS,
         *,
         conf: float = 0.25,
-        iou: float = 0.6,
-        second_look: SecondLook | None = None,
-        turn: Turn | None = None,
-        tile_set: object = None,
+        box_conf: float | None = None,
+    ) -> Located:
+        """The fake places its tiles when it reads them: it locates nothing of its own."""
+        return Located.nothing(photo, view)
+
+    def detect(
+        self, photo: Photo | np.ndarray, view: View = AS_IS, *, conf: float = 0.25, **_: object
     ) -> Detections:
-        """The fake has one look and no classifier: ``second_look``, ``turn`` and ``tile_set`` change
+        """``read(locate(photo))``."""
+        return self.read(self.locate(photo, view), conf=conf)
+
+    def read(
+        self, located: Located, *, conf: float = 0.25, tile_set: object = None, rows: object = None
+    ) -> Detections:
+        """The fake hand laid out over the photo; it has one view and no classifier: ``tile_set`` changes
         nothing."""
-        pixels = photo.pixels if isinstance(photo, Photo) else photo
-        height, width = int(pixels.shape[0]), int(pixels.shape[1])
+        width, height = located.size
         placed = layout(self.rows, aspect=width / height)
         if not placed or self.confidence < conf:
             return Detections.empty((width, height))

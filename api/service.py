@@ -35,9 +35,7 @@ from vision.detect.tileset import TileSet
 from vision.detections import CLASS_IDS, Detections
 from vision.grouping.grouper import Grouping
 from vision.images import Photo
-from vision.pipeline import Reader
-
-Reader = Reader  # what the service needs of a detector (``vision.pipeline.Reader``): the model, or a fake
+from vision.reading import Reader
 
 
 def decode(data: bytes, max_pixels: int, max_decode_bytes: int | None = None) -> Photo:

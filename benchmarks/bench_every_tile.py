@@ -71,13 +71,14 @@ def judge(row: dict, boxes: np.ndarray, classes: np.ndarray, seconds: float) -> 
 
 def measure(folder: Path, detector: object, limit: int = 0) -> list[PhotoResult]:
     from vision.images import load_photo
+    from vision.reading import first_detections
 
     rows = [json.loads(line) for line in (folder / "scenes.jsonl").read_text(encoding="utf-8").splitlines()]
     results = []
     for row in rows[: limit or None]:
         start = time.perf_counter()
         photo = load_photo(folder / row["image"])
-        found = detector.detect(photo)  # type: ignore[attr-defined]
+        found = first_detections(photo, detector)  # type: ignore[arg-type]
         seconds = time.perf_counter() - start
         results.append(judge(row, found.boxes * photo.scale, found.class_ids, seconds))
     return results

@@ -7,9 +7,10 @@ Studio, correct the boxes, export the tasks as JSON and read them back with
 ``smj dataset import --format labelstudio``. ``OUT/previews/`` holds each photo with its boxes drawn and
 named (``vision.annotate``), to see at a glance which photos need the most correcting.
 
-The detector is anything with ``detect(photo, *, conf) -> Detections`` (``vision.detect.detector.Detector``,
-or a fake in tests). Photos are read upright (EXIF applied); one that is stored turned is written upright so
-its labels and its pixels agree for every reader.
+The detector is a reader of photos (``vision.reading.Reader``: ``vision.detect.detector.Detector``, or a
+stand-in in tests), read in the view a reading first takes (``vision.reading.first_detections``). Photos
+are read upright (EXIF applied); one that is stored turned is written upright so its labels and its pixels
+agree for every reader.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from PIL import Image
 
@@ -27,15 +27,12 @@ from datasets.yolo import IMAGE_SUFFIXES, source_of, write_yolo
 from vision.detections import Detections
 from vision.images import ImageError, Photo, load_photo
 from vision.progress import progress
+from vision.reading import Reader, first_detections
 
 DEFAULT_CONF = 0.4  # below the detector's 0.55: for review, a box to delete costs less than one to draw
 SPLIT = "train"
 PREVIEWS = "previews"  # OUT/previews/<photo>.jpg: the boxes drawn, for review
 PREVIEW_SIDE = 1600
-
-
-class TileDetector(Protocol):
-    def detect(self, photo: Photo, *, conf: float) -> Detections: ...
 
 
 @dataclass(frozen=True)
@@ -71,7 +68,7 @@ def find_photos(paths: Iterable[Path | str]) -> list[Path]:
 def autolabel(
     photos: Sequence[Path | str],
     out: Path | str,
-    detector: TileDetector,
+    detector: Reader,
     *,
     conf: float = DEFAULT_CONF,
     image_root: str | None = None,
@@ -88,7 +85,7 @@ def autolabel(
         except ImageError as error:
             raise DatasetError(error.message) from None
         width, height = photo.size
-        detections = detector.detect(photo, conf=conf)
+        detections = first_detections(photo, detector, conf=conf)  # as a reading first sees the photo
         _preview(photo, detections, out / PREVIEWS / f"{path.stem}.jpg")
         found = [d for d in detections if d.box[2] > d.box[0] and d.box[3] > d.box[1]]
         boxes = tuple(Box.from_xyxy(d.class_id, d.box, width, height) for d in found)

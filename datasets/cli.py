@@ -603,14 +603,25 @@ def run_crops(args: argparse.Namespace) -> int:
 
 def _localiser(weights: str | None):  # -> datasets.crops.Localise
     """The boxes a localiser finds in a photo, for ``--false-alarms`` (the floor the reader boxes at)."""
+    import numpy as np
+
     from datasets.labels import DatasetError
-    from vision.detect.detector import DEFAULT_WEIGHTS, Detector, ModelError
+    from vision.detect.detector import DEFAULT_CONF, DEFAULT_WEIGHTS, Detector, ModelError
+    from vision.detect.rows import RowCache
+    from vision.images import Photo
+    from vision.reading import first_view
 
     try:
         detector = Detector(Path(weights) if weights else DEFAULT_WEIGHTS)
     except ModelError as error:
         raise DatasetError(str(error)) from None
-    return lambda pixels: detector.locate(pixels).photo_boxes
+
+    def localise(pixels: np.ndarray) -> np.ndarray:
+        photo = Photo(pixels, (pixels.shape[1], pixels.shape[0]))
+        rows = RowCache()
+        return detector.boxes(first_view(photo, detector, conf=DEFAULT_CONF, rows=rows), rows)
+
+    return localise
 
 
 def run_crops_mix(args: argparse.Namespace) -> int:

@@ -35,7 +35,7 @@ from api.deps import get_detector
 from api.fakes import FakeDetector, fake_photo
 from api.settings import Settings
 from scoring.settlement import MAX_FAN
-from vision.images import Photo, decode_cost
+from vision.images import decode_cost
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "hand.jpg"
@@ -65,16 +65,16 @@ class GatedDetector(FakeDetector):
         self.runs = 0
         self.seen: list[np.ndarray] = []
 
-    def detect(self, photo: Any, **kwargs: Any) -> Any:
+    def read(self, located: Any, **kwargs: Any) -> Any:
         with self.lock:
             self.running += 1
             self.runs += 1
             self.most_at_once = max(self.most_at_once, self.running)
-            self.seen.append(photo.pixels if isinstance(photo, Photo) else photo)
+            self.seen.append(located.pixels)
         self.entered.release()
         try:
             assert self.gate.wait(30), "the test never opened the gate"
-            return super().detect(photo, **kwargs)
+            return super().read(located, **kwargs)
         finally:
             with self.lock:
                 self.running -= 1

@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 from dataset_builders import make_image
 from PIL import Image
+from stand_ins import StandIn
 
 from datasets.autolabel import autolabel
 from datasets.labels import Box, LabelledImage
 from datasets.labelstudio import read_labelstudio
 from datasets.yolo import read_yolo, write_yolo
+from vision.detect.view import Located
 from vision.detections import Detections
 
 SIBLING_CLIS = ("scoring.cli", "vision.cli", "api.cli")
@@ -233,7 +235,7 @@ def test_split_follows_sources_csv(smj, dataset: Path):
 # --- autolabel ------------------------------------------------------------------------------------------
 
 
-class FakeDetector:
+class FakeDetector(StandIn):
     """Finds one s5 and one honour tile in every photo, whatever its size."""
 
     weights = Path("fake.onnx")
@@ -241,8 +243,8 @@ class FakeDetector:
     def __init__(self) -> None:
         self.calls: list[tuple[tuple[int, int], float]] = []
 
-    def detect(self, photo, *, conf: float, tile_set: object = None) -> Detections:
-        width, height = photo.size
+    def answer(self, located: Located, conf: float) -> Detections:
+        width, height = located.size
         self.calls.append(((width, height), conf))
         boxes = [
             [0.1 * width, 0.2 * height, 0.3 * width, 0.6 * height],
@@ -326,9 +328,6 @@ def test_autolabel_cli_with_a_stand_in_detector(smj, tmp_path: Path, monkeypatch
 
 class LabelReader(FakeDetector):
     """Finds exactly the tiles of ``labelled_photo``: an s5 and an honour tile."""
-
-    def detect(self, photo, *, conf: float, box_conf: float | None = None) -> Detections:  # type: ignore[override]
-        return super().detect(photo, conf=conf)
 
 
 def labelled_photo(root: Path) -> Path:

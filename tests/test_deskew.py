@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from detection_builders import lay_hand, make_detections, rotate
 from PIL import Image
+from stand_ins import StandIn
 
 from scoring import WinContext
 from scoring.hand import Hand
@@ -22,6 +23,7 @@ from vision.detect import deskew
 from vision.detect.deskew import Turn
 from vision.detect.detector import DEFAULT_WEIGHTS, Detector
 from vision.detect.looks import SecondLook
+from vision.detect.view import Located
 from vision.detections import Detections
 from vision.pipeline import decode_photo, score_photo
 
@@ -160,30 +162,24 @@ def test_a_12_megapixel_photo_turned_slantwise_reads_as_the_upright_one() -> Non
     assert _same_hand(result.hand, Hand.from_json(scene["hand"])), result.hand
 
 
-class _Looks:
-    """A detector whose look at a photo as it is finds ``first``, turned level ``turned`` and enlarged
-    ``enlarged``; it records the looks taken."""
+class _Looks(StandIn):
+    """A detector whose view of a photo as it is finds ``first``, turned level ``turned`` and enlarged
+    ``enlarged``; it records the looks taken (the second looks at photos of a long side up to 672)."""
+
+    second = (SecondLook.TURNED, SecondLook.ENLARGED)
+    close_up = 672
 
     def __init__(self, first: Detections, turned: Detections, enlarged: Detections | None = None) -> None:
         self.found = {None: first, SecondLook.TURNED: turned, SecondLook.ENLARGED: enlarged or first}
         self.taken: list[SecondLook | None] = []
         self.turns: list[Turn | None] = []  # handed with each look
 
-    def second_looks(self, long_side: int) -> tuple[SecondLook, ...]:
-        return (SecondLook.TURNED, SecondLook.ENLARGED) if long_side <= 672 else ()
-
-    def detect(
-        self,
-        photo: object,
-        *,
-        conf: float = 0.25,
-        second_look: SecondLook | None = None,
-        turn: Turn | None = None,
-        tile_set: object = None,
-    ) -> Detections:
-        self.taken.append(second_look)
-        self.turns.append(turn)
-        return self.found[second_look]
+    def answer(self, located: Located, conf: float) -> Detections:
+        view = located.view
+        look = SecondLook.TURNED if view.turn else SecondLook.ENLARGED if view.enlarged else None
+        self.taken.append(look)
+        self.turns.append(view.turn)
+        return self.found[look]
 
 
 HAND = "123m456m789p1155p"  # 13 tiles of two suits, waiting on 5p
@@ -243,7 +239,7 @@ def test_a_close_up_that_reads_as_no_win_is_looked_at_again_turned_level_then_en
 
 
 def test_a_large_photo_is_not_looked_at_a_second_time() -> None:
-    """A large photo was looked at turned level inside the detector already."""
+    """A large photo was read turned level at its first view already (``vision.reading.first_view``)."""
     size = (1600, 1200)
     first = _centred(_slantwise("123m456m89p1155p", 45.0, size), size)
     detector = _Looks(first, first)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -9,21 +10,24 @@ import pytest
 from PIL import Image
 
 from datasets.labels import Box, LabelledImage
+from tests.stand_ins import StandIn
 from vision.detect.boxes import box_iou
+from vision.detect.view import AS_IS, Located, View
 from vision.detections import HONOUR, Detections
 from vision.factory.evaluate import average_precision, evaluate, save_confusion_png
+from vision.images import Photo
 
 SIZE = (200, 100)
 
 
-class _Replay:
+class _Replay(StandIn):
     """Answers each image with prepared detections (looked up by image size order)."""
 
     def __init__(self, answers: list[Detections]) -> None:
         self._answers = answers
         self._calls = 0
 
-    def detect(self, photo: object, *, conf: float = 0.25, box_conf: float | None = None) -> Detections:
+    def answer(self, located: Located, conf: float) -> Detections:
         found = self._answers[self._calls // 2]  # evaluate() detects each image twice
         self._calls += 1
         return found[found.confidences >= conf]
@@ -123,15 +127,27 @@ def test_average_precision_and_iou_basics(tmp_path: Path) -> None:
     assert save_confusion_png(matrix, tmp_path / "c.png").stat().st_size > 1000
 
 
-class _Floored:
-    """A detector with a localiser floor: below ``floor`` a box is only seen when the caller lowers it."""
+class _Floored(StandIn):
+    """A detector with a localiser floor: below ``floor`` a box is only located when the caller lowers it."""
 
-    def __init__(self, answer: Detections, floor: float) -> None:
-        self.answer, self.floor = answer, floor
+    def __init__(self, found: Detections, floor: float) -> None:
+        self.found, self.floor = found, floor
 
-    def detect(self, photo: object, *, conf: float = 0.25, box_conf: float | None = None) -> Detections:
-        floor = self.floor if box_conf is None else box_conf
-        return self.answer[self.answer.confidences >= max(conf, floor)]
+    def locate(
+        self,
+        photo: Photo | np.ndarray,
+        view: View = AS_IS,
+        *,
+        conf: float = 0.25,
+        box_conf: float | None = None,
+    ) -> Located:
+        located = self.found[self.found.confidences >= (self.floor if box_conf is None else box_conf)]
+        nothing = Located.nothing(photo, view)
+        return replace(nothing, boxes=located.boxes, scores=located.confidences, classes=located.class_ids)
+
+    def answer(self, located: Located, conf: float) -> Detections:
+        keep = located.scores >= conf
+        return Detections(located.boxes[keep], located.classes[keep], located.scores[keep], located.size)
 
 
 def test_ap_ranks_every_box_and_the_operating_figures_are_what_a_user_gets(tmp_path: Path) -> None:

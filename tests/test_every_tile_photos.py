@@ -12,6 +12,7 @@ from vision.detect.boxes import box_iou
 from vision.detect.detector import DEFAULT_WEIGHTS, Detector
 from vision.detections import CLASS_IDS, Detections
 from vision.images import load_photo
+from vision.reading import first_detections
 
 PHOTOS = Path(__file__).resolve().parent / "photos"
 FIVES = {CLASS_IDS[name] for name in ("m5", "p5", "s5")}
@@ -25,7 +26,7 @@ def detector() -> Detector:
 
 def _read(detector: Detector, name: str) -> tuple[dict, Detections]:
     scene = json.loads((PHOTOS / f"{name}.json").read_text(encoding="utf-8"))
-    return scene, detector.detect(load_photo(PHOTOS / scene["image"]))
+    return scene, first_detections(load_photo(PHOTOS / scene["image"]), detector)
 
 
 def _matches(truth: list[dict], found: Detections) -> np.ndarray:

@@ -95,9 +95,20 @@ def test_the_detector_is_built_from_nothing_that_imports_the_grouper() -> None:
     assert not reaching, f"the detector depends on the grouper through {reaching}"
 
 
+def test_the_detector_decides_no_view_and_the_reading_stage_owns_the_looks() -> None:
+    """Turning a photo level (``vision.detect.deskew.turn_level``) is the reading stage's decision: the
+    detector takes the view it is given (``vision.detect.view``); the stage drives the detector and the search,
+    and the pipeline reads photos through it."""
+    assert "vision.detect.deskew" not in imports_of("vision.detect.detector")
+    assert "vision.detect.view" in imports_of("vision.detect.detector")
+    assert {"vision.detect.deskew", "vision.grouping.search"} <= set(imports_of("vision.reading"))
+    assert "vision.reading" in imports_of("vision.pipeline")
+    assert "vision.grouping.search" not in _reached("vision.detect.detector")
+
+
 def test_imports_are_read_as_the_modules_they_name() -> None:
     """The reader itself: relative imports and ``from package import module`` resolve."""
-    assert "vision.detect.deskew" in imports_of("vision.detect.detector")  # from vision.detect import deskew
+    assert "vision.detect.looks" in imports_of("vision.detect.detector")  # from vision.detect import looks
     assert "vision.detect.rows" in imports_of("vision.grouping.grouper")
     assert "scoring.settlement.events" in imports_of("scoring.settlement")
     assert layer("smj") > layer("datasets.cli") > layer("vision.cli") > layer("scoring.cli")

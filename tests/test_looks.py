@@ -216,17 +216,27 @@ def test_a_large_photo_suppresses_overlapping_boxes_harder_than_a_close_up() -> 
     assert set(asked.ious) == {0.7}
 
 
-def test_a_turn_is_handed_only_with_the_turned_second_look() -> None:
+def test_the_detector_looks_only_at_the_view_it_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
     from vision.detect.deskew import turned
+    from vision.detect.view import View
 
-    detector = _FakeLocaliser(_hand_row(20, 200, 40.0))
+    with pytest.raises(ValueError, match="turned or enlarged"):
+        View(turn=turned(640, 480, 45.0), enlarged=True)
     pixels = np.zeros((480, 640, 3), np.uint8)
-    with pytest.raises(ValueError, match="turned second look"):
-        detector.detect(pixels, turn=turned(640, 480, 45.0))
-    detector.detect(pixels, second_look=looks.SecondLook.TURNED, turn=turned(640, 480, 45.0))
     side = looks.close_up_side(384)
-    as_it_is = (looks.round_up(side * 480 / 640), side)  # the first look at the photo unturned
+    as_it_is = (looks.round_up(side * 480 / 640), side)  # the look at the photo unturned
+    detector = _FakeLocaliser(_hand_row(20, 200, 40.0))
+    detector.detect(pixels, View(turn=turned(640, 480, 45.0)))
     assert detector.calls and as_it_is not in detector.calls  # only the turned view was looked at
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the detector decided a turn")
+
+    slanted = _hand_row(1400, 1500, 90.0)
+    slanted[:, [1, 3]] += np.arange(len(slanted), dtype=np.float32)[:, None] * 60  # rows running slantwise
+    large = _FakeLocaliser(slanted)
+    monkeypatch.setattr("vision.detect.deskew.turn_level", never)
+    assert len(large.detect(np.zeros((3024, 4032, 3), np.uint8))) == len(slanted)
 
 
 def test_a_close_up_is_looked_at_larger_than_the_input_size() -> None:
@@ -252,11 +262,13 @@ def test_an_enlarged_second_look_at_a_close_up_is_one_look_at_512_px() -> None:
 
 
 def test_only_a_close_up_can_be_looked_at_again_and_only_by_a_model_of_any_shape() -> None:
+    from vision.detect.view import ONE_VIEW, Views
+
     detector = _FakeLocaliser(_hand_row(20, 200, 40.0))
-    assert detector.second_looks(640) == (looks.SecondLook.TURNED, looks.SecondLook.ENLARGED)
-    assert detector.second_looks(4032) == ()  # turned inside its one detect already, and looked at closer
+    assert detector.views(640) == Views(second=(looks.SecondLook.TURNED, looks.SecondLook.ENLARGED))
+    assert detector.views(4032) == Views(level=True)  # read turned level first, and looked at closer
     detector.dynamic = False
-    assert detector.second_looks(640) == ()
+    assert detector.views(640) == ONE_VIEW
 
 
 def test_a_model_of_one_input_shape_looks_at_that_shape() -> None:

@@ -13,10 +13,11 @@ import smj
 from scoring import WinContext, score
 from scoring.hand import Hand
 from scoring.presets import CHENGDU
+from tests.stand_ins import StandIn
 from vision.detect.detector import DEFAULT_WEIGHTS
+from vision.detect.view import Located
 from vision.detections import CLASS_IDS, Detections
 from vision.grouping.result import GroupRole, WarningCode
-from vision.images import Photo
 from vision.pipeline import score_photo
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -24,19 +25,19 @@ SCENES = ["hand", "hand_melds", "hand_rotated"]
 needs_model = pytest.mark.skipif(not DEFAULT_WEIGHTS.is_file(), reason="no shipped model in models/")
 
 
-class _TruthDetector:
+class _TruthDetector(StandIn):
     """Answers with the labelled boxes of the bundled scene: the pipeline without the model's errors."""
 
     def __init__(self, scene: dict) -> None:
         self._scene = scene
 
-    def detect(self, photo: Photo, *, conf: float = 0.25, tile_set: object = None) -> Detections:
+    def answer(self, located: Located, conf: float) -> Detections:
         boxes = self._scene["boxes"]
         return Detections(
             np.array([b["box"] for b in boxes], np.float32),
             np.array([b["cls"] for b in boxes], np.int64),
             np.full(len(boxes), 0.9, np.float32),
-            photo.size,
+            located.size,
         )
 
 

@@ -13,7 +13,9 @@ from scoring import CHENGDU, WinContext
 from scoring.hand import Hand
 from scoring.tiles import CLASS_NAMES, parse_tiles
 from tests.detection_builders import TILE_H, lay_hand, lay_row, make_detections
+from tests.stand_ins import StandIn
 from vision import pipeline
+from vision.detect.view import Located
 from vision.detections import BACK, HONOUR, Detections
 from vision.grouping.grouper import WarningCode, group_detections
 from vision.grouping.result import Grouping, warning_name
@@ -445,17 +447,14 @@ def test_a_hand_three_over_is_left_as_it_is() -> None:
 # --- through the pipeline ---------------------------------------------------------------------------
 
 
-class _ThresholdDetector:
+class _ThresholdDetector(StandIn):
     """Answers fixed detections above ``conf``, as the real detector filters by its threshold."""
 
     def __init__(self, detections: Detections) -> None:
         self.detections = detections
 
-    def detect(self, photo: object, *, conf: float, tile_set: object = None) -> Detections:
+    def answer(self, located: Located, conf: float) -> Detections:
         return self.detections[self.detections.confidences >= conf]
-
-    def second_looks(self, long_side: int) -> tuple[()]:
-        return ()
 
 
 def _photo(dets: Detections) -> Photo:

@@ -1,10 +1,10 @@
-"""From photo to score: decode -> detect -> group -> score. Every entry point (CLI, API) goes through here."""
+"""From photo to score: decode -> read (``vision.reading``: the looks at the photo, its tiles detected, grouped and
+the reading searched) -> warn -> score. Every entry point (CLI, API) goes through here."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -12,43 +12,16 @@ from scoring import CHENGDU, ErrorCode, InvalidHandError, Score, score, waits
 from scoring.hand import Hand, WinContext
 from scoring.presets import Rules
 from scoring.waits import Wait, waits_to_json
-from vision.detect import deskew
-from vision.detect.classifier import TileClassifier
 from vision.detect.detector import DEFAULT_CONF, Examples
-from vision.detect.looks import SecondLook
+from vision.detect.rows import RowCache
 from vision.detect.sharpness import BLURRED, photo_sharpness
 from vision.detect.tileset import ROW_SUITS, Layout, TileSet, name_layout
 from vision.detections import DETECTOR_CLASSES, Detections
 from vision.grouping.grouper import GROUPER, GrouperConfig, Grouping
 from vision.grouping.result import GroupingWarning, GroupRole, WarningCode, warning_name
-from vision.grouping.search import DISCARD_WIN, SEARCH, Searched, search
+from vision.grouping.search import DISCARD_WIN, Searched, search
 from vision.images import DEFAULT_MAX_PIXELS, Photo, load_photo
-
-
-class Reader(Protocol):
-    """What reading a photo asks of a detector (``vision.detect.detector.Detector``, or a stand-in)."""
-
-    def detect(
-        self,
-        photo: Photo,
-        *,
-        conf: float = ...,
-        second_look: SecondLook | None = ...,
-        turn: deskew.Turn | None = ...,
-        tile_set: TileSet | None = ...,
-    ) -> Detections: ...
-
-    def second_looks(self, long_side: int) -> tuple[SecondLook, ...]: ...
-
-
-@runtime_checkable
-class SetReader(Reader, Protocol):
-    """A reader that also learns sets: its classifier gives each crop's features (``Detector``)."""
-
-    def set_classifier(self) -> TileClassifier: ...
-
-    def examples(self, photo: Photo) -> Examples: ...
-
+from vision.reading import Reader, SetReader, first_detections, first_view, read_photo
 
 # a placed tile whose second likeliest face is at least this likely against its first is named in a
 # ``close_faces`` warning (confidences are the square root of the box's times the face's probability: the
@@ -75,10 +48,11 @@ def detect_tiles(
     conf: float = DEFAULT_CONF,
     tile_set: TileSet | None = None,
 ) -> tuple[Photo, Detections]:
-    """Decode (unless given a Photo) and detect (the faces read with ``tile_set``, the set on the table, when
-    given); boxes are in the upright full-resolution photo's pixels."""
+    """Decode (unless given a Photo) and detect in the photo's first view (``vision.reading.first_view``; the
+    faces read with ``tile_set``, the set on the table, when given); boxes are in the upright full-resolution
+    photo's pixels."""
     photo = source if isinstance(source, Photo) else decode_photo(source)
-    detections = detector.detect(photo, conf=conf, tile_set=tile_set)
+    detections = first_detections(photo, detector, conf=conf, tile_set=tile_set)
     return photo, detections.scaled(photo.scale)
 
 
@@ -110,7 +84,8 @@ def teach_set(
     Raises ``ImageError`` for a photo that can't be read and ``LayoutError`` for one that is not the
     layout."""
     photo = source if isinstance(source, Photo) else decode_photo(source)
-    examples = detector.examples(photo)
+    rows = RowCache()
+    examples = detector.examples(first_view(photo, detector, conf=DEFAULT_CONF, rows=rows), rows)
     layout = name_layout(examples.boxes, examples.probabilities, suits, examples.scores)
     tiles = list(layout.tiles)
     views = examples.features.shape[1]
@@ -184,55 +159,18 @@ def recognize(
     tile_set: TileSet | None = None,
     grouper: GrouperConfig = GROUPER,
 ) -> Recognition:
-    """Detect and read the hand (``read_hand``), so the detections returned may differ from the
-    detector's: a tile re-read, an unsure tile (found below ``conf``) taken back, a tile left out.
-
-    A tile counts as found when the detector is ``conf`` sure that it lies there, whichever of its
-    readings it is (``Detections.presences``): a tile the classifier cannot tell between two faces is
-    still a tile of the hand, and the hand's legality under ``rules`` in ``context`` picks its reading. A
-    close-up that reads as no win is looked at again (``Detector.second_looks``): turned level when its
-    rows run slantwise, then enlarged; the first of those readings that is a win is taken. ``tile_set``: the
-    set on the table, whose examples name the faces (``vision.detect.tileset``); ``grouper``: the grouper's
-    settings, handed to every grouping."""
-    floor = min(conf, SEARCH.unsure_conf)  # unsure tiles are found too: the search may take them back
-    photo, found = detect_tiles(source, detector, conf=floor, tile_set=tile_set)
-    first = _read(found, conf, rules, context, grouper)
-    chosen, groupings = first, first.groupings
-    for second_look, turn in [] if first.won else _second_looks(photo, found, detector):
-        again = detector.detect(photo, conf=floor, second_look=second_look, turn=turn, tile_set=tile_set)
-        second = _read(again.scaled(photo.scale), conf, rules, context, grouper)
-        groupings += second.groupings
-        if second.won:
-            chosen = second
-            break
-    grouping = with_close_faces(chosen.detections, with_sharpness(photo, chosen.detections, chosen.grouping))
-    return Recognition(photo, chosen.detections, grouping, groupings)
-
-
-def _read(
-    found: Detections, conf: float, rules: Rules, context: WinContext, grouper: GrouperConfig
-) -> Searched:
-    """``read_hand`` of the tiles found at least ``conf`` sure, the others unsure."""
-    sure = found.presences >= conf
-    return read_hand(found[sure], found[~sure], threshold=conf, rules=rules, context=context, grouper=grouper)
-
-
-def _second_looks(
-    photo: Photo, found: Detections, detector: Reader
-) -> list[tuple[SecondLook, deskew.Turn | None]]:
-    """The second looks worth taking at a photo that reads as no win, each with the turn it takes: those
-    the detector can take at a photo of its size, the turned one only when the rows of the tiles found
-    run slantwise (``vision.detect.deskew``), turned as they say."""
-    width, height = photo.size
-    taken: list[tuple[SecondLook, deskew.Turn | None]] = []
-    for second_look in detector.second_looks(max(width, height)):
-        if second_look is SecondLook.TURNED:
-            turn = deskew.turn_level(found.boxes / photo.scale, found.confidences, width, height)
-            if turn is not None:  # else its rows run level
-                taken.append((second_look, turn))
-        else:
-            taken.append((second_look, None))
-    return taken
+    """Decode (unless given a Photo) and read the hand (``vision.reading.read_photo``: the photo's looks and
+    the edits of their readings, cheapest first), so the detections returned may differ from the
+    detector's: a tile re-read, an unsure tile (found below ``conf``) taken back, a tile left out. The
+    reading is warned of blur and of tiles torn between two faces. ``tile_set``: the set on the table, whose
+    examples name the faces (``vision.detect.tileset``); ``grouper``: the grouper's settings, handed to every
+    grouping."""
+    photo = source if isinstance(source, Photo) else decode_photo(source)
+    read = read_photo(
+        photo, detector, conf=conf, rules=rules, context=context, tile_set=tile_set, grouper=grouper
+    )
+    grouping = with_close_faces(read.detections, with_sharpness(photo, read.detections, read.grouping))
+    return Recognition(photo, read.detections, grouping, read.groupings)
 
 
 def with_sharpness(photo: Photo, detections: Detections, grouping: Grouping) -> Grouping:

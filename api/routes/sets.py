@@ -36,7 +36,8 @@ from store.sets import (
 )
 from vision.detect.tileset import LayoutError
 from vision.images import Photo
-from vision.pipeline import SetReader, Taught, teach_set, tile_views
+from vision.pipeline import Taught, teach_set, tile_views
+from vision.reading import SetReader
 
 router = APIRouter(prefix=API_PREFIX, tags=["sets"])
 SetName = Annotated[str, Path(max_length=64, description="the set's name")]

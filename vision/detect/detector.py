@@ -20,11 +20,12 @@ import numpy as np
 
 from scoring.tiles import CLASS_NAMES
 from vision.contract import NONE
-from vision.detect import deskew, looks, rowfit
+from vision.detect import looks, rowfit
 from vision.detect.classifier import ClassifierError, TileClassifier
 from vision.detect.onnx_model import Runtime, load_onnx
 from vision.detect.rows import RowCache
 from vision.detect.tileset import TileSet
+from vision.detect.view import AS_IS, ONE_VIEW, Located, View, Views
 from vision.detections import DETECTOR_CLASSES, HONOUR, Detections
 from vision.images import Photo
 
@@ -47,21 +48,6 @@ SUITED_COUNT = len(CLASS_NAMES)
 
 class ModelError(RuntimeError):
     """The weights are missing or not a tile detector of this project."""
-
-
-@dataclass(frozen=True, eq=False)
-class Located:
-    """The localiser's tiles in one photo (``Detector.locate``): ``pixels`` as they are read (the photo, or
-    turned level), ``read`` the boxes their faces are read from in those pixels, ``photo_boxes`` the fitted
-    boxes in the photo's own pixels; ``size`` the photo's (width, height)."""
-
-    pixels: np.ndarray
-    read: np.ndarray
-    photo_boxes: np.ndarray
-    scores: np.ndarray
-    classes: np.ndarray
-    size: tuple[int, int]
-    close_up: bool
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,32 +159,35 @@ class Detector:
     def detect(
         self,
         photo: Photo | np.ndarray,
+        view: View = AS_IS,
         *,
         conf: float = DEFAULT_CONF,
         iou: float | None = None,
         box_conf: float | None = None,
-        second_look: looks.SecondLook | None = None,
-        turn: deskew.Turn | None = None,
         tile_set: TileSet | None = None,
+        rows: RowCache | None = None,
     ) -> Detections:
-        """Tiles in an RGB image; boxes in the image's own pixels.
+        """Tiles in ``view`` of an RGB image (``locate``, then ``read``); boxes in the image's own pixels.
+        The view is the caller's to choose (``vision.reading``: a large photo whose rows run slantwise is
+        read turned level, a close-up that reads as no win looked at again): the detector decides none."""
+        located = self.locate(photo, view, conf=conf, iou=iou, box_conf=box_conf)
+        return self.read(located, conf=conf, tile_set=tile_set, rows=rows)
 
-        ``box_conf`` is the localiser's own floor: by default ``BOX_CONF`` with a classifier (a box
-        must be that sure of being a tile, whatever its face) and ``conf`` without one; an evaluation
-        lowers it to rank every box. ``iou``: the suppression threshold, by default ``DEFAULT_IOU`` for a
-        close-up and ``LARGE_PHOTO_IOU`` for a larger photo. A large photo whose rows run slantwise is
-        looked at turned level (``vision.detect.deskew``). ``second_look`` (one of ``second_looks``: the
-        pipeline's second look at a close-up that reads as no win) looks at a close-up turned level, its
-        turned view then looked at as a photo of its own size, or enlarged. ``turn``, with the turned second
-        look: the turn the caller found from the tiles of its first look (``deskew.turn_level``), which
-        spares looking at the photo as it is again to find it. ``tile_set``: the set on the table; its
-        examples name the faces with the classifier (``vision.detect.tileset``).
-        """
-        found = self.locate(photo, conf=conf, iou=iou, box_conf=box_conf, second_look=second_look, turn=turn)
-        width, height = found.size
-        boxes, scores, classes = found.photo_boxes, found.scores, found.classes
+    def read(
+        self,
+        located: Located,
+        *,
+        conf: float = DEFAULT_CONF,
+        tile_set: TileSet | None = None,
+        rows: RowCache | None = None,
+    ) -> Detections:
+        """The tiles ``locate`` found, their faces read; boxes in the photo's own pixels. ``tile_set``: the
+        set on the table; its examples name the faces with the classifier (``vision.detect.tileset``).
+        ``rows``: where rows found before (turning the photo level) are taken from."""
+        read, boxes, scores, classes = self._fitted(located, rows)
+        width, height = located.size
         if self.classifier is None:
-            keep = classes >= 0
+            keep = (classes >= 0) & (scores >= conf)
             return Detections(boxes[keep], classes[keep], scores[keep], (width, height))
         # a box the localiser is sure enough of, named by the classifier (unless "none"); its
         # confidence is the geometric mean of the two, which ranks as their product does. Every tile is
@@ -207,21 +196,19 @@ class Detector:
         # their box and turned along the row (the views measured against others: models/HISTORY.md)
         if tile_set is not None:
             self.set_classifier()
-        views = self.classifier.read_views(
-            found.pixels, found.read, found.scores, flip_row_tiles=not found.close_up
-        )
+        views = self.classifier.read_views(located.pixels, read, scores, flip_row_tiles=not located.close_up)
         probs = views.probabilities
         if tile_set is not None:
             assert views.features is not None
             probs = tile_set.read(probs, views.features)
-        rows = np.arange(len(probs))
+        at = np.arange(len(probs))
         classes = probs.argmax(1).astype(np.int64) if len(probs) else np.zeros(0, np.int64)
         suited = probs[:, :SUITED_COUNT].copy()  # the other choices: the likeliest other suited tiles
         first_suited = classes < SUITED_COUNT
-        suited[rows[first_suited], classes[first_suited]] = 0.0
+        suited[at[first_suited], classes[first_suited]] = 0.0
         others = np.argsort(-suited, axis=1, kind="stable")[:, :ALTERNATIVES]
         box_scores = scores
-        scores = np.sqrt(box_scores * probs[rows, classes]).astype(np.float32)
+        scores = np.sqrt(box_scores * probs[at, classes]).astype(np.float32)
         keep = (classes != NONE) & (scores >= conf)
         # a suited reading less likely than "an honour tile" or "no tile" is no other reading of that box:
         # confidence 0, so it neither makes a tile of it (pooled readings) nor is tried by a re-reading
@@ -232,28 +219,52 @@ class Detector:
             boxes[keep], classes[keep], scores[keep], (width, height), others[keep], other_scores[keep]
         )
 
-    def examples(self, photo: Photo | np.ndarray) -> Examples:
-        """What a set is taught from, in a photo of it (``Examples``)."""
+    def examples(self, located: Located, rows: RowCache | None = None) -> Examples:
+        """What a set is taught from, in a photo of it (``Examples``): the tiles ``locate`` found there."""
         classifier = self.set_classifier()
-        found = self.locate(photo, conf=DEFAULT_CONF)
-        crops, features, probabilities = classifier.example_views(found.pixels, found.read, found.scores)
+        read, boxes, scores, _ = self._fitted(located, rows)
+        crops, features, probabilities = classifier.example_views(located.pixels, read, scores)
         assert features is not None
-        return Examples(found.photo_boxes, found.scores, probabilities, features, crops)
+        return Examples(boxes, scores, probabilities, features, crops)
+
+    def boxes(self, located: Located, rows: RowCache | None = None) -> np.ndarray:
+        """The boxes of the tiles ``locate`` found, in the photo's own pixels, as ``read`` names them (before
+        the classifier leaves out what is no tile)."""
+        return self._fitted(located, rows)[1]
+
+    def _fitted(
+        self, located: Located, rows: RowCache | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The boxes the faces are read from (in the view's pixels), the boxes in the photo's own pixels, and
+        their scores and classes: two boxes on the halves of a turned meld tile become one, a box across two
+        touching tiles of a standing row a box for each, and the boxes of such rows are snapped to their
+        seams (``vision.detect.rowfit``). The faces are read from the localiser's boxes (joined and split):
+        from the fitted ones 12 MP packed rows of the usual styles read their player's tiles exactly in 11 of
+        20 scenes against 13."""
+        read = boxes = located.boxes
+        scores, classes = located.scores, located.classes
+        if self.fit_rows:
+            read, source, boxes = rowfit.fit(located.pixels, boxes, scores, rows)
+            scores, classes = scores[source], classes[source]
+        turn = located.view.turn
+        return read, boxes if turn is None else turn.boxes_back(boxes), scores, classes
 
     def locate(
         self,
         photo: Photo | np.ndarray,
+        view: View = AS_IS,
         *,
         conf: float = DEFAULT_CONF,
         iou: float | None = None,
         box_conf: float | None = None,
-        second_look: looks.SecondLook | None = None,
-        turn: deskew.Turn | None = None,
     ) -> Located:
-        """The localiser's tiles in an RGB image, as ``detect`` (its arguments) finds them before their
-        faces are read."""
-        if turn is not None and second_look is not looks.SecondLook.TURNED:
-            raise ValueError("a turn is given only with the turned second look")
+        """The localiser's tiles in ``view`` of an RGB image, before their faces are read.
+
+        ``box_conf`` is the localiser's own floor: by default ``BOX_CONF`` with a classifier (a box
+        must be that sure of being a tile, whatever its face) and ``conf`` without one; an evaluation
+        lowers it to rank every box. ``iou``: the suppression threshold, by default ``DEFAULT_IOU`` for a
+        close-up and ``LARGE_PHOTO_IOU`` for a larger photo. A turned view of a large photo is looked at
+        at the scale of the photo as it is; a close-up's turned view as a photo of its own size."""
         pixels = photo.pixels if isinstance(photo, Photo) else photo
         height, width = pixels.shape[:2]
         floor = box_conf if box_conf is not None else BOX_CONF if self.classifier is not None else conf
@@ -261,29 +272,13 @@ class Detector:
         close_up = self.close_up(long_side)
         if iou is None:
             iou = DEFAULT_IOU if close_up else LARGE_PHOTO_IOU
-        rows = RowCache()  # the rows of each set of boxes, found once (turning level, fitting rows)
-        if turn is None:
-            enlarged = second_look is looks.SecondLook.ENLARGED
-            boxes, scores, classes = self.find_tiles(pixels, floor, iou, enlarged=enlarged)
-            # rows running slantwise: a large photo (a close-up asked to) is looked at again turned level
-            # (vision.detect.deskew), a large one at the same scale, and its tiles are read there
-            if self.dynamic and (second_look is looks.SecondLook.TURNED or not close_up):
-                turn = deskew.turn_level(boxes, scores, width, height, rows)
-        if turn is not None:
-            pixels = turn.pixels(pixels)
+        if view.turn is None:
+            boxes, scores, classes = self.find_tiles(pixels, floor, iou, enlarged=view.enlarged)
+        else:
+            pixels = view.turn.pixels(pixels)
             reference = None if close_up else long_side
             boxes, scores, classes = self.find_tiles(pixels, floor, iou, reference=reference)
-        # two boxes on the halves of a turned meld tile become one, a box across two touching tiles of a
-        # standing row a box for each, and the boxes of such rows are snapped to their seams
-        # (vision.detect.rowfit); the faces are read from the localiser's boxes (joined and split): from the
-        # fitted ones 12 MP packed rows of the usual styles read their player's tiles exactly in 11 of 20
-        # scenes against 13
-        read = boxes
-        if self.fit_rows:
-            read, source, boxes = rowfit.fit(pixels, boxes, scores, rows)
-            scores, classes = scores[source], classes[source]
-        photo_boxes = boxes if turn is None else turn.boxes_back(boxes)
-        return Located(pixels, read, photo_boxes, scores, classes, (width, height), close_up)
+        return Located(view, pixels, boxes, scores, classes, (width, height), close_up)
 
     def _close_up_side(self, *, enlarged: bool = False) -> int:
         return looks.close_up_side(self.imgsz, enlarged=enlarged) if self.dynamic else self.imgsz
@@ -292,13 +287,15 @@ class Detector:
         """Whether a photo of this long side is a close-up, looked at whole in one look."""
         return long_side <= looks.CLOSE_UP * self._close_up_side()
 
-    def second_looks(self, long_side: int) -> tuple[looks.SecondLook, ...]:
-        """The second looks ``detect`` can take at a photo of this long side that reads as no win: a
-        close-up turned level or enlarged. A large photo was looked at turned level already, and closer
-        where its tiles are small; a model of one input shape has one look."""
-        if not self.dynamic or not self.close_up(long_side):
-            return ()
-        return (looks.SecondLook.TURNED, looks.SecondLook.ENLARGED)
+    def views(self, long_side: int) -> Views:
+        """The views this detector can take of a photo of this long side (``View``): a large photo turned
+        level when its rows run slantwise; a close-up that reads as no win turned level or enlarged. A model
+        of one input shape has one view."""
+        if not self.dynamic:
+            return ONE_VIEW
+        if self.close_up(long_side):
+            return Views(second=(looks.SecondLook.TURNED, looks.SecondLook.ENLARGED))
+        return Views(level=True)
 
     def find_tiles(
         self,

@@ -32,6 +32,7 @@ import numpy as np
 from vision.detect.boxes import box_iou, inside_fraction
 from vision.detections import BACK, DETECTOR_CLASSES, HONOUR, Detections
 from vision.pipeline import decode_photo
+from vision.reading import Reader, first_detections
 
 # a box matches a label at IoU 0.5 (mAP50) and up to 0.95 (mAP50-95); and, loosely, at 0.3 (mAP30): some
 # labels are not the tile's box (the shared real set's sheared and rotated copies carry envelopes, shifted),
@@ -130,9 +131,10 @@ class Evaluation:
 
 
 def evaluate(
-    detector: object, images: Sequence[LabelledPhoto], *, conf: float = 0.55, min_conf: float = 0.01
+    detector: Reader, images: Sequence[LabelledPhoto], *, conf: float = 0.55, min_conf: float = 0.01
 ) -> Evaluation:
-    """Run ``detector.detect`` on every image and score it against the labels.
+    """Detect the tiles of every image as a reading first sees them (``vision.reading.first_detections``) and
+    score them against the labels.
 
     Each image is detected twice: with every box the detector can rank (``min_conf``, localiser floor
     included) for average precision, and as a user gets it at ``conf`` for precision, recall, the
@@ -151,9 +153,9 @@ def evaluate(
     for item in images:
         photo = decode_photo(item.image)  # as every entry point decodes it: a large JPEG reduced
         # every box, ranked, for average precision; then what a user gets at the operating point
-        found: Detections = detector.detect(photo, conf=min_conf, box_conf=min_conf)  # type: ignore[attr-defined]
+        found = first_detections(photo, detector, conf=min_conf, box_conf=min_conf)
         start = time.perf_counter()
-        operating: Detections = detector.detect(photo, conf=conf)  # type: ignore[attr-defined]
+        operating = first_detections(photo, detector, conf=conf)
         seconds = time.perf_counter() - start
         found, operating = found.scaled(photo.scale), operating.scaled(photo.scale)
         width, height = photo.original_size

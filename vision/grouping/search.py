@@ -22,6 +22,10 @@ win. The first candidate that groups as a legal win is taken; when none does, th
 likeliest row as the hand's (``other_rows`` of them) is taken if it is a win as read (``other_row``); else the
 first reading is kept. All of it within ``max_groupings`` groupings. The chosen edits become the reading's
 warnings (``reread_tile``, ``unsure_tile``, ``left_out_tile``, ``other_row``), so nothing changes silently.
+
+One look's readings are a ``LookSearch``: its first reading, then its candidates as (cost, attempt), cheapest
+first, drawing on a ``Budget`` of groupings it may share. ``search`` runs one look alone; the reading stage
+(``vision.reading``) runs the candidates of every look at a photo together, cheapest first, under one budget.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from itertools import combinations, islice
+from functools import partial
+from itertools import combinations
 
 import numpy as np
 
@@ -59,10 +64,20 @@ class SearchConfig:
     max_off: int = 2  # tiles: a hand short or over by more is not mended (a photo of something else)
     max_count_edits: int = 6  # the most confident unsure tiles / least confident kept ones considered
     overlap_iou: float = 0.3  # an unsure box overlapping a kept one this much is that tile again
-    max_groupings: int = 24  # groupings one search spends, at most (the first reading's included)
+    # groupings one photo's reading spends, at most, over every look at it (first readings included): on the
+    # synthetic 640x480 hands (seeds 2000, 2100) 48 with ``look_cost`` 1 reads every hand that 24 a look read,
+    # with a mean of 3.2 / 3.5 groupings a photo; 24 for all the looks loses 2 of 140 held-out ones
+    max_groupings: int = 48
     # rows tried as the hand's, next likeliest first, when no candidate of the likeliest row's reading is a
     # win (a hand of four melds and a pair: another player's standing row looks more like a hand than it does)
     other_rows: int = 2
+    # what reading another row as the hand's costs (after every candidate edit of its look, whatever theirs)
+    other_row_cost: float = math.log(10.0)
+    # what a second look at a close-up costs (``vision.reading``): its candidates cost this more than the same
+    # edits of the first look's, the k-th second look k times this. At 2.3 (or never before the first look's
+    # candidates are spent) the first look's cheap edits spend the budget and 2 of the 140 held-out hands
+    # above that a second look reads are lost; at 1 none is
+    look_cost: float = 1.0
 
 
 SEARCH = SearchConfig()
@@ -99,13 +114,25 @@ class Searched:
 
 
 @dataclass
+class Budget:
+    """The groupings one photo's reading may spend, over every look at it (``SearchConfig.max_groupings``)."""
+
+    limit: int
+    spent: int = 0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.spent >= self.limit
+
+
+@dataclass
 class _Pool:
     """The tiles a candidate may hold (the kept detections followed by the unsure candidates), and the
-    groupings spent on them out of ``budget``."""
+    groupings spent on them (``groupings``) out of the ``budget`` shared by every look at the photo."""
 
     tiles: Detections
     kept: int  # the first ``kept`` are the detections kept
-    budget: int
+    budget: Budget
     groupings: int = 0
     _grouped: dict[tuple[int, ...], tuple[Detections, Grouping]] = field(default_factory=dict)
     grouper: GrouperConfig = GROUPER  # the grouper's settings, as the caller gave them
@@ -113,7 +140,11 @@ class _Pool:
 
     @property
     def spent(self) -> bool:
-        return self.groupings >= self.budget
+        return self.budget.exhausted
+
+    def spend(self) -> None:
+        self.groupings += 1
+        self.budget.spent += 1
 
     def grouped(self, active: tuple[int, ...]) -> tuple[Detections, Grouping] | None:
         """The tiles at ``active`` and their grouping, made once; None when that would overrun the budget."""
@@ -125,7 +156,7 @@ class _Pool:
         return self._grouped[active]
 
     def group(self, tiles: Detections) -> Grouping:
-        self.groupings += 1
+        self.spend()
         return group_detections(tiles, self.grouper, rows=self.rows)
 
     def first(self) -> tuple[Grouping, Iterator[Grouping]]:
@@ -134,9 +165,127 @@ class _Pool:
         active = tuple(range(self.kept))
         tiles = self.tiles[list(active)]
         rankings = ranked_groupings(tiles, self.grouper, self.rows)
-        self.groupings += 1
+        self.spend()
         self._grouped[active] = (tiles, next(rankings))
         return self._grouped[active][1], rankings
+
+
+Attempt = Callable[[], "Searched | None"]
+
+
+class LookSearch:
+    """The readings of one look's tiles (``detections``, and ``unsure``: boxes found below ``threshold``)
+    under ``rules`` in ``context``: the first (``first``, grouped on making), then every candidate of the
+    module docstring and the other rows, cheapest first (``attempts``), their groupings drawn from
+    ``budget`` (a new one of ``config.max_groupings`` when none is shared)."""
+
+    def __init__(
+        self,
+        detections: Detections,
+        unsure: Detections | None = None,
+        *,
+        threshold: float,
+        rules: Rules = CHENGDU,
+        context: WinContext = DISCARD_WIN,
+        config: SearchConfig = SEARCH,
+        grouper: GrouperConfig = GROUPER,
+        budget: Budget | None = None,
+    ) -> None:
+        self.detections, self.threshold, self.config = detections, threshold, config
+        self.rules, self.context = rules, context
+        candidates = _unsure_candidates(detections, unsure, config)
+        joined = detections.joined(candidates) if len(candidates) else detections
+        budget = budget or Budget(config.max_groupings)
+        self.pool = _Pool(joined, len(detections), budget, grouper=grouper)
+        grouping, self._other_rows = self.pool.first()
+        self.won = self.wins(grouping.hand)
+        self.stopped = False  # an attempt found the budget spent: no later one may group
+        self.first = Searched(detections, grouping, (), 1, self.won)
+
+    @property
+    def groupings(self) -> int:
+        return self.pool.groupings
+
+    def wins(self, hand: Hand | None) -> bool:
+        return hand is not None and is_win(hand, self.rules, self.context)
+
+    def attempts(self) -> Iterator[tuple[float, Attempt]]:
+        """(cost, attempt) of every reading after the first, cheapest first (a reading with another row as
+        the hand's after every candidate edit): an attempt gives the reading when it is a win, else None,
+        and sets ``stopped`` when the budget is spent. None when the first reading is a win or has no hand."""
+        first = self.first.grouping
+        if self.won or first.hand is None:
+            return
+        off = _count_off(first)
+        cost = 0.0
+        for cost, count_edits, rereads in _candidates(self.pool, first, off, self.threshold, self.config):
+            yield cost, partial(self._edited, count_edits, rereads, off)
+        for _ in range(self.config.other_rows):
+            yield max(cost, self.config.other_row_cost), self._other_row
+
+    def _edited(self, count_edits: tuple[Edit, ...], rereads: tuple[Edit, ...], off: int) -> Searched | None:
+        """The candidate's reading when it groups as a legal win, else None."""
+        pool = self.pool
+        active = _active(pool, count_edits)
+        made = pool.grouped(active)
+        if made is None:
+            self.stopped = True
+            return None
+        tiles, base = made
+        if base.hand is None:
+            return None
+        if rereads:
+            position = {tile: at for at, tile in enumerate(active)}
+            if any(edit.index not in position for edit in rereads):
+                return None  # a re-reading of an unsure tile not taken back
+            placed = {
+                i for group in base.groups if group.role is not GroupRole.IGNORED for i in group.indices
+            }
+            local = [replace(edit, index=position[edit.index]) for edit in rereads]
+            if any(edit.index not in placed for edit in local):
+                return None  # a tile the grouping leaves out: its face changes nothing
+            concealed = _concealed(base)
+            judged = concealed is not None and all(edit.index in concealed for edit in local)
+            if judged and not self.wins(_changed_hand(base, tiles, local)):
+                return None  # judged on the hand as grouped: no grouping spent
+            if pool.spent:
+                self.stopped = True
+                return None
+            for edit in local:
+                tiles = tiles.reread(edit.index, edit.rank)
+            grouping = pool.group(tiles)
+        else:
+            grouping = base
+        if not self.wins(grouping.hand):
+            return None
+        if off == 0 and count_edits and WarningCode.NOT_A_MELD in grouping.codes:
+            return None  # tiles taken back instead of lone ones apart must leave none
+        return _taken(pool, active, tiles, grouping, count_edits, rereads, off)
+
+    def _other_row(self) -> Searched | None:
+        """The reading with the next likeliest other row as the hand's when it is a win as read, warned
+        ``other_row``; None when it is not, or the budget is spent. A photo's likeliest row for the hand can
+        be another player's, or discards laid in a row, when the player's hand is mostly melds."""
+        pool = self.pool
+        grouping = next(self._other_rows, None)
+        if pool.spent:
+            self.stopped = True
+            return None
+        if grouping is None:
+            return None
+        pool.spend()
+        if not self.wins(grouping.hand):
+            return None
+        hand = [i for group in grouping.groups if group.role is GroupRole.HAND for i in group.indices]
+        names = tuple(warning_name(int(self.detections.class_ids[i])) for i in hand)
+        warning = GroupingWarning(
+            WarningCode.OTHER_ROW,
+            "the likeliest row for the hand reads as no winning hand; read the hand from another row, "
+            f"{' '.join(names)}, which makes one: check that it is the player's",
+            tuple(hand),
+            names,
+        )
+        return Searched(self.detections, grouping.warned(warning), (), pool.groupings, True)
 
 
 def search(
@@ -150,85 +299,18 @@ def search(
     grouper: GrouperConfig = GROUPER,
 ) -> Searched:
     """The cheapest reading of ``detections`` (and ``unsure``: boxes found below ``threshold``) that is a
-    legal win in ``context`` under ``rules``, or the first reading (see the module docstring)."""
-
-    def wins(hand: Hand | None) -> bool:
-        return hand is not None and is_win(hand, rules, context)
-
-    candidates = _unsure_candidates(detections, unsure, config)
-    joined = detections.joined(candidates) if len(candidates) else detections
-    pool = _Pool(joined, len(detections), config.max_groupings, grouper=grouper)
-    first, other_rows = pool.first()
-    if first.hand is None or wins(first.hand):
-        return Searched(detections, first, (), pool.groupings, first.hand is not None)
-    off = _count_off(first)
-    for count_edits, rereads in _candidates(pool, first, off, threshold, config):
-        active = _active(pool, count_edits)
-        made = pool.grouped(active)
-        if made is None:
-            break  # the budget is spent
-        tiles, base = made
-        if base.hand is None:
-            continue
-        if rereads:
-            position = {tile: at for at, tile in enumerate(active)}
-            if any(edit.index not in position for edit in rereads):
-                continue  # a re-reading of an unsure tile not taken back
-            placed = {
-                i for group in base.groups if group.role is not GroupRole.IGNORED for i in group.indices
-            }
-            local = [replace(edit, index=position[edit.index]) for edit in rereads]
-            if any(edit.index not in placed for edit in local):
-                continue  # a tile the grouping leaves out: its face changes nothing
-            concealed = _concealed(base)
-            judged = concealed is not None and all(edit.index in concealed for edit in local)
-            if judged and not wins(_changed_hand(base, tiles, local)):
-                continue  # judged on the hand as grouped: no grouping spent
-            if pool.spent:
-                break
-            for edit in local:
-                tiles = tiles.reread(edit.index, edit.rank)
-            grouping = pool.group(tiles)
-        else:
-            grouping = base
-        if not wins(grouping.hand):
-            continue
-        if off == 0 and count_edits and WarningCode.NOT_A_MELD in grouping.codes:
-            continue  # tiles taken back instead of lone ones apart must leave none
-        return _taken(pool, active, tiles, grouping, count_edits, rereads, off)
-    other = _other_row(pool, other_rows, detections, wins, config)
-    if other is not None:
-        return Searched(detections, other, (), pool.groupings, True)
-    return Searched(detections, first, (), pool.groupings)
-
-
-def _other_row(
-    pool: _Pool,
-    other_rows: Iterator[Grouping],
-    detections: Detections,
-    wins: Callable[[Hand | None], bool],
-    config: SearchConfig,
-) -> Grouping | None:
-    """The reading with another row as the hand's (the next likeliest of ``other_rows``, at most
-    ``config.other_rows``) that is a win as read, warned ``other_row``; None when none is, or the budget is
-    spent. A photo's likeliest row for the hand can be another player's, or discards laid in a row, when the
-    player's hand is mostly melds."""
-    for grouping in islice(other_rows, config.other_rows):
-        if pool.spent:
-            return None
-        pool.groupings += 1
-        if grouping.hand is not None and wins(grouping.hand):
-            hand = [i for group in grouping.groups if group.role is GroupRole.HAND for i in group.indices]
-            names = tuple(warning_name(int(detections.class_ids[i])) for i in hand)
-            warning = GroupingWarning(
-                WarningCode.OTHER_ROW,
-                "the likeliest row for the hand reads as no winning hand; read the hand from another row, "
-                f"{' '.join(names)}, which makes one: check that it is the player's",
-                tuple(hand),
-                names,
-            )
-            return grouping.warned(warning)
-    return None
+    legal win in ``context`` under ``rules``, or the first reading (see the module docstring): one look's
+    search (``LookSearch``) under its own budget."""
+    look = LookSearch(
+        detections, unsure, threshold=threshold, rules=rules, context=context, config=config, grouper=grouper
+    )
+    for _, attempt in look.attempts():
+        found = attempt()
+        if found is not None:
+            return found
+        if look.stopped:
+            break
+    return replace(look.first, groupings=look.groupings)
 
 
 def _unsure_candidates(detections: Detections, unsure: Detections | None, config: SearchConfig) -> Detections:
@@ -245,8 +327,8 @@ def _unsure_candidates(detections: Detections, unsure: Detections | None, config
 
 def _candidates(
     pool: _Pool, first: Grouping, off: int, threshold: float, config: SearchConfig
-) -> Iterator[tuple[tuple[Edit, ...], tuple[Edit, ...]]]:
-    """(count edits, re-readings) of every candidate, cheapest first; ``off``: the tiles the first
+) -> Iterator[tuple[float, tuple[Edit, ...], tuple[Edit, ...]]]:
+    """(cost, count edits, re-readings) of every candidate, cheapest first; ``off``: the tiles the first
     reading has over a winning hand's count (negative: short)."""
     count_sets: list[tuple[float, tuple[Edit, ...]]] = []
     if off < 0 and -off <= config.max_off:
@@ -272,8 +354,8 @@ def _candidates(
             yield count_cost + cost, order, (count_edits, rereads)
 
     merged = heapq.merge(*(shifted(cost, edits) for cost, edits in count_sets), key=lambda item: item[:2])
-    for _, _, candidate in merged:
-        yield candidate
+    for cost, _, (count_edits, rereads) in merged:
+        yield cost, count_edits, rereads
 
 
 def _take_backs(pool: _Pool, threshold: float) -> list[Edit]:
