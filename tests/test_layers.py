@@ -97,8 +97,8 @@ def test_the_detector_is_built_from_nothing_that_imports_the_grouper() -> None:
 
 def test_the_detector_decides_no_view_and_the_reading_stage_owns_the_looks() -> None:
     """Turning a photo level (``vision.detect.deskew.turn_level``) is the reading stage's decision: the
-    detector takes the view it is given (``vision.detect.view``); the stage drives the detector and the search,
-    and the pipeline reads photos through it."""
+    detector takes the view it is given (``vision.detect.view``); the stage drives the detector and the
+    search, and the pipeline reads photos through it."""
     assert "vision.detect.deskew" not in imports_of("vision.detect.detector")
     assert "vision.detect.view" in imports_of("vision.detect.detector")
     assert {"vision.detect.deskew", "vision.grouping.search"} <= set(imports_of("vision.reading"))

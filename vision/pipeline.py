@@ -1,5 +1,5 @@
-"""From photo to score: decode -> read (``vision.reading``: the looks at the photo, its tiles detected, grouped and
-the reading searched) -> warn -> score. Every entry point (CLI, API) goes through here."""
+"""From photo to score: decode -> read (``vision.reading``: the looks at the photo, its tiles detected and
+grouped, the reading searched) -> warn -> score. Every entry point (CLI, API) goes through here."""
 
 from __future__ import annotations
 
