@@ -21,7 +21,8 @@ from fastapi import FastAPI
 
 from api.settings import Settings
 from scoring.tiles import parse_tile
-from vision.detect.view import AS_IS, ONE_VIEW, Located, View, Views
+from vision.detect.looks import SecondLook
+from vision.detect.view import AS_IS, Located, View, Views
 from vision.detections import BACK, CLASS_IDS, Detections
 from vision.images import Photo
 
@@ -69,7 +70,35 @@ def layout(rows: Sequence[Sequence[str]] = DEFAULT_ROWS, *, aspect: float = 4 / 
     return placed
 
 
-class FakeDetector:
+class OneStep:
+    """A reader (``vision.reading.Reader``) that names a photo's tiles in one step, ``answer``: it locates
+    nothing of its own (``Located.nothing``) and takes the views it is given. One view of any photo, unless a
+    subclass names ``second`` looks (taken at photos whose long side is at most ``close_up``). The base of
+    the fake and of the tests' stand-ins."""
+
+    second: tuple[SecondLook, ...] = ()
+    close_up = 10**9
+
+    def views(self, long_side: int) -> Views:
+        return Views(second=self.second if long_side <= self.close_up else ())
+
+    def locate(self, photo: Photo | np.ndarray, view: View = AS_IS, **_: object) -> Located:
+        return Located.nothing(photo, view)
+
+    def read(self, located: Located, *, conf: float = 0.25, **_: object) -> Detections:
+        return self.answer(located, conf)
+
+    def detect(
+        self, photo: Photo | np.ndarray, view: View = AS_IS, *, conf: float = 0.25, **_: object
+    ) -> Detections:
+        return self.read(self.locate(photo, view), conf=conf)
+
+    def answer(self, located: Located, conf: float) -> Detections:
+        """What the reader finds in ``located.view`` of a photo of ``located.size`` at ``conf``."""
+        raise NotImplementedError
+
+
+class FakeDetector(OneStep):
     """Same ``detect`` as ``vision.detect.detector.Detector``, always the same hand, scaled to the photo."""
 
     weights = "fake"
@@ -85,32 +114,8 @@ class FakeDetector:
         self.confidence = confidence
         self.alternatives = dict(alternatives or {})
 
-    def views(self, long_side: int) -> Views:
-        """Any photo is one view to the fake."""
-        return ONE_VIEW
-
-    def locate(
-        self,
-        photo: Photo | np.ndarray,
-        view: View = AS_IS,
-        *,
-        conf: float = 0.25,
-        box_conf: float | None = None,
-    ) -> Located:
-        """The fake places its tiles when it reads them: it locates nothing of its own."""
-        return Located.nothing(photo, view)
-
-    def detect(
-        self, photo: Photo | np.ndarray, view: View = AS_IS, *, conf: float = 0.25, **_: object
-    ) -> Detections:
-        """``read(locate(photo))``."""
-        return self.read(self.locate(photo, view), conf=conf)
-
-    def read(
-        self, located: Located, *, conf: float = 0.25, tile_set: object = None, rows: object = None
-    ) -> Detections:
-        """The fake hand laid out over the photo; it has one view and no classifier: ``tile_set`` changes
-        nothing."""
+    def answer(self, located: Located, conf: float) -> Detections:
+        """The fake hand laid out over the photo; it has one view and no classifier: a set changes nothing."""
         width, height = located.size
         placed = layout(self.rows, aspect=width / height)
         if not placed or self.confidence < conf:

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from dataset_builders import make_image
 from PIL import Image
-from stand_ins import StandIn
 
+from api.fakes import OneStep
 from datasets.autolabel import autolabel
 from datasets.labels import Box, LabelledImage
 from datasets.labelstudio import read_labelstudio
@@ -235,7 +235,7 @@ def test_split_follows_sources_csv(smj, dataset: Path):
 # --- autolabel ------------------------------------------------------------------------------------------
 
 
-class FakeDetector(StandIn):
+class FakeDetector(OneStep):
     """Finds one s5 and one honour tile in every photo, whatever its size."""
 
     weights = Path("fake.onnx")

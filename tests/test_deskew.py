@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from detection_builders import lay_hand, make_detections, rotate
 from PIL import Image
-from stand_ins import StandIn
 
+from api.fakes import OneStep
 from scoring import WinContext
 from scoring.hand import Hand
 from scoring.presets import CHENGDU
@@ -162,7 +162,7 @@ def test_a_12_megapixel_photo_turned_slantwise_reads_as_the_upright_one() -> Non
     assert _same_hand(result.hand, Hand.from_json(scene["hand"])), result.hand
 
 
-class _Looks(StandIn):
+class _Looks(OneStep):
     """A detector whose view of a photo as it is finds ``first``, turned level ``turned`` and enlarged
     ``enlarged``; it records the looks taken (the second looks at photos of a long side up to 672)."""
 

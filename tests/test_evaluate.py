@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from api.fakes import OneStep
 from datasets.labels import Box, LabelledImage
-from tests.stand_ins import StandIn
 from vision.detect.boxes import box_iou
 from vision.detect.view import AS_IS, Located, View
 from vision.detections import HONOUR, Detections
@@ -20,7 +20,7 @@ from vision.images import Photo
 SIZE = (200, 100)
 
 
-class _Replay(StandIn):
+class _Replay(OneStep):
     """Answers each image with prepared detections (looked up by image size order)."""
 
     def __init__(self, answers: list[Detections]) -> None:
@@ -127,7 +127,7 @@ def test_average_precision_and_iou_basics(tmp_path: Path) -> None:
     assert save_confusion_png(matrix, tmp_path / "c.png").stat().st_size > 1000
 
 
-class _Floored(StandIn):
+class _Floored(OneStep):
     """A detector with a localiser floor: below ``floor`` a box is only located when the caller lowers it."""
 
     def __init__(self, found: Detections, floor: float) -> None:

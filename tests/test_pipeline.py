@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import smj
+from api.fakes import OneStep
 from scoring import WinContext, score
 from scoring.hand import Hand
 from scoring.presets import CHENGDU
-from tests.stand_ins import StandIn
 from vision.detect.detector import DEFAULT_WEIGHTS
 from vision.detect.view import Located
 from vision.detections import CLASS_IDS, Detections
@@ -25,7 +25,7 @@ SCENES = ["hand", "hand_melds", "hand_rotated"]
 needs_model = pytest.mark.skipif(not DEFAULT_WEIGHTS.is_file(), reason="no shipped model in models/")
 
 
-class _TruthDetector(StandIn):
+class _TruthDetector(OneStep):
     """Answers with the labelled boxes of the bundled scene: the pipeline without the model's errors."""
 
     def __init__(self, scene: dict) -> None:

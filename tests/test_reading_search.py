@@ -9,11 +9,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from api.fakes import OneStep
 from scoring import CHENGDU, WinContext
 from scoring.hand import Hand
 from scoring.tiles import CLASS_NAMES, parse_tiles
 from tests.detection_builders import TILE_H, lay_hand, lay_row, make_detections
-from tests.stand_ins import StandIn
 from vision import pipeline
 from vision.detect.view import Located
 from vision.detections import BACK, HONOUR, Detections
@@ -447,7 +447,7 @@ def test_a_hand_three_over_is_left_as_it_is() -> None:
 # --- through the pipeline ---------------------------------------------------------------------------
 
 
-class _ThresholdDetector(StandIn):
+class _ThresholdDetector(OneStep):
     """Answers fixed detections above ``conf``, as the real detector filters by its threshold."""
 
     def __init__(self, detections: Detections) -> None:

@@ -9,14 +9,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from api.fakes import OneStep
 from scoring.tiles import CLASS_NAMES, parse_tiles
 from tests.detection_builders import lay_row, make_detections
-from tests.stand_ins import StandIn
 from vision.detect.looks import SecondLook
 from vision.detect.view import Located
 from vision.detections import Detections
 from vision.grouping.result import WarningCode
-from vision.grouping.search import SEARCH
+from vision.grouping.search import SEARCH, SearchConfig, Searched, Terms
 from vision.images import Photo
 from vision.reading import read_photo
 
@@ -35,7 +35,7 @@ def _row(text: str, second: tuple[str, float] | None = None) -> Detections:
     return replace(dets, alternatives=others, alternative_confidences=confidences)
 
 
-class _Looks(StandIn):
+class _Looks(OneStep):
     """Finds ``first`` in a photo as it is and ``enlarged`` enlarged; records the views it is given. Its
     rows run level, so there is nothing to turn."""
 
@@ -58,8 +58,8 @@ def _photo(dets: Detections) -> Photo:
     return Photo(np.zeros((height, width, 3), np.uint8), (width, height))
 
 
-def _read(detector: _Looks, **options: object):  # type: ignore[no-untyped-def]
-    return read_photo(_photo(detector.found["as it is"]), detector, **options)  # type: ignore[arg-type]
+def _read(detector: _Looks, config: SearchConfig = SEARCH) -> Searched:
+    return read_photo(_photo(detector.found["as it is"]), detector, Terms(0.55, config=config))
 
 
 def test_an_edit_of_the_first_look_cheaper_than_a_second_look_is_taken_without_looking_again() -> None:
@@ -84,7 +84,7 @@ def test_a_second_look_cheaper_than_any_winning_edit_is_taken_first() -> None:
     assert read.detections is not detector.found["as it is"]
     # a second look that costs more than the edit: the first look's edit wins, and no second look is taken
     again = _Looks(_row(MISREAD, costly), _row(WIN))
-    assert WarningCode.REREAD_TILE in _read(again, config=replace(SEARCH, look_cost=2.0)).grouping.codes
+    assert WarningCode.REREAD_TILE in _read(again, replace(SEARCH, look_cost=2.0)).grouping.codes
     assert again.taken == ["as it is"]
 
 
@@ -98,7 +98,7 @@ def test_a_photo_read_as_a_win_at_first_is_looked_at_once() -> None:
 def test_every_look_draws_on_one_budget_and_the_first_reading_is_kept_when_none_wins(budget: int) -> None:
     first = _row(HOPELESS, ("m5", 0.5))
     detector = _Looks(first, _row(HOPELESS, ("m5", 0.5)))
-    read = _read(detector, config=replace(SEARCH, max_groupings=budget))
+    read = _read(detector, replace(SEARCH, max_groupings=budget))
     assert 1 <= read.groupings <= budget and not read.won
     assert read.detections.class_ids.tolist() == first.class_ids.tolist() and read.edits == ()
     assert detector.taken[0] == "as it is" and len(detector.taken) <= 2

@@ -19,7 +19,7 @@ from vision.detect.tileset import ROW_SUITS, Layout, TileSet, name_layout
 from vision.detections import DETECTOR_CLASSES, Detections
 from vision.grouping.grouper import GROUPER, GrouperConfig, Grouping
 from vision.grouping.result import GroupingWarning, GroupRole, WarningCode, warning_name
-from vision.grouping.search import DISCARD_WIN, Searched, search
+from vision.grouping.search import DISCARD_WIN, Searched, Terms, search
 from vision.images import DEFAULT_MAX_PIXELS, Photo, load_photo
 from vision.reading import Reader, SetReader, first_detections, first_view, read_photo
 
@@ -166,9 +166,7 @@ def recognize(
     examples name the faces (``vision.detect.tileset``); ``grouper``: the grouper's settings, handed to every
     grouping."""
     photo = source if isinstance(source, Photo) else decode_photo(source)
-    read = read_photo(
-        photo, detector, conf=conf, rules=rules, context=context, tile_set=tile_set, grouper=grouper
-    )
+    read = read_photo(photo, detector, Terms(conf, rules, context, grouper=grouper), tile_set)
     grouping = with_close_faces(read.detections, with_sharpness(photo, read.detections, read.grouping))
     return Recognition(photo, read.detections, grouping, read.groupings)
 

@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
-from scoring import CHENGDU, Rules, WinContext
 from vision.detect import deskew
 from vision.detect.classifier import TileClassifier
 from vision.detect.detector import DEFAULT_CONF, Examples
@@ -30,8 +29,7 @@ from vision.detect.rows import RowCache
 from vision.detect.tileset import TileSet
 from vision.detect.view import AS_IS, Located, View, Views
 from vision.detections import Detections
-from vision.grouping.grouper import GROUPER, GrouperConfig
-from vision.grouping.search import DISCARD_WIN, SEARCH, Attempt, Budget, LookSearch, SearchConfig, Searched
+from vision.grouping.search import Attempt, Budget, LookSearch, Searched, Terms
 from vision.images import Photo
 
 
@@ -105,40 +103,27 @@ class _Pending:
     look: SecondLook
 
 
+AS_SERVED = Terms(DEFAULT_CONF)  # the operating threshold, Chengdu rules, a win on a discard
+
+
 def read_photo(
-    photo: Photo,
-    detector: Reader,
-    *,
-    conf: float = DEFAULT_CONF,
-    rules: Rules = CHENGDU,
-    context: WinContext = DISCARD_WIN,
-    tile_set: TileSet | None = None,
-    grouper: GrouperConfig = GROUPER,
-    config: SearchConfig = SEARCH,
+    photo: Photo, detector: Reader, terms: Terms = AS_SERVED, tile_set: TileSet | None = None
 ) -> Searched:
     """The cheapest winning reading of the photo over its looks and their edits (the module docstring), or the
     first look's first reading; its detections in the upright full-resolution photo's pixels, ``groupings``
     those spent over every look.
 
-    A tile counts as found when the detector is ``conf`` sure that it lies there, whichever of its readings
-    it is (``Detections.presences``); tiles found down to ``config.unsure_conf`` are the search's to take
-    back."""
-    floor = min(conf, config.unsure_conf)
+    A tile counts as found when the detector is ``terms.threshold`` sure that it lies there, whichever of
+    its readings it is (``Detections.presences``); tiles found down to ``terms.config.unsure_conf`` are the
+    search's to take back. ``tile_set``: the set on the table, whose examples name the faces."""
+    config = terms.config
+    floor = min(terms.threshold, config.unsure_conf)
     budget = Budget(config.max_groupings)
 
     def searched(found: Detections) -> LookSearch:
         found = found.scaled(photo.scale)
-        sure = found.presences >= conf
-        return LookSearch(
-            found[sure],
-            found[~sure],
-            threshold=conf,
-            rules=rules,
-            context=context,
-            config=config,
-            grouper=grouper,
-            budget=budget,
-        )
+        sure = found.presences >= terms.threshold
+        return LookSearch(found[sure], found[~sure], terms, budget)
 
     found = first_detections(photo, detector, conf=floor, tile_set=tile_set)
     first = searched(found)

@@ -84,6 +84,19 @@ SEARCH = SearchConfig()
 DISCARD_WIN = WinContext()  # a win on a discard, no other condition: what a photo alone shows
 
 
+@dataclass(frozen=True)
+class Terms:
+    """What a reading is searched under: the operating ``threshold`` (a tile found below it is unsure), the
+    ``rules`` and win ``context`` it must be a legal win under, the search's reach and the grouper's
+    settings, as the request gave them."""
+
+    threshold: float
+    rules: Rules = CHENGDU
+    context: WinContext = DISCARD_WIN
+    config: SearchConfig = SEARCH
+    grouper: GrouperConfig = GROUPER
+
+
 class EditKind(StrEnum):
     REREAD = "reread"
     TAKE_BACK = "take_back"
@@ -174,29 +187,20 @@ Attempt = Callable[[], "Searched | None"]
 
 
 class LookSearch:
-    """The readings of one look's tiles (``detections``, and ``unsure``: boxes found below ``threshold``)
-    under ``rules`` in ``context``: the first (``first``, grouped on making), then every candidate of the
-    module docstring and the other rows, cheapest first (``attempts``), their groupings drawn from
-    ``budget`` (a new one of ``config.max_groupings`` when none is shared)."""
+    """The readings of one look's tiles (``detections``, and ``unsure``: boxes found below the threshold)
+    under ``terms``: the first (``first``, grouped on making), then every candidate of the module docstring
+    and the other rows, cheapest first (``attempts``), their groupings drawn from ``budget`` (a new one of
+    ``terms.config.max_groupings`` when none is shared)."""
 
     def __init__(
-        self,
-        detections: Detections,
-        unsure: Detections | None = None,
-        *,
-        threshold: float,
-        rules: Rules = CHENGDU,
-        context: WinContext = DISCARD_WIN,
-        config: SearchConfig = SEARCH,
-        grouper: GrouperConfig = GROUPER,
-        budget: Budget | None = None,
+        self, detections: Detections, unsure: Detections | None, terms: Terms, budget: Budget | None = None
     ) -> None:
-        self.detections, self.threshold, self.config = detections, threshold, config
-        self.rules, self.context = rules, context
+        self.detections, self.terms = detections, terms
+        config = self.config = terms.config
         candidates = _unsure_candidates(detections, unsure, config)
         joined = detections.joined(candidates) if len(candidates) else detections
         budget = budget or Budget(config.max_groupings)
-        self.pool = _Pool(joined, len(detections), budget, grouper=grouper)
+        self.pool = _Pool(joined, len(detections), budget, grouper=terms.grouper)
         grouping, self._other_rows = self.pool.first()
         self.won = self.wins(grouping.hand)
         self.stopped = False  # an attempt found the budget spent: no later one may group
@@ -207,7 +211,7 @@ class LookSearch:
         return self.pool.groupings
 
     def wins(self, hand: Hand | None) -> bool:
-        return hand is not None and is_win(hand, self.rules, self.context)
+        return hand is not None and is_win(hand, self.terms.rules, self.terms.context)
 
     def attempts(self) -> Iterator[tuple[float, Attempt]]:
         """(cost, attempt) of every reading after the first, cheapest first (a reading with another row as
@@ -218,7 +222,9 @@ class LookSearch:
             return
         off = _count_off(first)
         cost = 0.0
-        for cost, count_edits, rereads in _candidates(self.pool, first, off, self.threshold, self.config):
+        for cost, count_edits, rereads in _candidates(
+            self.pool, first, off, self.terms.threshold, self.config
+        ):
             yield cost, partial(self._edited, count_edits, rereads, off)
         for _ in range(self.config.other_rows):
             yield max(cost, self.config.other_row_cost), self._other_row
@@ -301,9 +307,7 @@ def search(
     """The cheapest reading of ``detections`` (and ``unsure``: boxes found below ``threshold``) that is a
     legal win in ``context`` under ``rules``, or the first reading (see the module docstring): one look's
     search (``LookSearch``) under its own budget."""
-    look = LookSearch(
-        detections, unsure, threshold=threshold, rules=rules, context=context, config=config, grouper=grouper
-    )
+    look = LookSearch(detections, unsure, Terms(threshold, rules, context, config, grouper))
     for _, attempt in look.attempts():
         found = attempt()
         if found is not None:
