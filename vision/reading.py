@@ -125,7 +125,7 @@ def read_photo(
         sure = found.presences >= terms.threshold
         return LookSearch(found[sure], found[~sure], terms, budget)
 
-    found = first_detections(photo, detector, conf=floor, tile_set=tile_set)
+    found = first_detections(photo, detector, conf=floor, tile_set=tile_set)  # the decoded photo's pixels
     first = searched(found)
     if first.won:
         return replace(first.first, groupings=budget.spent)
@@ -178,10 +178,10 @@ def _push(
 
 
 def _second_view(look: SecondLook, photo: Photo, found: Detections) -> View | None:
-    """The view a second look takes: turned level as the first look's tiles say (None when their rows run
-    level), or enlarged."""
+    """The view a second look takes: turned level as the first look's tiles (``found``, in the decoded
+    photo's pixels) say (None when their rows run level), or enlarged."""
     if look is SecondLook.ENLARGED:
         return View(enlarged=True)
     width, height = photo.size
-    turn = deskew.turn_level(found.boxes / photo.scale, found.confidences, width, height)
+    turn = deskew.turn_level(found.boxes, found.confidences, width, height)
     return None if turn is None else View(turn=turn)
