@@ -88,18 +88,13 @@ class OneStep:
     def read(self, located: Located, *, conf: float = 0.25, **_: object) -> Detections:
         return self.answer(located, conf)
 
-    def detect(
-        self, photo: Photo | np.ndarray, view: View = AS_IS, *, conf: float = 0.25, **_: object
-    ) -> Detections:
-        return self.read(self.locate(photo, view), conf=conf)
-
     def answer(self, located: Located, conf: float) -> Detections:
         """What the reader finds in ``located.view`` of a photo of ``located.size`` at ``conf``."""
         raise NotImplementedError
 
 
 class FakeDetector(OneStep):
-    """Same ``detect`` as ``vision.detect.detector.Detector``, always the same hand, scaled to the photo."""
+    """A reader as ``vision.detect.detector.Detector`` is one: always the same hand, scaled to the photo."""
 
     weights = "fake"
 

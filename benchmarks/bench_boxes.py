@@ -11,7 +11,8 @@ Made for photos of packed standing rows as a phone takes them, e.g.
         --exif-orientation 6 --packed --art TILEART --held-out-art --art-p 1   # the held-out set alone
 
 Every scene's JPEG bytes go through the detector as users get it (``vision.pipeline.detect_tiles``:
-``decode_photo`` then ``Detector.detect`` at the operating threshold). For each true tile, its best box
+``decode_photo`` then the photo's first view, ``vision.reading.first_detections``, at the operating
+threshold). For each true tile, its best box
 is the found box of highest IoU with it (any class). Printed for the player's hand row and for all
 labelled tiles (``--truth face``, the default: each true box as labelled, a face-up tile's visible face, as
 the real photos are labelled; ``--truth outline``: all of the tile that shows, its top too), the scenes split

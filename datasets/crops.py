@@ -36,7 +36,7 @@ from vision.contract import (
 from vision.detect.boxes import box_iou, row_directions
 from vision.progress import progress
 
-# RGB pixels -> the boxes (x1, y1, x2, y2) a localiser finds in them: ``Detector.locate``'s photo boxes
+# RGB pixels -> the boxes (x1, y1, x2, y2) a localiser finds in them (``Detector.boxes`` of the first view)
 Localise = Callable[[np.ndarray], np.ndarray]
 FALSE_IOU = 0.3  # a found box overlapping a labelled tile this much (or centred on one) is that tile
 TURNS = (0, 0, 0, 0, 2, 2, 1, 3)  # quarter turns, drawn uniformly: upright most often

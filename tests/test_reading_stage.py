@@ -98,7 +98,7 @@ def test_a_photo_read_as_a_win_at_first_is_looked_at_once() -> None:
 def test_every_look_draws_on_one_budget_and_the_first_reading_is_kept_when_none_wins(budget: int) -> None:
     first = _row(HOPELESS, ("m5", 0.5))
     detector = _Looks(first, _row(HOPELESS, ("m5", 0.5)))
-    read = _read(detector, replace(SEARCH, max_groupings=budget))
+    read = _read(detector, replace(SEARCH, photo_groupings=budget))
     assert 1 <= read.groupings <= budget and not read.won
     assert read.detections.class_ids.tolist() == first.class_ids.tolist() and read.edits == ()
     assert detector.taken[0] == "as it is" and len(detector.taken) <= 2

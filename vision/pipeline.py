@@ -83,6 +83,7 @@ def teach_set(
     """Learn a set from a photo of its layout (``vision.detect.tileset.name_layout``; ``suits``: its rows).
     Raises ``ImageError`` for a photo that can't be read and ``LayoutError`` for one that is not the
     layout."""
+    detector.set_classifier()  # a reader that learns no sets is refused before any look
     photo = source if isinstance(source, Photo) else decode_photo(source)
     rows = RowCache()
     examples = detector.examples(first_view(photo, detector, conf=DEFAULT_CONF, rows=rows), rows)

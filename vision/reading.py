@@ -7,10 +7,11 @@ turned level. Its tiles' reading, when no legal win under the request's rules, i
 (``vision.grouping.search``): each candidate is a set of edits with a cost. A close-up can also be looked at
 again (``Views.second``: turned level when its rows run slantwise, then enlarged), and each such look is
 read and searched the same way. Every candidate of every look is one candidate here, (look, edits), costing
-its edits' cost plus its look's (the k-th second look ``k * SearchConfig.look_cost``): they are tried
-cheapest first, a look is taken (the detector run) only when its first reading is the cheapest candidate
-left, and all of them draw on one budget of groupings (``SearchConfig.max_groupings``). The first winning
-reading is taken; when none wins, the first look's first reading.
+its edits' cost plus its look's (the k-th second look ``k * SearchConfig.look_cost``; reading another row
+as the hand's, after every edit of its look, ``SearchConfig.other_row_cost``): they are tried cheapest
+first, a look is taken (the detector run) only when its first reading is the cheapest candidate left, and
+all of them draw on one budget of groupings (``SearchConfig.photo_groupings``; a photo of one look,
+``max_groupings``). The first winning reading is taken; when none wins, the first look's first reading.
 """
 
 from __future__ import annotations
@@ -118,7 +119,9 @@ def read_photo(
     search's to take back. ``tile_set``: the set on the table, whose examples name the faces."""
     config = terms.config
     floor = min(terms.threshold, config.unsure_conf)
-    budget = Budget(config.max_groupings)
+    width, height = photo.size
+    seconds = detector.views(max(width, height)).second
+    budget = Budget(config.photo_groupings if seconds else config.max_groupings)
 
     def searched(found: Detections) -> LookSearch:
         found = found.scaled(photo.scale)
@@ -137,8 +140,7 @@ def read_photo(
         _push(queue, index, next(order), look, attempts)
 
     queued(first, 0, 0.0)
-    width, height = photo.size
-    for index, second in enumerate(detector.views(max(width, height)).second, start=1):
+    for index, second in enumerate(seconds, start=1):
         heapq.heappush(queue, (index * config.look_cost, index, next(order), _Pending(second)))
     while queue:
         cost, index, _, what = heapq.heappop(queue)

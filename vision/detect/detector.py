@@ -165,13 +165,12 @@ class Detector:
         iou: float | None = None,
         box_conf: float | None = None,
         tile_set: TileSet | None = None,
-        rows: RowCache | None = None,
     ) -> Detections:
         """Tiles in ``view`` of an RGB image (``locate``, then ``read``); boxes in the image's own pixels.
         The view is the caller's to choose (``vision.reading``: a large photo whose rows run slantwise is
         read turned level, a close-up that reads as no win looked at again): the detector decides none."""
         located = self.locate(photo, view, conf=conf, iou=iou, box_conf=box_conf)
-        return self.read(located, conf=conf, tile_set=tile_set, rows=rows)
+        return self.read(located, conf=conf, tile_set=tile_set)
 
     def read(
         self,

@@ -64,19 +64,21 @@ class SearchConfig:
     max_off: int = 2  # tiles: a hand short or over by more is not mended (a photo of something else)
     max_count_edits: int = 6  # the most confident unsure tiles / least confident kept ones considered
     overlap_iou: float = 0.3  # an unsure box overlapping a kept one this much is that tile again
-    # groupings one photo's reading spends, at most, over every look at it (first readings included): on the
+    max_groupings: int = 24  # groupings one look's search spends, at most (the first reading's included)
+    # ... and one photo's reading over every look at it, when it can be looked at again (a close-up): on the
     # synthetic 640x480 hands (seeds 2000, 2100) 48 with ``look_cost`` 1 reads every hand that 24 a look read,
     # with a mean of 3.2 / 3.5 groupings a photo; 24 for all the looks loses 2 of 140 held-out ones
-    max_groupings: int = 48
+    photo_groupings: int = 48
     # rows tried as the hand's, next likeliest first, when no candidate of the likeliest row's reading is a
     # win (a hand of four melds and a pair: another player's standing row looks more like a hand than it does)
     other_rows: int = 2
     # what reading another row as the hand's costs (after every candidate edit of its look, whatever theirs)
     other_row_cost: float = math.log(10.0)
     # what a second look at a close-up costs (``vision.reading``): its candidates cost this more than the same
-    # edits of the first look's, the k-th second look k times this. At 2.3 (or never before the first look's
-    # candidates are spent) the first look's cheap edits spend the budget and 2 of the 140 held-out hands
-    # above that a second look reads are lost; at 1 none is
+    # edits of the first look's, the k-th of the detector's second looks (``Views.second``) k times this,
+    # taken or not (a turned look is not taken at rows that run level). At 2.3 (or never before the first
+    # look's candidates are spent) the first look's cheap edits spend the budget and 2 of the 140 held-out
+    # hands above that a second look reads are lost; at 1 none is
     look_cost: float = 1.0
 
 
@@ -128,7 +130,8 @@ class Searched:
 
 @dataclass
 class Budget:
-    """The groupings one photo's reading may spend, over every look at it (``SearchConfig.max_groupings``)."""
+    """The groupings a reading may spend: one look's (``SearchConfig.max_groupings``), or one photo's over
+    every look at it (``SearchConfig.photo_groupings``)."""
 
     limit: int
     spent: int = 0
