@@ -1,9 +1,9 @@
 """ONNX Runtime's session settings measured: photo to score under each combination, on this machine.
 
     python benchmarks/bench_runtime.py [PHOTO ...] [--runs 9] [--threads 1,2] [--graph basic,all]
-        [--arena on,off]
+        [--arena on,off] [--spin on,off]
 
-For every combination of intra-op threads, graph optimisation level and CPU memory arena
+For every combination of intra-op threads, graph optimisation level, CPU memory arena and spinning threads
 (``vision.detect.onnx_model.Runtime``), both models are loaded once with it; then each photo (default: the
 bundled examples) is read from its JPEG bytes to its score (``vision.pipeline.score_photo``) by every
 combination in turn, run after run (one warm-up first), so that the machine's drift falls on all alike.
@@ -56,23 +56,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", default="1,2", help="intra-op threads to try (0: ONNX Runtime's choice)")
     parser.add_argument("--graph", default="basic,all", help="graph optimisation levels to try")
     parser.add_argument("--arena", default="on,off", help="CPU memory arena settings to try")
+    parser.add_argument(
+        "--spin", default="on", help="intra-op threads spinning between calls, or not (on,off)"
+    )
     args = parser.parse_args(argv)
     photos = args.photos or sorted((ROOT / "examples").glob("*.jpg"))
     runtimes = [
-        Runtime(int(threads), graph, arena == "on")
-        for threads, graph, arena in product(
-            args.threads.split(","), args.graph.split(","), args.arena.split(",")
+        Runtime(int(threads), graph, arena == "on", spin == "on")
+        for threads, graph, arena, spin in product(
+            args.threads.split(","), args.graph.split(","), args.arena.split(","), args.spin.split(",")
         )
     ]
     medians = measure(photos, runtimes, args.runs)
     names = [photo.name for photo in photos]
-    print("threads graph    arena  " + "  ".join(f"{name:>16}" for name in names) + "   sum (ms)")
+    print("threads graph    arena spin  " + "  ".join(f"{name:>16}" for name in names) + "   sum (ms)")
     for runtime, by in medians.items():
         r: Runtime = runtime  # type: ignore[assignment]
         cells = "  ".join(f"{by[name]:16.1f}" for name in names)
-        arena = "on" if r.cpu_mem_arena else "off"
+        arena, spin = ("on" if on else "off" for on in (r.cpu_mem_arena, r.spinning))
         print(
-            f"{r.intra_op_threads:7d} {r.graph_optimization:8s} {arena:5s}  {cells}   {sum(by.values()):8.1f}"
+            f"{r.intra_op_threads:7d} {r.graph_optimization:8s} {arena:5s} {spin:4s}  {cells}"
+            f"   {sum(by.values()):8.1f}"
         )
     best = min(medians, key=lambda r: sum(medians[r].values()))
     print(f"least summed median: {best}")

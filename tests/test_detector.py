@@ -240,7 +240,8 @@ def test_both_models_take_onnx_runtimes_settings_from_the_manifest(tmp_path: Pat
     import onnxruntime as ort
 
     folder = _models_with_runtime(
-        tmp_path / "models", {"intra_op_threads": 1, "graph_optimization": "basic", "cpu_mem_arena": False}
+        tmp_path / "models",
+        {"intra_op_threads": 1, "graph_optimization": "basic", "cpu_mem_arena": False, "spinning": False},
     )
     detector = Detector(folder / "tiles.onnx", classifier=folder / "tile_faces.onnx")
     assert detector.classifier is not None
@@ -248,9 +249,11 @@ def test_both_models_take_onnx_runtimes_settings_from_the_manifest(tmp_path: Pat
         options = session.get_session_options()
         assert options.intra_op_num_threads == 1 and not options.enable_cpu_mem_arena
         assert options.graph_optimization_level == ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+        assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
     # the shipped manifest's settings are the ones measured best here (benchmarks/bench_runtime.py)
     shipped = json.loads((MODELS_DIR / "manifest.json").read_text(encoding="utf-8"))["runtime"]
     assert Detector().runtime.graph_optimization == shipped["graph_optimization"] == "all"
+    assert Detector().runtime.spinning is shipped["spinning"] is False
 
 
 @pytest.mark.parametrize(

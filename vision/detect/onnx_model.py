@@ -23,6 +23,9 @@ class Runtime:
     intra_op_threads: int = 0  # threads one model call uses; 0: ONNX Runtime's choice, one per core
     graph_optimization: str = "all"  # one of GRAPH_LEVELS: how far ONNX Runtime rewrites the graph on load
     cpu_mem_arena: bool = True  # reuse a grown arena across calls (False: allocate each call's tensors anew)
+    # the intra-op threads spin, waiting for work, after each call (ONNX Runtime's default); False: they
+    # sleep, leaving the cores to the work between model calls (crops, rows, grouping) and to other workers
+    spinning: bool = True
 
     def __post_init__(self) -> None:
         if self.intra_op_threads < 0:
@@ -67,6 +70,7 @@ class Runtime:
             "all": levels.ORT_ENABLE_ALL,
         }[self.graph_optimization]
         options.enable_cpu_mem_arena = self.cpu_mem_arena
+        options.add_session_config_entry("session.intra_op.allow_spinning", "1" if self.spinning else "0")
         return options
 
 
