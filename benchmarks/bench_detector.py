@@ -20,14 +20,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _time(detector: object, pixels: list, runs: int) -> list[float]:
+def _time(detector: object, photos: list, runs: int) -> list[float]:
     from vision.reading import first_detections
 
     times = []
     for i in range(runs):
-        image = pixels[i % len(pixels)]
+        photo = photos[i % len(photos)]
         start = time.perf_counter()
-        first_detections(image, detector)  # type: ignore[arg-type]
+        first_detections(photo, detector)  # type: ignore[arg-type]
         times.append(time.perf_counter() - start)
     return times
 
@@ -47,14 +47,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not paths:
         print("no images to time", file=sys.stderr)
         return 2
-    pixels = [load_photo(p) for p in paths]
+    photos = [load_photo(p) for p in paths]
     results = {}
     for name in ("tiles.onnx", "tiles.pt"):
         faces = MODELS_DIR / name.replace("tiles", "tile_faces")
         runtime = Detector if name.endswith(".onnx") else TorchDetector  # the factory's reader of a .pt
         detector = runtime(MODELS_DIR / name, classifier=faces if faces.is_file() else None)
-        _time(detector, pixels, 3)  # warm up
-        times = sorted(_time(detector, pixels, args.runs))
+        _time(detector, photos, 3)  # warm up
+        times = sorted(_time(detector, photos, args.runs))
         results[name] = statistics.median(times)
         p90 = times[int(0.9 * (len(times) - 1))]
         kind = "onnx" if name.endswith(".onnx") else "torch"

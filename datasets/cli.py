@@ -607,7 +607,6 @@ def _localiser(weights: str | None):  # -> datasets.crops.Localise
 
     from datasets.labels import DatasetError
     from vision.detect.detector import DEFAULT_CONF, DEFAULT_WEIGHTS, Detector, ModelError
-    from vision.detect.rows import RowCache
     from vision.images import Photo
     from vision.reading import first_view
 
@@ -618,8 +617,7 @@ def _localiser(weights: str | None):  # -> datasets.crops.Localise
 
     def localise(pixels: np.ndarray) -> np.ndarray:
         photo = Photo(pixels, (pixels.shape[1], pixels.shape[0]))
-        rows = RowCache()
-        return detector.boxes(first_view(photo, detector, conf=DEFAULT_CONF, rows=rows), rows)
+        return detector.boxes(first_view(photo, detector, conf=DEFAULT_CONF))
 
     return localise
 

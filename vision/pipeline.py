@@ -13,7 +13,6 @@ from scoring.hand import Hand, WinContext
 from scoring.presets import Rules
 from scoring.waits import Wait, waits_to_json
 from vision.detect.detector import DEFAULT_CONF, Examples
-from vision.detect.rows import RowCache
 from vision.detect.sharpness import BLURRED, photo_sharpness
 from vision.detect.tileset import ROW_SUITS, Layout, TileSet, name_layout
 from vision.detections import DETECTOR_CLASSES, Detections
@@ -85,8 +84,7 @@ def teach_set(
     layout."""
     detector.set_classifier()  # a reader that learns no sets is refused before any look
     photo = source if isinstance(source, Photo) else decode_photo(source)
-    rows = RowCache()
-    examples = detector.examples(first_view(photo, detector, conf=DEFAULT_CONF, rows=rows), rows)
+    examples = detector.examples(first_view(photo, detector, conf=DEFAULT_CONF))
     layout = name_layout(examples.boxes, examples.probabilities, suits, examples.scores)
     tiles = list(layout.tiles)
     views = examples.features.shape[1]

@@ -26,7 +26,6 @@ from vision.detect import deskew
 from vision.detect.classifier import TileClassifier
 from vision.detect.detector import DEFAULT_CONF, Examples
 from vision.detect.looks import SecondLook
-from vision.detect.rows import RowCache
 from vision.detect.tileset import TileSet
 from vision.detect.view import AS_IS, Located, View, Views
 from vision.detections import Detections
@@ -47,7 +46,6 @@ class Reader(Protocol):
         *,
         conf: float = ...,
         tile_set: TileSet | None = ...,
-        rows: RowCache | None = ...,
     ) -> Detections: ...
 
     def views(self, long_side: int) -> Views: ...
@@ -59,24 +57,17 @@ class SetReader(Reader, Protocol):
 
     def set_classifier(self) -> TileClassifier: ...
 
-    def examples(self, located: Located, rows: RowCache | None = ...) -> Examples: ...
+    def examples(self, located: Located) -> Examples: ...
 
 
-def first_view(
-    photo: Photo,
-    detector: Reader,
-    *,
-    conf: float,
-    box_conf: float | None = None,
-    rows: RowCache | None = None,
-) -> Located:
+def first_view(photo: Photo, detector: Reader, *, conf: float, box_conf: float | None = None) -> Located:
     """The tiles of the view a photo is first read in: as it is, or turned level when the detector can
-    (``Views.level``) and the rows of the tiles found as it is run slantwise (``deskew.turn_level``; ``rows``:
-    where the rows found there are kept for the reading)."""
+    (``Views.level``) and the rows of the tiles found as it is run slantwise (``deskew.turn_level``, with the
+    rows the view as it is keeps for its reading)."""
     located = detector.locate(photo, AS_IS, conf=conf, box_conf=box_conf)
     width, height = photo.size
     if detector.views(max(width, height)).level:
-        turn = deskew.turn_level(located.boxes, located.scores, width, height, rows)
+        turn = deskew.turn_level(located.boxes, located.scores, width, height, located.rows)
         if turn is not None:
             return detector.locate(photo, View(turn=turn), conf=conf, box_conf=box_conf)
     return located
@@ -92,9 +83,8 @@ def first_detections(
 ) -> Detections:
     """The tiles of the photo's first view (``first_view``), their faces read (with ``tile_set``, the set on
     the table, when given); boxes in the decoded photo's pixels."""
-    rows = RowCache()
-    located = first_view(photo, detector, conf=conf, box_conf=box_conf, rows=rows)
-    return detector.read(located, conf=conf, tile_set=tile_set, rows=rows)
+    located = first_view(photo, detector, conf=conf, box_conf=box_conf)
+    return detector.read(located, conf=conf, tile_set=tile_set)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,6 @@ from vision.contract import NONE
 from vision.detect import looks, rowfit
 from vision.detect.classifier import ClassifierError, TileClassifier
 from vision.detect.onnx_model import Runtime, load_onnx
-from vision.detect.rows import RowCache
 from vision.detect.tileset import TileSet
 from vision.detect.view import AS_IS, ONE_VIEW, Located, View, Views
 from vision.detections import DETECTOR_CLASSES, HONOUR, Detections
@@ -178,12 +177,10 @@ class Detector:
         *,
         conf: float = DEFAULT_CONF,
         tile_set: TileSet | None = None,
-        rows: RowCache | None = None,
     ) -> Detections:
         """The tiles ``locate`` found, their faces read; boxes in the photo's own pixels. ``tile_set``: the
-        set on the table; its examples name the faces with the classifier (``vision.detect.tileset``).
-        ``rows``: where rows found before (turning the photo level) are taken from."""
-        read, boxes, scores, classes = self._fitted(located, rows)
+        set on the table; its examples name the faces with the classifier (``vision.detect.tileset``)."""
+        read, boxes, scores, classes = self._fitted(located)
         width, height = located.size
         if self.classifier is None:
             keep = (classes >= 0) & (scores >= conf)
@@ -218,22 +215,20 @@ class Detector:
             boxes[keep], classes[keep], scores[keep], (width, height), others[keep], other_scores[keep]
         )
 
-    def examples(self, located: Located, rows: RowCache | None = None) -> Examples:
+    def examples(self, located: Located) -> Examples:
         """What a set is taught from, in a photo of it (``Examples``): the tiles ``locate`` found there."""
         classifier = self.set_classifier()
-        read, boxes, scores, _ = self._fitted(located, rows)
+        read, boxes, scores, _ = self._fitted(located)
         crops, features, probabilities = classifier.example_views(located.pixels, read, scores)
         assert features is not None
         return Examples(boxes, scores, probabilities, features, crops)
 
-    def boxes(self, located: Located, rows: RowCache | None = None) -> np.ndarray:
+    def boxes(self, located: Located) -> np.ndarray:
         """The boxes of the tiles ``locate`` found, in the photo's own pixels, as ``read`` names them (before
         the classifier leaves out what is no tile)."""
-        return self._fitted(located, rows)[1]
+        return self._fitted(located)[1]
 
-    def _fitted(
-        self, located: Located, rows: RowCache | None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _fitted(self, located: Located) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The boxes the faces are read from (in the view's pixels), the boxes in the photo's own pixels, and
         their scores and classes: two boxes on the halves of a turned meld tile become one, a box across two
         touching tiles of a standing row a box for each, and the boxes of such rows are snapped to their
@@ -243,7 +238,7 @@ class Detector:
         read = boxes = located.boxes
         scores, classes = located.scores, located.classes
         if self.fit_rows:
-            read, source, boxes = rowfit.fit(located.pixels, boxes, scores, rows)
+            read, source, boxes = rowfit.fit(located.pixels, boxes, scores, located.rows)
             scores, classes = scores[source], classes[source]
         turn = located.view.turn
         return read, boxes if turn is None else turn.boxes_back(boxes), scores, classes

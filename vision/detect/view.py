@@ -5,12 +5,13 @@ the one it is given and never decides it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from vision.detect.deskew import Turn
 from vision.detect.looks import SecondLook
+from vision.detect.rows import RowCache
 from vision.images import Photo
 
 
@@ -47,7 +48,8 @@ ONE_VIEW = Views()  # a reader of one input shape, or a stand-in: the photo as i
 class Located:
     """The localiser's tiles in one view of a photo (``Detector.locate``): ``pixels`` the view's (the photo,
     or turned), ``boxes``, ``scores`` and ``classes`` the localiser's own in those pixels; ``size`` the
-    photo's (width, height); ``close_up``: the photo was looked at whole in one look."""
+    photo's (width, height); ``close_up``: the photo was looked at whole in one look; ``rows``: the rows of
+    its boxes, found once for every use (turning the photo level, fitting the rows' boxes)."""
 
     view: View
     pixels: np.ndarray
@@ -56,6 +58,7 @@ class Located:
     classes: np.ndarray
     size: tuple[int, int]
     close_up: bool
+    rows: RowCache = field(default_factory=RowCache)
 
     @classmethod
     def nothing(cls, photo: Photo | np.ndarray, view: View = AS_IS) -> Located:
