@@ -30,6 +30,7 @@ import numpy as np
 from vision.detect.boxes import box_iou
 from vision.detect.looks import CONFIDENT
 from vision.detect.rows import RowCache
+from vision.quantiles import column_percentile, median
 
 MIN_RUN = 3  # touching tiles: a shorter run says too little of its pitch
 # A run whose boxes are mostly (half or more) taller than wide is one of standing tiles, unless one of them
@@ -209,11 +210,11 @@ def _split_run(grey: np.ndarray, boxes: np.ndarray, members: np.ndarray) -> dict
         return {}
     # a box across two tiles is half again as far from its neighbours' centres as they are from theirs, so
     # the run's pitch is measured between the boxes of about its typical width
-    wide = widths >= WIDE * float(np.median(widths))
+    wide = widths >= WIDE * median(widths)
     steps = np.diff(cx)[~(wide[:-1] | wide[1:])]
     if not len(steps):
         return {}
-    pitch = float(np.median(steps))
+    pitch = median(steps)
     doubles = (
         wide & (widths >= DOUBLE[0] * pitch) & (widths <= DOUBLE[1] * pitch) & (heights >= STANDING * pitch)
     )
@@ -257,7 +258,7 @@ def fit_run(grey: np.ndarray, run: np.ndarray) -> np.ndarray:
     widest = TURNED if slant <= LEVEL else 1.0  # the widest a standing tile's box may come out, of its height
     if np.count_nonzero(heights < STANDING * widths) * 2 > len(run) or np.any(widths > widest * heights):
         return run  # tiles lying flat, or a turned tile among them: a meld, left alone
-    height = float(np.median(heights))
+    height = median(heights)
     # a slanted row's tile box overhangs its seams by the slant of the tile's height (half each side)
     overhang = abs(slope) / math.hypot(1.0, slope) * height * 0.5
     seams = [
@@ -303,14 +304,16 @@ def _seam(
     xs = np.round(columns[None, :] - slope * across).astype(int)
     inside = (rows >= 0) & (rows < grey.shape[0]) & (xs >= 0) & (xs < grey.shape[1])
     picked = grey[rows.clip(0, grey.shape[0] - 1), xs.clip(0, grey.shape[1] - 1)]
-    if inside.all():  # the common case, and NumPy's nan-aware percentile is many times slower
-        profile = np.percentile(picked, SEAM_PERCENTILE, axis=0)
+    if inside.all():  # the common case: no column leaves the photo, so no NaN to step round
+        profile = column_percentile(picked, SEAM_PERCENTILE)
+        typical = median(profile)
     else:
         profile = np.nanpercentile(np.where(inside, picked, np.nan), SEAM_PERCENTILE, axis=0)
+        typical = float(np.nanmedian(profile))
     near = np.abs(columns - middle) <= SEARCH * pitch
     if not near.any() or np.isnan(profile[near]).all():
         return middle, False
     darkest = int(np.flatnonzero(near)[np.nanargmin(profile[near])])
-    if float(np.nanmedian(profile)) - float(profile[darkest]) < MIN_DIP:
+    if typical - float(profile[darkest]) < MIN_DIP:
         return middle, False
     return float(columns[darkest]) + 0.5, True

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.quantiles import median
+
 
 @dataclass(frozen=True)
 class RowsConfig:
@@ -107,7 +109,7 @@ def find_rows(
     # (standing, flat, from the side): each tile's ratio to its nearest neighbour measures it, kept within
     # a factor 2 of the photo's median so that a stray overlapping box does not decide.
     nearest = ratio.min(axis=1) if n > 1 else np.ones(1)
-    photo_ratio = float(np.median(nearest))
+    photo_ratio = median(nearest)
     own = np.clip(nearest, photo_ratio / 2, photo_ratio * 2)
     unit = np.minimum(own[:, None], own[None, :]) * pair_scale  # pixels per tile width, per pair
     widths = dist / unit  # centre distances in tile widths
@@ -384,9 +386,7 @@ def _gaps(
     ratio = photo_ratio
     if len(steps) >= 3:
         pairs = itertools.pairwise(chain)
-        ratio = float(
-            np.median([step * 2 / (scale[a] + scale[b]) for step, (a, b) in zip(steps, pairs, strict=True)])
-        )
+        ratio = median([step * 2 / (scale[a] + scale[b]) for step, (a, b) in zip(steps, pairs, strict=True)])
     # Per tile: its shortest step and the neighbour at the other end of it.
     shortest: list[tuple[float, int]] = []
     for k in range(len(chain)):
@@ -414,7 +414,7 @@ def _gaps(
         pitch[k] = step if step <= touching_step * limit else None
         measured[k] = True
     touching = [p / size[k] for k, p in enumerate(pitch) if p is not None]
-    lone = float(np.median(touching)) if touching else 1.0
+    lone = median(touching) if touching else 1.0
     for k, inner in ((ends[0], 1), (ends[1], ends[1] - 1)):  # a lone end tile beside touching ones
         known = pitch[inner]
         if len(chain) >= 3 and pitch[k] is None and known is not None:

@@ -20,6 +20,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.quantiles import median, percentile, percentiles
+
 CROP_SIDE = 48  # a tile's short side, in pixels, when its sharpness is measured
 MIN_SIDE = 8  # a box smaller than this (pixels) is not measured
 MIN_CONTRAST = 16.0  # nor one whose grey levels spread less than this: no edge to measure
@@ -38,11 +40,11 @@ def tile_sharpness(gray: np.ndarray, box: np.ndarray) -> float | None:
     scale = CROP_SIDE / min(crop.shape[:2])
     interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=interpolation).astype(np.float32)
-    low, high = np.percentile(crop, (1, 99))
+    low, high = percentiles(crop, (1, 99))
     if high - low < MIN_CONTRAST:
         return None
     gradient = np.hypot(cv2.Sobel(crop, cv2.CV_32F, 1, 0), cv2.Sobel(crop, cv2.CV_32F, 0, 1)) / 8.0
-    return float(np.percentile(gradient, 99) / (high - low))
+    return percentile(gradient, 99) / (high - low)
 
 
 def photo_sharpness(pixels: np.ndarray, boxes: np.ndarray) -> float | None:
@@ -51,4 +53,4 @@ def photo_sharpness(pixels: np.ndarray, boxes: np.ndarray) -> float | None:
     gray = cv2.cvtColor(pixels, cv2.COLOR_RGB2GRAY) if pixels.ndim == 3 else pixels
     measured = (tile_sharpness(gray, box) for box in np.asarray(boxes, np.float32).reshape(-1, 4))
     values = [v for v in measured if v is not None]
-    return float(np.median(values)) if values else None
+    return median(values) if values else None

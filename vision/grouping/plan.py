@@ -30,6 +30,7 @@ import numpy as np
 from scoring.hand import concealed_count
 from vision.grouping.concealed import ConcealedConfig, concealed_clusters
 from vision.grouping.layout import Cluster
+from vision.quantiles import median
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ def ranked_plans(
         fits = sum(len(c.faces) for c in extra) == concealed_count(sum(len(c.melds or ()) for c in melds))
         return [Plan(None, (), melds, extra, (), fits, 0, 0.0)]
     plans = [_plan(layout, r, reading_known[r], centres, scale, config, concealed) for r in rows]
-    sizes = [float(np.median(scale[[i for c in layout[r] for i in c.members]])) for r in rows]
+    sizes = [median(scale[[i for c in layout[r] for i in c.members]]) for r in rows]
     order = sorted(
         range(len(plans)),
         key=lambda k: (plans[k].evidence(config), sizes[k], plans[k].longest, -k),
@@ -167,7 +168,7 @@ def _plan(
     distance.update({c.key: _distance(centres, near_anchor, c) / unit for c in strays})
     deficit = concealed_count(sum(len(c.melds or ()) for c in beside)) - sum(len(c.faces) for c in hand)
     optional = sorted(melds + strays, key=lambda c: (distance[c.key], c.members))[: config.most_optional]
-    size = float(np.median(scale[[i for c in row for i in c.members]]))
+    size = median(scale[[i for c in row for i in c.members]])
     cost = {c.key: _cost(c, distance[c.key], scale, size, config) for c in optional}
     filled = _fill(deficit, optional, cost)
     near_melds = [c for c in optional if c.melds and distance[c.key] <= config.near]
@@ -223,7 +224,7 @@ def _cost(cluster: Cluster, distance: float, scale: np.ndarray, size: float, con
     """A near meld is wanted (less than nothing), one at another depth less so; anything else costs."""
     if not cluster.melds:
         return distance
-    depth = abs(math.log(float(np.median(scale[list(cluster.members)])) / size))
+    depth = abs(math.log(median(scale[list(cluster.members)]) / size))
     return distance - config.near + config.depth * depth
 
 
@@ -252,10 +253,10 @@ def _fill(deficit: int, optional: list[Cluster], cost: dict[tuple[int, ...], flo
 def _pitch(centres: np.ndarray, scale: np.ndarray) -> float:
     """The centre distance of touching tiles in a row: its tiles' median distance to their nearest."""
     if len(centres) < 2:
-        return float(np.median(scale)) * 0.85 if len(scale) else 1.0
+        return median(scale) * 0.85 if len(scale) else 1.0
     dist = np.hypot(*(centres[None, :, :] - centres[:, None, :]).transpose(2, 0, 1))
     np.fill_diagonal(dist, np.inf)
-    return max(float(np.median(dist.min(axis=1))), 1e-6)
+    return max(median(dist.min(axis=1)), 1e-6)
 
 
 def _distance(centres: np.ndarray, anchor: list[int], cluster: Cluster) -> float:
