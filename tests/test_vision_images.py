@@ -215,3 +215,19 @@ def test_the_decode_budget_counts_what_turning_an_image_to_rgb_takes(mode: str) 
     pillow = size[0] * size[1] * (STORAGE.get(mode, 4) + as_l + 4)  # the decoded image, as L, as RGB
     assert pixels.shape == (size[1], size[0], 3)
     assert traced + pillow <= decode_cost(mode, size) + 65_536  # and a few Python objects' bytes
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_every_exif_orientation_turns_the_pixels_as_pillow_does(orientation: int) -> None:
+    from PIL import ImageOps
+
+    stored = np.random.default_rng(orientation).integers(0, 256, (30, 50, 3), np.uint8)
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    out = io.BytesIO()
+    Image.fromarray(stored).save(out, "PNG", exif=exif.tobytes())  # lossless: the pixels compare exactly
+    photo = load_photo(out.getvalue())
+    with Image.open(io.BytesIO(out.getvalue())) as image:
+        expected = np.asarray(ImageOps.exif_transpose(image).convert("RGB"))
+    np.testing.assert_array_equal(photo.pixels, expected)
+    assert photo.original_size == (expected.shape[1], expected.shape[0])
