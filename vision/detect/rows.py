@@ -292,14 +292,14 @@ def _extend_rows(
             if len(chain) < config.long_row:
                 continue
             for end in (0, -1):
-                cost = _past_end(chain, end, centres, unit, config)
+                cost = _past_end(chain, end, centres, unit, config).tolist()  # Python floats: read per tile
                 for other in chains:
-                    on_line = [m for m in other if np.isfinite(cost[m])]
+                    on_line = [m for m in other if cost[m] != math.inf]
                     if len(other) > 2 or (len(other) == 2 and len(on_line) != 1):
                         continue  # a pair along the row chose to be a row of its own
                     for tile in on_line:
-                        if best is None or (float(cost[tile]), a, end, tile) < best:
-                            best = (float(cost[tile]), a, end, tile)
+                        if best is None or (cost[tile], a, end, tile) < best:
+                            best = (cost[tile], a, end, tile)
         if best is None:
             return chains
         _, a, end, tile = best
