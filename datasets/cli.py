@@ -209,7 +209,17 @@ def register(commands: argparse._SubParsersAction) -> None:
         "empty photos hold nothing else)",
     )
     crops.add_argument(
-        "--weights", help="with --false-alarms: the localiser (default: the shipped models/tiles.onnx)"
+        "--as-found",
+        type=int,
+        default=0,
+        metavar="N",
+        help="per training image, up to N crops of the boxes the localiser (--weights) finds on labelled "
+        "tiles, named as the tile each overlaps most (IoU >= 0.5): the crops the reader itself cuts, of "
+        "tiles lying at an angle or seen from the side",
+    )
+    crops.add_argument(
+        "--weights",
+        help="with --false-alarms or --as-found: the localiser (default: the shipped models/tiles.onnx)",
     )
     crops.set_defaults(func=_guarded(run_crops))
 
@@ -572,9 +582,10 @@ def run_crops(args: argparse.Namespace) -> int:
         art_sets = art_sets_in(args.art) if args.art and args.rendered else []
     except ArtError as error:
         raise DatasetError(str(error)) from None
-    if args.false_alarms < 0:
-        raise DatasetError(f"--false-alarms {args.false_alarms}: a number of crops, 0 or more")
-    localise = _localiser(args.weights) if args.false_alarms else None
+    for flag, number in (("--false-alarms", args.false_alarms), ("--as-found", args.as_found)):
+        if number < 0:
+            raise DatasetError(f"{flag} {number}: a number of crops, 0 or more")
+    localise = _localiser(args.weights) if args.false_alarms or args.as_found else None
     out = _fresh_folder(args.out)
     counts = build_crop_dataset(
         sources,
@@ -589,6 +600,7 @@ def run_crops(args: argparse.Namespace) -> int:
         rendered_classes=classes,
         straddles=args.straddles,
         false_alarms=args.false_alarms,
+        as_found=args.as_found,
         localise=localise,
         quiet=args.quiet,
     )
@@ -602,7 +614,8 @@ def run_crops(args: argparse.Namespace) -> int:
 
 
 def _localiser(weights: str | None):  # -> datasets.crops.Localise
-    """The boxes a localiser finds in a photo, for ``--false-alarms`` (the floor the reader boxes at)."""
+    """The boxes a localiser finds in a photo, for ``--false-alarms`` and ``--as-found`` (the floor the reader
+    boxes at)."""
     import numpy as np
 
     from datasets.labels import DatasetError

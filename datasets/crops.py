@@ -4,7 +4,8 @@ Training crops are jittered the way a localiser's boxes are wrong (uneven margin
 and turned by quarter turns (a tile lying in a meld, or read from across the table); a mirrored
 tile never is. Some tiles in rows are cut turned along their row instead, as the classifier's second
 view reads them (``vision.detect.classifier.upright_crops``). ``none`` crops are patches of the photo away
-from every tile, so the classifier learns to reject the localiser's false alarms. Validation crops
+from every tile, so the classifier learns to reject the localiser's false alarms; crops of the localiser's
+own boxes on labelled tiles teach it the tiles as the reader cuts them. Validation crops
 are cut exactly as the first view at inference. Rendered crops (``datasets.synth.face_crops``: a
 tile of one of endless face styles, without a scene) can be added to the training crops.
 """
@@ -39,6 +40,7 @@ from vision.progress import progress
 # RGB pixels -> the boxes (x1, y1, x2, y2) a localiser finds in them (``Detector.boxes`` of the first view)
 Localise = Callable[[np.ndarray], np.ndarray]
 FALSE_IOU = 0.3  # a found box overlapping a labelled tile this much (or centred on one) is that tile
+FOUND_IOU = 0.5  # a found box overlapping a labelled tile this much shows that tile (``--as-found``)
 TURNS = (0, 0, 0, 0, 2, 2, 1, 3)  # quarter turns, drawn uniformly: upright most often
 UPRIGHT_SHARE = 0.3  # of the training crops of tiles in rows, cut turned along their row
 
@@ -83,6 +85,18 @@ def false_boxes(found: np.ndarray, labelled: np.ndarray) -> np.ndarray:
     return found[(box_iou(found, labelled).max(axis=1) < FALSE_IOU) & ~inside]
 
 
+def found_on_tiles(found: np.ndarray, labelled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The boxes of ``found`` that lie on a labelled tile (IoU at least ``FOUND_IOU``), and the index of that
+    tile (the one each overlaps most): crops cut as the reader cuts them, a tile seen at an angle, its thick
+    side showing, a box a little off, named as the tile they show."""
+    found = np.asarray(found, np.float32).reshape(-1, 4)
+    if not len(found) or not len(labelled):
+        return found[:0], np.zeros(0, np.int64)
+    overlaps = box_iou(found, labelled)
+    on = overlaps.max(axis=1) >= FOUND_IOU
+    return found[on], overlaps[on].argmax(axis=1)
+
+
 def straddling_boxes(boxes: np.ndarray, gap: float = 0.25) -> np.ndarray:
     """Boxes of one tile's size centred on the seam between two neighbours side by side (each box's
     nearest neighbour to its right, at most ``gap`` of a width apart, overlapping it by half its height):
@@ -118,6 +132,7 @@ def write_crops(
     min_side: float = 0.0,
     straddles: int = 0,
     false_alarms: int = 0,
+    as_found: int = 0,
     localise: Localise | None = None,
 ) -> Counter[str]:
     """Write crops of ``images`` under ``out/split/<class>/``; returns the count per class.
@@ -127,7 +142,9 @@ def write_crops(
     of a box over the seam between two neighbouring tiles (``straddling_boxes``: the localiser's
     stray second box on a flat meld); ``min_side``: boxes whose shorter side is under this many pixels
     of the image are not cut; ``false_alarms``: at most this many ``none`` crops per image of boxes
-    ``localise`` finds on no labelled tile (``false_boxes``), photos of no tile included.
+    ``localise`` finds on no labelled tile (``false_boxes``), photos of no tile included; ``as_found``: at
+    most this many crops per image of the boxes ``localise`` finds on labelled tiles, named as the tile
+    (``found_on_tiles``).
     """
     rng = random.Random(seed)
     root = Path(out) / split
@@ -150,10 +167,16 @@ def write_crops(
             between = straddling_boxes(all_boxes)
             picked = rng.sample(range(len(between)), min(straddles, len(between)))
             extra = np.concatenate([extra, between[picked]])
-        if false_alarms and localise is not None:
-            wrong = false_boxes(localise(pixels), all_boxes)
+        found = localise(pixels) if (false_alarms or as_found) and localise is not None else None
+        if false_alarms and found is not None:
+            wrong = false_boxes(found, all_boxes)
             picked = rng.sample(range(len(wrong)), min(false_alarms, len(wrong)))
             extra = np.concatenate([extra, wrong[picked]])
+        if as_found and found is not None:  # after the labelled boxes, whose crops may be turned along rows
+            on, tiles = found_on_tiles(found, all_boxes)
+            picked = rng.sample(range(len(on)), min(as_found, len(on)))
+            classes += [item.boxes[int(tiles[k])].class_id for k in picked]
+            boxes = np.concatenate([boxes, on[picked]])
         classes += [NONE] * len(extra)
         boxes = np.concatenate([boxes, extra])
         margins: np.ndarray | float = _jittered_margins(rng, len(boxes)) if augment else CROP_MARGIN
@@ -248,6 +271,7 @@ def build_crop_dataset(
     rendered_classes: Sequence[str] = (),
     straddles: int = 0,
     false_alarms: int = 0,
+    as_found: int = 0,
     localise: Localise | None = None,
     quiet: bool = False,
 ) -> dict[str, Counter[str]]:
@@ -258,7 +282,8 @@ def build_crop_dataset(
     inference. Test images are left out. ``rendered`` crops (faces procedural or from ``art_sets``)
     join the training crops; ``straddles``: ``none`` crops per training image of boxes over the seam
     between two neighbouring tiles; ``false_alarms``: ``none`` crops per training image of the boxes
-    ``localise`` (a localiser) finds on no labelled tile. A bar shows how far the photos and the rendered
+    ``localise`` (a localiser) finds on no labelled tile; ``as_found``: crops per training image of the
+    boxes it finds on labelled tiles, named as the tile. A bar shows how far the photos and the rendered
     crops have got (``vision.progress``; none when ``quiet``).
     """
     counts: dict[str, Counter[str]] = {"train": Counter(), "val": Counter()}
@@ -276,6 +301,7 @@ def build_crop_dataset(
             min_side=min_side,
             straddles=straddles,
             false_alarms=false_alarms,
+            as_found=as_found,
             localise=localise,
         )
         counts["val"] += write_crops(

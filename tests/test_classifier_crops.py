@@ -372,6 +372,52 @@ def test_the_localisers_boxes_on_no_labelled_tile_are_its_false_alarms() -> None
     assert false_boxes(found, np.zeros((0, 4), np.float32)).shape == (4, 4)  # a photo of no tile: all
 
 
+def test_the_localisers_boxes_on_labelled_tiles_are_named_as_the_tile_they_show() -> None:
+    from datasets.crops import found_on_tiles
+
+    labelled = np.array([[100, 50, 140, 110], [140, 50, 180, 110]], np.float32)
+    found = np.array(
+        [
+            [128, 52, 168, 108],  # mostly on the second tile (IoU 0.59 with it, 0.16 with the first)
+            [95, 45, 180, 115],  # round both: on neither enough
+            [200, 100, 240, 160],  # on nothing
+            [102, 49, 141, 112],  # the first tile
+        ],
+        np.float32,
+    )
+    boxes, tiles = found_on_tiles(found, labelled)
+    assert boxes.tolist() == [[128, 52, 168, 108], [102, 49, 141, 112]] and tiles.tolist() == [1, 0]
+    none, _ = found_on_tiles(found, np.zeros((0, 4), np.float32))
+    assert none.shape == (0, 4)
+
+
+def test_boxes_found_on_tiles_are_cut_as_crops_of_those_tiles(tmp_path: Path) -> None:
+    tile = _labelled(tmp_path, "t", "train")  # an m5 and a back
+    found = np.array([[103, 55, 143, 112], [200, 100, 240, 160], [281, 18, 299, 82]], np.float32)
+    plain = build_crop_dataset([CropSource([tile])], tmp_path / "plain", seed=3, quiet=True)
+    counts = build_crop_dataset(
+        [CropSource([tile], per_image=0)],
+        tmp_path / "found",
+        seed=3,
+        as_found=5,
+        localise=lambda pixels: found,
+        quiet=True,
+    )
+    # no labelled box cut (PER_IMAGE 0): the m5 and the back as the localiser boxed them, the box on nothing
+    # not cut (it is no false alarm asked for), and the background crops as before
+    assert counts["train"]["m5"] == 1 and counts["train"]["back"] == 1
+    assert counts["train"]["none"] == plain["train"]["none"]
+    one = build_crop_dataset(
+        [CropSource([tile], per_image=0)],
+        tmp_path / "one",
+        seed=3,
+        as_found=1,
+        localise=lambda pixels: found,
+        quiet=True,
+    )
+    assert one["train"]["m5"] + one["train"]["back"] == 1
+
+
 def test_false_alarms_are_cut_as_none_crops_even_from_photos_of_no_tile(tmp_path: Path) -> None:
     tile = _labelled(tmp_path, "t", "train")
     path = tmp_path / "keys.png"

@@ -589,3 +589,5 @@ def test_crops_cut_the_shipped_localisers_false_alarms_on_a_table_of_no_tile(smj
     assert tiles == []  # nothing labelled: no tile crops
     assert smj([*argv, "--weights", str(tmp_path / "none.onnx"), "--out", str(tmp_path / "c2")]) == 2
     assert "none.onnx: no such weights file" in capsys.readouterr().err
+    assert smj([*argv, "--as-found", "-1", "--out", str(tmp_path / "c3")]) == 2
+    assert "--as-found -1: a number of crops, 0 or more" in capsys.readouterr().err
