@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -395,27 +396,21 @@ def test_boxes_found_on_tiles_are_cut_as_crops_of_those_tiles(tmp_path: Path) ->
     tile = _labelled(tmp_path, "t", "train")  # an m5 and a back
     found = np.array([[103, 55, 143, 112], [200, 100, 240, 160], [281, 18, 299, 82]], np.float32)
     plain = build_crop_dataset([CropSource([tile])], tmp_path / "plain", seed=3, quiet=True)
-    counts = build_crop_dataset(
-        [CropSource([tile], per_image=0)],
-        tmp_path / "found",
-        seed=3,
-        as_found=5,
-        localise=lambda pixels: found,
-        quiet=True,
-    )
+
+    def cut(as_found: int) -> Counter[str]:
+        out = tmp_path / f"found{as_found}"
+        source = CropSource([tile], per_image=0)
+        done = build_crop_dataset(
+            [source], out, seed=3, as_found=as_found, localise=lambda _: found, quiet=True
+        )
+        return done["train"]
+
     # no labelled box cut (PER_IMAGE 0): the m5 and the back as the localiser boxed them, the box on nothing
     # not cut (it is no false alarm asked for), and the background crops as before
-    assert counts["train"]["m5"] == 1 and counts["train"]["back"] == 1
-    assert counts["train"]["none"] == plain["train"]["none"]
-    one = build_crop_dataset(
-        [CropSource([tile], per_image=0)],
-        tmp_path / "one",
-        seed=3,
-        as_found=1,
-        localise=lambda pixels: found,
-        quiet=True,
-    )
-    assert one["train"]["m5"] + one["train"]["back"] == 1
+    counts = cut(5)
+    assert counts["m5"] == 1 and counts["back"] == 1 and counts["none"] == plain["train"]["none"]
+    one = cut(1)
+    assert one["m5"] + one["back"] == 1
 
 
 def test_false_alarms_are_cut_as_none_crops_even_from_photos_of_no_tile(tmp_path: Path) -> None:
