@@ -56,9 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", default="1,2", help="intra-op threads to try (0: ONNX Runtime's choice)")
     parser.add_argument("--graph", default="basic,all", help="graph optimisation levels to try")
     parser.add_argument("--arena", default="on,off", help="CPU memory arena settings to try")
-    parser.add_argument(
-        "--spin", default="on", help="intra-op threads spinning between calls, or not (on,off)"
-    )
+    parser.add_argument("--spin", default="on,off", help="intra-op threads spinning between calls, or not")
     args = parser.parse_args(argv)
     photos = args.photos or sorted((ROOT / "examples").glob("*.jpg"))
     runtimes = [

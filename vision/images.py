@@ -173,7 +173,8 @@ _TURNS = {3: cv2.ROTATE_180, 6: cv2.ROTATE_90_CLOCKWISE, 8: cv2.ROTATE_90_COUNTE
 
 def upright(pixels: np.ndarray, orientation: int | None) -> np.ndarray:
     """``pixels`` as stored turned upright by their EXIF ``orientation`` (1-8), as Pillow's
-    ``exif_transpose`` turns them: by OpenCV on the decoded array, several times faster on a phone photo."""
+    ``exif_transpose`` turns them: by OpenCV on the decoded array, in about a third of Pillow's time on a
+    phone photo."""
     if orientation in _FLIPS:
         return cv2.flip(pixels, _FLIPS[orientation])
     if orientation in _TURNS:
