@@ -38,6 +38,7 @@ MAX_NAME = 24
 MAX_BASE = 1_000_000
 WRITE_ATTEMPTS = 5
 MAX_EVENTS = 60  # a round has at most 4 kongs a player, 3 wins and an end; well below this
+THREE_WON = {"type": "end", "reason": "three_won"}  # what the last winner's win brings (``add_event``)
 
 
 class TableError(ValueError):
@@ -215,16 +216,20 @@ def add_event(
             raise TableError("too_many_events", f"a round holds at most {MAX_EVENTS} events")
         return [*events, event], f"event {len(events)} entered: {event.get('type', '?')}"
 
-    return _write(store, table_id, code, number, version, change, open_only=True)
+    return _write(store, table_id, code, number, version, change, open_only=True, end_when_won=True)
 
 
 def undo(store: Store, table_id: str, code: str, number: int, version: int) -> TableState:
-    """Take back the last event of round ``number`` (the round reopens if it was its end)."""
+    """Take back the last event of round ``number`` (the round reopens if it was its end). The end that
+    followed the last winner's win (``THREE_WON``) goes back with that win: it was never entered alone."""
 
     def change(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
         if not events:
             raise TableError("no_event", f"round {number} has no event to take back")
-        return events[:-1], f"event {len(events) - 1} taken back: {events[-1].get('type', '?')}"
+        last = len(events) - 1
+        if events[-1] == THREE_WON and last and events[-2].get("type") == "win":
+            return events[:-2], f"events {last - 1} and {last} taken back: win and the end it made"
+        return events[:-1], f"event {last} taken back: {events[-1].get('type', '?')}"
 
     return _write(store, table_id, code, number, version, change)
 
@@ -314,11 +319,13 @@ def _write(
     change: Any,
     *,
     open_only: bool = False,
+    end_when_won: bool = False,
 ) -> TableState:
     """Apply ``change`` (events -> (events, what was done)) to round ``number`` if it is still at
     ``version``. The UPDATE itself checks the version (``RoundRow``'s ``version_id_col``), so of two writers
     on one version the second is refused whichever reads first; a database busy with another writer
-    (SQLite) is tried again, where the version then decides."""
+    (SQLite) is tried again, where the version then decides. ``end_when_won``: a win that makes the last
+    winner the rules allow (血战到底: the third) ends the round in the same write."""
     for attempt in range(WRITE_ATTEMPTS):
         try:
             with store.transaction() as session:
@@ -332,6 +339,9 @@ def _write(
                     )
                 events, action = change(list(played.events))
                 _settle(table, played.dealer, played.void_suits, events)
+                if end_when_won and _all_won(table.preset, events):
+                    events, action = [*events, dict(THREE_WON)], f"{action}; the round ends: three_won"
+                    _settle(table, played.dealer, played.void_suits, events)
                 played.events, played.updated_at = events, now()
                 session.flush()  # UPDATE ... WHERE version = the one read; it moves on
                 _revise(played, action)
@@ -344,6 +354,19 @@ def _write(
                 raise
             time.sleep(0.05 * (attempt + 1))
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _all_won(preset: str, events: list[dict[str, Any]]) -> bool:
+    """Whether the last event is a win that leaves as many winners as the rules allow (the round checked)."""
+    if not events or events[-1].get("type") != "win":
+        return False
+    won = {
+        winner.get("player")
+        for event in events
+        if event.get("type") == "win"
+        for winner in (event.get("winners") or [event])
+    }
+    return len(won) >= get_preset(preset).settlement.max_winners
 
 
 def _revise(played: RoundRow, action: str) -> None:

@@ -65,7 +65,7 @@ def _win(page: Page, winners: dict[int, tuple[str, str]], discarder: int | None)
             row.locator("select").select_option(source)
             row.locator("input:not([type])").fill(value)
     form.locator("label", has_text="点炮").locator("select").select_option(
-        "" if discarder is None else str(discarder)
+        "self" if discarder is None else str(discarder)
     )
 
 
@@ -96,11 +96,20 @@ def test_a_night_at_the_table_on_the_page(server: str, tmp_path: Path) -> None:
         expect(page.locator("#hand-text")).to_contain_text("123345m66999p")
         _win(page, {0: ("photo", "")}, discarder=2)
         _record(page, tmp_path, "win_photo")
-        # Bo (typed hand) and Cai (2 fan) both win on Dee's discard
-        _win(page, {1: ("typed", "123456789m55777p"), 2: ("fan", "2")}, discarder=3)
+        # Bo (typed hand) and Cai (2 fan) both win on Dee's discard; Cai's fan left empty first, and no
+        # discarder said: each refused by name, nothing recorded
+        _win(page, {1: ("typed", "123456789m55777p"), 2: ("fan", "")}, discarder=3)
+        page.locator("#table-form button[type=submit]").click()
+        expect(page.locator("#table-status")).to_contain_text("Enter Cai's fan")
+        page.locator("#table-form fieldset.winner").nth(1).locator("input:not([type])").fill("2")
+        page.locator("#table-form label", has_text="点炮").locator("select").select_option("")
+        page.locator("#table-form button[type=submit]").click()
+        expect(page.locator("#table-status")).to_contain_text("Say whose discard it was")
+        page.locator("#table-form label", has_text="点炮").locator("select").select_option("3")
         _record(page, tmp_path, "two_winners")
-        page.locator("#event-end").click()  # three have won: the round ends
+        # three have won: the round ends by itself
         expect(page.locator("#round-new")).to_be_visible()
+        expect(page.locator("#table-round")).to_contain_text("over")
 
         # round 2: Ann wins on Bo's discard (1 fan, typed as fan); the wall runs out: Bo not ready,
         # Cai a 花猪, Dee ready at 1 fan

@@ -110,6 +110,34 @@ def test_undo_and_a_correction_of_a_past_round_move_the_totals_and_keep_the_hist
     assert revisions[-2]["events"] == ROUND["events"]  # the round as it was
 
 
+def test_the_third_win_ends_the_round_and_an_undo_takes_both_back(store: Store) -> None:
+    wins = [
+        {"type": "win", "player": "A", "self_drawn": True, "fan": 1},
+        {"type": "win", "winners": [{"player": "B", "fan": 2}, {"player": "C", "fan": 0}], "discarder": "D"},
+    ]
+    table_id, code, version = _played(store, wins[:1])
+    assert not table_state(store, table_id).rounds[0].finished  # one winner: the round plays on
+    state = add_event(store, table_id, code, 1, version, wins[1])
+    played = state.rounds[0]
+    assert played.finished and played.events == [*wins, {"type": "end", "reason": "three_won"}]
+    assert (
+        played.ledger.totals
+        == settle_round(
+            parse_round(
+                {"players": ["A", "B", "C", "D"], "void_suits": VOIDS, "dealer": 0, "events": played.events}
+            ),
+            get_preset("chengdu"),
+            1,
+        ).totals
+    )
+    with pytest.raises(TableError) as over:
+        add_event(store, table_id, code, 1, played.version, {"type": "end", "reason": "three_won"})
+    assert over.value.code == "round_over"
+    assert history(store, table_id, 1)[-1]["action"] == "event 1 entered: win; the round ends: three_won"
+    state = undo(store, table_id, code, 1, played.version)
+    assert state.rounds[0].events == wins[:1] and not state.rounds[0].finished
+
+
 def test_writing_needs_the_code_and_a_round_in_play_blocks_the_next(store: Store) -> None:
     table_id, code, version = _played(store, ROUND["events"][:1])
     with pytest.raises(TableError) as wrong:

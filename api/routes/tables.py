@@ -119,7 +119,8 @@ async def enter_event(
 ) -> dict[str, Any]:
     """A kong (刮风下雨), a win (on a discard, self-drawn, several winners on one discard), the wall's end:
     checked against the round so far as ``smj settle`` checks a round (a 422 with the settlement's code
-    and the event's index in ``details``); the answer holds the round's payments at once."""
+    and the event's index in ``details``); the answer holds the round's payments at once. The win that makes
+    the third winner ends the round in the same write (its end event, ``three_won``, is added)."""
     state = await _call(workers, add_event, store, table, code, number, body.version, body.event)
     return state.to_json()
 

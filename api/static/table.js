@@ -302,7 +302,12 @@
         rows.push({ seat, pick, source, value });
         form.append(row);
       });
-      const [fromLabel, from] = seatSelect("点炮 On the discard of (— self-drawn 自摸)", table.data.players, true);
+      const fromLabel = el("label", "", "点炮 On the discard of");
+      const from = el("select");
+      from.append(Object.assign(el("option", "", "— 选 choose —"), { value: "" }));
+      from.append(Object.assign(el("option", "", "自摸 self-drawn"), { value: "self" }));
+      table.data.players.forEach((player, seat) => from.append(Object.assign(el("option", "", player), { value: String(seat) })));
+      fromLabel.append(from);
       form.append(fromLabel);
       const flags = el("fieldset");
       const boxes = {};
@@ -320,15 +325,25 @@
           status("勾选赢家 Tick who won.", true);
           return null;
         }
+        const missing = chosen.find((row) => (row.source.value === "fan" && !isFan(row.value.value)) || (row.source.value === "typed" && !row.value.value.trim()));
+        if (missing) {
+          const player = name(missing.seat);
+          status(missing.source.value === "fan" ? `填番数 Enter ${player}'s fan (0 for 平胡 a plain win).` : `填手牌 Type ${player}'s hand.`, true);
+          return null;
+        }
+        if (from.value === "") {
+          status("谁点炮? Say whose discard it was, or 自摸 self-drawn.", true);
+          return null;
+        }
         const winners = chosen.map((row) => {
           const entry = { player: row.seat };
           if (row.source.value === "photo") entry.hand = { concealed: photoHand.concealed, melds: photoHand.melds, win_tile: photoHand.win_tile };
           else if (row.source.value === "typed") entry.hand = row.value.value.trim();
-          else entry.fan = Number(row.value.value) || 0;
+          else entry.fan = Number(row.value.value);
           return entry;
         });
         const event = { type: "win" };
-        if (from.value === "") event.self_drawn = true;
+        if (from.value === "self") event.self_drawn = true;
         else event.discarder = Number(from.value);
         for (const key of page().winFlags()) if (boxes[key].checked) event[key] = true;
         if (winners.length === 1) Object.assign(event, winners[0]);
@@ -358,9 +373,15 @@
         form.append(row);
       });
       return () => {
+        const missing = rows.find((row) => (row.state.value === "ready" && !isFan(row.value.value)) || (row.state.value === "hand" && !row.value.value.trim()));
+        if (missing) {
+          const player = name(missing.seat);
+          status(missing.state.value === "ready" ? `填番数 Enter the fan ${player} was ready for.` : `填手牌 Type ${player}'s tiles.`, true);
+          return null;
+        }
         const hands = {};
         for (const row of rows) {
-          if (row.state.value === "ready") hands[row.seat] = { ready: true, fan: Number(row.value.value) || 0 };
+          if (row.state.value === "ready") hands[row.seat] = { ready: true, fan: Number(row.value.value) };
           else if (row.state.value === "not_ready") hands[row.seat] = { ready: false };
           else if (row.state.value === "hua_zhu") hands[row.seat] = { hua_zhu: true };
           else hands[row.seat] = { concealed: row.value.value.trim() };
@@ -370,15 +391,16 @@
     });
   }
 
-  function endThreeWon() {
-    return write(`/rounds/${current().number}/events`, "POST", { version: current().version, event: { type: "end", reason: "three_won" } });
-  }
+  // a fan as typed: a whole number (0: 平胡 a plain win), never an empty box read as 0
+  const isFan = (text) => /^\d{1,3}$/.test(text.trim());
 
   function start() {
     if (!window.smjPage) return;
     $("table-create").addEventListener("click", create);
     $("table-join").addEventListener("click", join);
-    $("table-leave").addEventListener("click", leave);
+    $("table-leave").addEventListener("click", () => {
+      if (window.confirm(`离桌 Leave table ${table.code || ""} on this phone? It stays; join it again with its code.`)) leave();
+    });
     $("round-new").addEventListener("click", () => {
       const dealer = $("round-banker").value;
       const body = dealer === "" ? {} : { dealer: Number(dealer) };
@@ -393,7 +415,7 @@
     });
     $("event-kong").addEventListener("click", () => kongForm());
     $("event-win").addEventListener("click", () => winForm());
-    $("event-end").addEventListener("click", () => (winnersSoFar().size >= 3 ? endThreeWon() : endForm()));
+    $("event-end").addEventListener("click", () => endForm()); // the third win ends a round by itself
     $("event-undo").addEventListener("click", () => write(`/rounds/${current().number}/undo`, "POST", { version: current().version }));
     try {
       const saved = JSON.parse(localStorage.getItem("smj-table") || "null");
