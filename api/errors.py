@@ -23,6 +23,7 @@ code                        status  raised by
 ``saving_disabled``         403     ``/examples`` where saving is off (``SMJ_SAVE_EXAMPLES``: api.examples)
 ``cross_site_request``      403     ``/examples`` sent by another site's page (its ``Origin``)
 ``token_required``          401     ``/examples`` or a set's write without ``SMJ_EXAMPLES_TOKEN`` (one is set)
+``wrong_token``             401     ... with a token other than ``SMJ_EXAMPLES_TOKEN``
 ``too_many_guesses``        429     10 wrong tokens in a minute from one address (api.examples.Guesses)
 ``quota_full``              507     ``/examples`` past ``SMJ_MAX_EXAMPLES`` or ``SMJ_MAX_EXAMPLES_BYTES``
 ``not_an_image``            415     ``vision.images.ImageError``: the upload is not an image

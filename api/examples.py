@@ -8,7 +8,8 @@ Checked in this order, each refusal a 4xx naming the setting to change:
    A plain HTML form on any site can post multipart to the server without it (no preflight), so this is
    what keeps a visitor's browser from saving for that site.
 3. ``SMJ_EXAMPLES_TOKEN`` set: the form field ``token`` or the header ``X-SMJ-Token`` must match:
-   401 ``token_required``; after 10 wrong tokens in a minute from one address, 429 ``too_many_guesses``.
+   401 ``token_required`` when none is given, ``wrong_token`` when another is; after 10 wrong tokens in a
+   minute from one address, 429 ``too_many_guesses``.
 4. Else, under ``auto`` (the default): the request must have reached a loopback address by a loopback
    name (``localhost``, ``127.0.0.1``, ``[::1]``; a page on another name that resolves here, DNS
    rebinding, does not pass): 403 ``saving_disabled``. A local ``smj serve`` saves; one bound to
@@ -83,8 +84,11 @@ class Guesses:
 guesses = Guesses()
 
 
-def check_may_save(request: Request, settings: Settings, token: str | None) -> None:
-    """Raises ``ApiError`` (403 / 401) unless this request may save an example (see the module doc)."""
+def check_may_save(
+    request: Request, settings: Settings, token: str | None, what: str = "saving examples"
+) -> None:
+    """Raises ``ApiError`` (403 / 401 / 429) unless this request may save an example or write a set (see
+    the module doc); ``what`` names the write in the messages."""
     if settings.save_examples == "off":
         raise ApiError(
             403, "saving_disabled", "saving examples is off on this server (SMJ_SAVE_EXAMPLES=off)"
@@ -102,9 +106,15 @@ def check_may_save(request: Request, settings: Settings, token: str | None) -> N
         client = (request.client.host if request.client else "") or "?"
         guesses.check(client)
         given = token or request.headers.get(TOKEN_HEADER) or ""
+        if not given:
+            raise ApiError(
+                401, "token_required", f"{what} needs this server's token (SMJ_EXAMPLES_TOKEN): enter it"
+            )
         if not secrets.compare_digest(given.encode(), expected.get_secret_value().encode()):
             guesses.failed(client)
-            raise ApiError(401, "token_required", "saving examples needs this server's token (field 'token')")
+            raise ApiError(
+                401, "wrong_token", f"{what}: that is not this server's token (SMJ_EXAMPLES_TOKEN)"
+            )
         return
     if settings.save_examples == "on":
         return

@@ -499,6 +499,10 @@ class SetOut(BaseModel):
     updated_at: str
 
 
+class SetCorrectedOut(SetOut):
+    example: int = Field(description="the id the corrected tile is stored under (to replace or remove it)")
+
+
 class SetsOut(BaseModel):
     sets: list[SetOut]
 
@@ -533,6 +537,12 @@ class SetCorrectionIn(_In):
         description="x1, y1, x2, y2 in pixels of the upright photo"
     )
     face: SuitedClass = Field(description="the face the player says the tile shows")
+    replaces: int | None = Field(
+        default=None,
+        ge=1,
+        le=2**31 - 1,
+        description="the id of a correction this one takes back (the player named the same tile again)",
+    )
 
 
 # ---- tables at the table

@@ -59,6 +59,14 @@ def _fail(message: str, command: str = "set") -> int:
     return 2
 
 
+SET_HINTS = {"set_exists": " (give --replace to replace it)", "no_such_set": " (smj set list shows them)"}
+
+
+def _set_failure(error: Exception) -> int:
+    """A store's refusal about a set, with what to type next where there is something."""
+    return _fail(f"{error}{SET_HINTS.get(getattr(error, 'code', ''), '')}")
+
+
 def _store() -> Any:
     from store import open_store
 
@@ -103,13 +111,12 @@ def run_add(args: argparse.Namespace) -> int:
     try:
         store = _store()
         summary = (
-            add_examples(store, args.name, examples, model)
+            add_examples(store, args.name, examples, model).summary
             if args.row
             else save_set(store, args.name, examples, source, model, replace=args.replace)
         )
     except (StoreError, SetError) as error:
-        hint = " (give --replace to replace it)" if getattr(error, "code", "") == "set_exists" else ""
-        return _fail(f"{error}{hint}")
+        return _set_failure(error)
     faces = taught.faces()
     if args.json:
         print(json.dumps({**summary.to_json(), "turned": layout.turned, "stored": faces}, ensure_ascii=False))
@@ -155,7 +162,7 @@ def run_show(args: argparse.Namespace) -> int:
     try:
         examples = examples_of(_store(), args.name)
     except (StoreError, SetError) as error:
-        return _fail(str(error))
+        return _set_failure(error)
     try:
         contact_sheet(examples, Path(args.out))
     except OSError as error:
@@ -171,7 +178,7 @@ def run_remove(args: argparse.Namespace) -> int:
     try:
         remove_set(_store(), args.name)
     except (StoreError, SetError) as error:
-        return _fail(str(error))
+        return _set_failure(error)
     print(f"removed set {args.name!r}")
     return 0
 

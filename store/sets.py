@@ -121,13 +121,31 @@ def save_set(
     return summary(store, name)
 
 
-def add_examples(store: Store, name: str, examples: Sequence[Example], model: str) -> SetSummary:
-    """Add examples to a stored set; of its corrections, the newest ``TAUGHT_PER_FACE`` a face are kept."""
+@dataclass(frozen=True)
+class Added:
+    """What ``add_examples`` stored: the set as it is now and the new examples' ids, in order."""
+
+    summary: SetSummary
+    ids: tuple[int, ...]
+
+
+def add_examples(
+    store: Store, name: str, examples: Sequence[Example], model: str, *, replaces: int | None = None
+) -> Added:
+    """Add examples to a stored set; of its corrections, the newest ``TAUGHT_PER_FACE`` a face are kept.
+    ``replaces``: a correction of the set this one takes back in the same transaction (the player named the
+    same tile again), ``no_such_example`` if the set holds no such correction."""
     with store.transaction() as session:
         row = _get(session, name)
-        row.examples.extend(_row(example, model) for example in examples)
+        if replaces is not None:
+            session.delete(_stored(session, row, replaces, origin="correction"))
+            session.flush()
+            session.expire(row, ["examples"])
+        rows = [_row(example, model) for example in examples]
+        row.examples.extend(rows)
         row.updated_at = now()
         session.flush()
+        ids = tuple(int(stored.id) for stored in rows)
         for face in {example.face for example in examples if example.origin == "correction"}:
             taught = session.scalars(
                 select(ExampleRow.id)
@@ -140,6 +158,22 @@ def add_examples(store: Store, name: str, examples: Sequence[Example], model: st
             if taught:
                 session.execute(delete(ExampleRow).where(ExampleRow.id.in_(taught)))
                 session.expire(row, ["examples"])
+    return Added(summary(store, name), ids)
+
+
+def remove_example(store: Store, name: str, example: int) -> SetSummary:
+    """Take one example out of a set (a tile the player corrected that was no tile after all); a set keeps
+    at least one example."""
+    with store.transaction() as session:
+        row = _get(session, name)
+        found = _stored(session, row, example)
+        left = session.scalar(select(func.count(ExampleRow.id)).where(ExampleRow.set_id == row.id))
+        if left == 1:
+            raise SetError(
+                "bad_example", f"example {example} is set {row.name!r}'s last: remove the set instead"
+            )
+        session.delete(found)
+        row.updated_at = now()
     return summary(store, name)
 
 
@@ -149,11 +183,7 @@ def rename_example(store: Store, name: str, example: int, face: str) -> SetSumma
         raise SetError("bad_example", f"{face!r} is not a tile class")
     with store.transaction() as session:
         row = _get(session, name)
-        query = select(ExampleRow).where(ExampleRow.set_id == row.id, ExampleRow.id == example)
-        found = session.scalar(query)
-        if found is None:
-            raise SetError("no_such_example", f"set {row.name!r} has no example {example}")
-        found.face = face
+        _stored(session, row, example).face = face
         row.updated_at = now()
     return summary(store, name)
 
@@ -211,8 +241,20 @@ def tile_set(store: Store, name: str, classifier: TileClassifier) -> TileSet:
 def _get(session: Session, name: str) -> TileSetRow:
     row = session.scalar(select(TileSetRow).where(TileSetRow.name == name.strip()))
     if row is None:
-        raise SetError("no_such_set", f"no set named {name!r} (smj set list shows the stored ones)")
+        raise SetError("no_such_set", f"no set named {name!r} is stored")
     return row
+
+
+def _stored(session: Session, row: TileSetRow, example: int, origin: str | None = None) -> ExampleRow:
+    """Example ``example`` of the set ``row`` (of that ``origin`` when given), else ``no_such_example``."""
+    query = select(ExampleRow).where(ExampleRow.set_id == row.id, ExampleRow.id == example)
+    if origin is not None:
+        query = query.where(ExampleRow.origin == origin)
+    found = session.scalar(query)
+    if found is None:
+        kind = "example" if origin is None else origin
+        raise SetError("no_such_example", f"set {row.name!r} has no {kind} {example}")
+    return found
 
 
 def _row(example: Example, model: str) -> ExampleRow:

@@ -46,7 +46,11 @@ def test_a_set_is_taught_only_with_the_token_and_replaced_only_when_asked(
 ) -> None:
     layout, _, _ = photos
     refused = _teach(client, layout, token="guess")
-    assert refused.status_code == 401 and refused.json()["error"]["code"] == "token_required"  # type: ignore[union-attr]
+    assert refused.status_code == 401 and refused.json()["error"]["code"] == "wrong_token"  # type: ignore[union-attr]
+    assert refused.json()["error"]["message"].startswith("teaching a set: that is not")  # type: ignore[union-attr]
+    missing = _teach(client, layout, token="")
+    assert missing.json()["error"]["code"] == "token_required"  # type: ignore[union-attr]
+    assert "teaching a set needs this server's token" in missing.json()["error"]["message"]  # type: ignore[union-attr]
     taught = _teach(client, layout)
     assert taught.status_code == 201, taught.text  # type: ignore[union-attr]
     body = taught.json()  # type: ignore[union-attr]
@@ -94,6 +98,29 @@ def test_a_photo_read_with_the_set_and_a_correction_teaching_it(
     )
     assert taught.status_code == 201, taught.text
     assert taught.json()["examples"] == before + 1
+    first = taught.json()["example"]
+    # the same tile named again replaces what its first naming taught; a layout example is no correction
+    again = json.dumps({"box": p4["box"], "face": "p5", "replaces": first})
+    renamed = client.post(
+        "/api/v1/sets/flower/examples", files=files, data={"correction": again, "token": TOKEN}
+    )
+    assert renamed.status_code == 201 and renamed.json()["examples"] == before + 1
+    second = renamed.json()["example"]
+    tiles = client.get("/api/v1/sets/flower").json()["tiles"]
+    assert [(t["id"], t["face"]) for t in tiles if t["origin"] == "correction"] == [(second, "p5")]
+    layout_id = next(t["id"] for t in tiles if t["origin"] == "layout")
+    stray = json.dumps({"box": p4["box"], "face": "p4", "replaces": layout_id})
+    kept = client.post(
+        "/api/v1/sets/flower/examples", files=files, data={"correction": stray, "token": TOKEN}
+    )
+    assert kept.status_code == 404 and kept.json()["error"]["code"] == "no_such_example"
+    assert client.get("/api/v1/sets/flower").json()["examples"] == before + 1  # nothing written
+    # a corrected tile that was no tile: its example leaves the set, with the token
+    url = f"/api/v1/sets/flower/examples/{second}"
+    assert client.delete(url).status_code == 401
+    removed = client.delete(url, headers={"X-SMJ-Token": TOKEN})
+    assert removed.status_code == 200 and removed.json()["examples"] == before
+    assert client.delete(url, headers={"X-SMJ-Token": TOKEN}).status_code == 404
     outside = json.dumps({"box": [0, 0, 5000, 5000], "face": "p4"})
     wrong = client.post(
         "/api/v1/sets/flower/examples", files=files, data={"correction": outside, "token": TOKEN}

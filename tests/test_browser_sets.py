@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import Page, expect, sync_playwright
 
 from api.app import create_app
 from api.settings import Settings
@@ -58,7 +58,42 @@ def test_a_set_is_taught_on_the_page_and_reads_the_next_photo(server: str, tmp_p
         expect(page.locator("#hand-text")).to_contain_text(str(truth["concealed"]), timeout=60_000)
         page.screenshot(path=str(tmp_path / "set_hand.png"), full_page=True)
 
+        # one tile named another face, then its own again: only the last name stays in the set (one
+        # correction, of its own face); deleted, the tile's correction leaves the set
+        tile = page.locator('#overlay .tile-box[data-index="0"]')
+        own = tile.get_attribute("data-tile")
+        other = "s9" if own != "s9" else "s8"
+        for named in (other, own):
+            page.evaluate("document.querySelector('#status').textContent = ''")
+            tile.click()
+            page.click(f"#palette-tiles button[data-tile={named}]")
+            expect(page.locator("#status")).to_contain_text("now knows this")
+        assert [example["face"] for example in _corrections(page)] == [own]
+        page.evaluate("document.querySelector('#status').textContent = ''")
+        tile.click()
+        page.click("#palette [data-action=delete]")
+        for _ in range(100):  # the delete is sent as the palette closes
+            if not _corrections(page):
+                break
+            page.wait_for_timeout(100)
+        assert _corrections(page) == []
+
+        # teaching the name again asks first: refused, the set stays; accepted, it is replaced
+        page.locator("#teach summary").click()
+        page.fill("#set-name", "flower")
+        page.once("dialog", lambda dialog: dialog.dismiss())
+        page.set_input_files("#set-photo", str(layout))
+        expect(page.locator("#set-status")).to_contain_text("exists")
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.set_input_files("#set-photo", str(layout))
+        expect(page.locator("#set-status")).to_contain_text("Stored", timeout=60_000)
+
         page.reload()
         page.wait_for_selector("body[data-ready=true]")
         expect(page.locator("#set-choice")).to_have_value("flower")  # kept until another is chosen
         page.context.close()
+
+
+def _corrections(page: Page) -> list[dict[str, object]]:
+    detail = page.evaluate("fetch('/api/v1/sets/flower').then((r) => r.json())")
+    return [tile for tile in detail["tiles"] if tile["origin"] == "correction"]

@@ -19,8 +19,10 @@ from store.sets import (
     add_examples,
     examples_of,
     list_sets,
+    remove_example,
     remove_set,
     save_set,
+    summary,
     tile_set,
 )
 from vision.contract import CLASSIFIER_CLASSES
@@ -109,6 +111,31 @@ def test_corrections_keep_the_newest_few_a_face_and_never_drop_the_layout(url: s
     newest = _example("m1", 100 + TAUGHT_PER_FACE + 2)
     assert np.array_equal(taught[-1].crops, newest.crops)
     assert [e.face for e in kept if e.origin == "layout"] == ["m1", "m2"]
+
+
+def test_a_correction_replaces_an_earlier_one_and_an_example_is_removed(url: str) -> None:
+    store = open_store(url)
+    save_set(store, "club", [_example("m1", 0), _example("m2", 1)], "layout.jpg", "model-a")
+    first = add_examples(store, "club", [_example("m3", 10, "correction")], "model-a")
+    assert first.summary.examples == 3 and len(first.ids) == 1
+    second = add_examples(store, "club", [_example("m4", 11, "correction")], "model-a", replaces=first.ids[0])
+    assert second.summary.examples == 3
+    assert [(e.id, e.face) for e in examples_of(store, "club") if e.origin == "correction"] == [
+        (second.ids[0], "m4")
+    ]
+    layout = examples_of(store, "club")[0]
+    with pytest.raises(SetError) as not_taught:
+        add_examples(store, "club", [_example("m5", 12, "correction")], "model-a", replaces=layout.id)
+    assert not_taught.value.code == "no_such_example" and summary(store, "club").examples == 3
+    assert remove_example(store, "club", second.ids[0]).examples == 2
+    with pytest.raises(SetError) as gone:
+        remove_example(store, "club", second.ids[0])
+    assert gone.value.code == "no_such_example"
+    remove_example(store, "club", layout.id)
+    last = examples_of(store, "club")[0]
+    with pytest.raises(SetError) as only:
+        remove_example(store, "club", last.id)
+    assert only.value.code == "bad_example" and summary(store, "club").examples == 1
 
 
 def test_a_set_is_read_again_from_its_crops_for_another_classifier(url: str) -> None:

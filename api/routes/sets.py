@@ -1,8 +1,9 @@
 """The sets on the table: ``POST /api/v1/sets`` (teach one from a photo of its layout), ``GET /api/v1/sets``,
 ``GET /api/v1/sets/{name}``, ``DELETE /api/v1/sets/{name}``, ``PATCH /api/v1/sets/{name}/examples/{id}``
-(name an example another face) and ``POST /api/v1/sets/{name}/examples`` (a tile the player corrected
-teaches the set). Writing a set is guarded as saving examples is (``api.examples``: the same setting and
-token); an existing set is replaced only when the request says so (else 409)."""
+(name an example another face), ``DELETE /api/v1/sets/{name}/examples/{id}`` and ``POST
+/api/v1/sets/{name}/examples`` (a tile the player corrected teaches the set). Writing a set is guarded as
+saving examples is (``api.examples``: the same setting and token); an existing set is replaced only when the
+request says so (else 409)."""
 
 from __future__ import annotations
 
@@ -20,14 +21,24 @@ from api.errors import ApiError
 from api.examples import check_may_save
 from api.routes import API_PREFIX, error_responses
 from api.routes.examples import _form_json
-from api.schemas import ExampleFaceIn, SetCorrectionIn, SetDetailOut, SetOut, SetsOut, SetTaughtOut
+from api.schemas import (
+    ExampleFaceIn,
+    SetCorrectedOut,
+    SetCorrectionIn,
+    SetDetailOut,
+    SetOut,
+    SetsOut,
+    SetTaughtOut,
+)
 from store import Store
 from store.sets import (
+    Added,
     Example,
     SetError,
     add_examples,
     examples_of,
     list_sets,
+    remove_example,
     remove_set,
     rename_example,
     save_set,
@@ -92,7 +103,7 @@ async def teach(
     (s) at the bottom, 1 to 9 left to right, and an optional fourth row of variants in this order, each
     optional: a red 5万, a red 5筒, a red 5条, a back. Answers the set stored, each tile's crop under its
     name, and what the classifier alone reads each as. 422 ``not_a_layout`` says what was seen."""
-    check_may_save(request, settings, token)
+    check_may_save(request, settings, token, "teaching a set")
     reader = set_reader(detector)
     model = reader.set_classifier().identity
     photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
@@ -133,7 +144,7 @@ async def detail(name: SetName, store: StoreDep, workers: WorkersDep) -> dict[st
 async def remove(
     request: Request, name: SetName, store: StoreDep, settings: SettingsDep, workers: WorkersDep
 ) -> None:
-    check_may_save(request, settings, None)
+    check_may_save(request, settings, None, "removing a set")
     try:
         await workers.hands(remove_set, store, name)
     except SetError as error:
@@ -155,7 +166,7 @@ async def rename(
     settings: SettingsDep,
     workers: WorkersDep,
 ) -> dict[str, Any]:
-    check_may_save(request, settings, None)
+    check_may_save(request, settings, None, "renaming a set's example")
     try:
         await workers.hands(rename_example, store, name, example, body.face)
         return await workers.hands(_detail, store, name)
@@ -163,9 +174,31 @@ async def rename(
         raise set_error(error) from None
 
 
+@router.delete(
+    "/sets/{name}/examples/{example}",
+    response_model=SetOut,
+    responses=error_responses(401, 403, 404, 422, 503),
+    summary="take one example out of a set",
+)
+async def remove_one(
+    request: Request,
+    name: SetName,
+    example: Annotated[int, Path(ge=1, le=2**31 - 1)],
+    store: StoreDep,
+    settings: SettingsDep,
+    workers: WorkersDep,
+) -> dict[str, Any]:
+    """A tile the player corrected that was no tile after all: its example leaves the set."""
+    check_may_save(request, settings, None, "removing a set's example")
+    try:
+        return (await workers.hands(remove_example, store, name, example)).to_json()
+    except SetError as error:
+        raise set_error(error) from None
+
+
 @router.post(
     "/sets/{name}/examples",
-    response_model=SetOut,
+    response_model=SetCorrectedOut,
     status_code=201,
     responses=error_responses(401, 403, 404, 413, 415, 422, 503),
     summary="a tile the player corrected teaches the set",
@@ -178,14 +211,18 @@ async def correct(
     store: StoreDep,
     settings: SettingsDep,
     workers: WorkersDep,
-    correction: Annotated[str, Form(max_length=2_000, description='JSON {"box": [x1, y1, x2, y2], "face"}')],
+    correction: Annotated[
+        str, Form(max_length=2_000, description='JSON {"box": [x1, y1, x2, y2], "face", "replaces"?}')
+    ],
     token: TokenForm = None,
 ) -> dict[str, Any]:
     """The photo the tile is in, the tile's box (the upright photo's pixels, as the photo endpoints answer
     them) and the face the player named: the tile's views join the set's examples of that face (the newest
-    few a face kept), so the next photo reads it right."""
+    few a face kept), so the next photo reads it right. ``replaces``: the ``example`` an earlier correction
+    of the same tile answered, taken back in the same write (a player who named a tile wrong, then right,
+    leaves only the right name in the set)."""
 
-    check_may_save(request, settings, token)
+    check_may_save(request, settings, token, "teaching a set a corrected tile")
     reader = set_reader(detector)
     told: SetCorrectionIn = _form_json(_CORRECTION, correction, "correction")
     photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
@@ -196,8 +233,13 @@ async def correct(
     boxes = np.array([told.box], np.float32)
     crops, features = await workers.model(tile_views, photo, reader, boxes)
     example = Example(told.face, crops[0], features[0], "correction")
+    model = reader.set_classifier().identity
     try:
-        stored = await workers.hands(add_examples, store, name, [example], reader.set_classifier().identity)
+        added = await workers.hands(_add_one, store, name, example, model, told.replaces)
     except SetError as error:
         raise set_error(error) from None
-    return stored.to_json()
+    return {**added.summary.to_json(), "example": added.ids[0]}
+
+
+def _add_one(store: Store, name: str, example: Example, model: str, replaces: int | None) -> Added:
+    return add_examples(store, name, [example], model, replaces=replaces)

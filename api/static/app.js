@@ -27,6 +27,8 @@
     request_timeout: "超时",
     invalid_request: "请求有误",
     token_required: "需要令牌",
+    wrong_token: "令牌不对",
+    too_many_guesses: "令牌错太多次, 稍等",
     saving_disabled: "不能保存",
     not_a_layout: "不是三行九张",
     no_such_set: "没有这副牌",
@@ -343,6 +345,8 @@
       if (changed) regroup();
       return;
     }
+    const before = state.detections[index];
+    if ((action === "delete" || action === "back") && before.taught) forgetCorrection(before);
     if (action === "delete") state.detections.splice(index, 1);
     else {
       // the user's word: no alternatives, so the grouper never re-reads this tile
@@ -738,6 +742,27 @@
 
   const token = () => $("set-token").value.trim() || $("example-token").value.trim();
 
+  // the token typed in either box fills both, and lasts this tab's session (a reload keeps it)
+  function keepToken() {
+    const boxes = [$("set-token"), $("example-token")];
+    try {
+      const kept = sessionStorage.getItem("smj-token") || "";
+      for (const box of boxes) if (!box.value) box.value = kept;
+    } catch (error) {
+      // storage refused: the token lasts this page only
+    }
+    for (const box of boxes) {
+      box.addEventListener("input", () => {
+        for (const other of boxes) if (other !== box) other.value = box.value;
+        try {
+          sessionStorage.setItem("smj-token", box.value);
+        } catch (error) {
+          // as above
+        }
+      });
+    }
+  }
+
   async function loadSets(chosen) {
     const select = $("set-choice");
     try {
@@ -777,22 +802,33 @@
       $("set-status").textContent = "先起个名字 Give the set a name first.";
       return;
     }
-    const form = new FormData();
-    form.append("image", file, file.name || "layout.jpg");
-    form.append("name", name);
-    form.append("replace", "true");
-    if (token()) form.append("token", token());
+    const send = (replace) => {
+      const form = new FormData();
+      form.append("image", file, file.name || "layout.jpg");
+      form.append("name", name);
+      form.append("replace", replace ? "true" : "false");
+      if (token()) form.append("token", token());
+      return call("/sets", { method: "POST", body: form });
+    };
     $("set-status").textContent = "识别中… Reading the rows…";
     $("set-grid").replaceChildren();
     $("set-use").hidden = true;
     try {
-      const taught = await call("/sets", { method: "POST", body: form });
+      let taught;
+      try {
+        taught = await send(false);
+      } catch (error) {
+        const replace = error.code === "set_exists" && window.confirm(`已有 A set named ${name} is stored, with the tiles it was taught since. Replace it with this photo?`);
+        if (!replace) throw error;
+        taught = await send(true);
+      }
       state.taught = taught;
       const misread = taught.taught.filter((t) => t.face !== t.classifier_alone).length;
       const turned = taught.turned ? " (taken from across the table)" : "";
       $("set-status").textContent = `已存 Stored ${taught.tiles.length} tiles${turned}; ${misread} read differently without the set. Check each name below.`;
       renderSetGrid();
       $("set-use").hidden = false;
+      loadSets(state.set); // the list shows the set as it is now
     } catch (error) {
       $("set-status").textContent = `出错 ${zh(error.code)}${error.message}`;
     }
@@ -839,17 +875,34 @@
   }
 
   // A tile the player named, with a set chosen: its face joins the set's examples, so the next photo reads it.
+  // The same tile named again takes back what its last naming taught (``replaces``): only the last name stays.
   async function teachCorrection(detection) {
     if (!state.set || !state.file || detection.tile === "back") return;
     const form = new FormData();
     form.append("image", state.file, state.file.name || "photo.jpg");
-    form.append("correction", JSON.stringify({ box: detection.box, face: detection.tile }));
+    const earlier = detection.taught && detection.taught.set === state.set ? detection.taught.example : null;
+    const correction = { box: detection.box, face: detection.tile };
+    if (earlier) correction.replaces = earlier;
+    form.append("correction", JSON.stringify(correction));
     if (token()) form.append("token", token());
     try {
-      await call(`/sets/${encodeURIComponent(state.set)}/examples`, { method: "POST", body: form });
+      const stored = await call(`/sets/${encodeURIComponent(state.set)}/examples`, { method: "POST", body: form });
+      detection.taught = { set: state.set, example: stored.example };
       setStatus(`已记住 The set ${state.set} now knows this ${shortName(detection.tile)}.`);
     } catch (error) {
-      setStatus(`没记住 Not taught to the set: ${error.message}`, true);
+      setStatus(`没记住 Not taught to the set: ${zh(error.code)}${error.message}`, true);
+    }
+  }
+
+  // A tile the player corrected, then deleted or called a back: what it taught the set leaves it.
+  async function forgetCorrection(detection) {
+    const { set, example } = detection.taught;
+    detection.taught = null;
+    const headers = token() ? { "X-SMJ-Token": token() } : {};
+    try {
+      await call(`/sets/${encodeURIComponent(set)}/examples/${example}`, { method: "DELETE", headers });
+    } catch (error) {
+      setStatus(`没删掉 The set ${set} still holds that tile: ${zh(error.code)}${error.message}`, true);
     }
   }
 
@@ -943,6 +996,7 @@
     $("typed").addEventListener("submit", scoreTyped);
     $("set-choice").addEventListener("change", (event) => chooseSet(event.target.value));
     $("set-photo").addEventListener("change", teachSet);
+    keepToken();
     $("set-use").addEventListener("click", async () => {
       await loadSets(state.taught.name);
       $("teach").open = false;
