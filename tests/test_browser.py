@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import socket
 import threading
@@ -194,6 +195,7 @@ def test_photo_correct_score_and_save(page: Page, server: tuple[str, Path], tmp_
     expect(page.locator("[data-testid=waits]")).to_contain_text("waiting on 2")
     expect(page.locator("[data-testid=waits] li")).to_have_count(2)
     assert page.locator("[data-testid=waits] li").nth(0).inner_text().startswith("1万")
+    expect(page.locator("#hand-text")).not_to_contain_text("胡 win")  # a waiting hand has no winning tile
     first = boxes.nth(0).bounding_box()
     assert first is not None
     page.click("#add-tile")
@@ -202,6 +204,17 @@ def test_photo_correct_score_and_save(page: Page, server: tuple[str, Path], tmp_
     expect(boxes).to_have_count(15)
     expect(page.locator("[data-testid=total-fan]")).to_have_text("1 番")
     expect(page.locator("#warnings li")).to_have_count(0)
+
+    # The player names the tile they won on: the hand's winning tile, the score the same hand's
+    chosen = page.locator('#overlay .tile-box[data-index="1"]')
+    face = chosen.get_attribute("data-tile") or "?"
+    won_on = f"胡 win {face[1:]}{face[0]}"  # the tile's face as a hand writes it ("m3": 3m)
+    expect(page.locator("#hand-text")).not_to_contain_text(won_on)
+    chosen.click()
+    page.click("#palette [data-action=win]")
+    expect(page.locator("#hand-text")).to_contain_text(won_on)
+    expect(chosen).to_have_class(re.compile(r"\bwin\b"))
+    expect(page.locator("[data-testid=total-fan]")).to_have_text("1 番")
 
     # Other rules, other numbers: QQ 血战 counts 平胡 as 1 fan.
     page.select_option("#preset", "qq_xuezhan")

@@ -127,6 +127,8 @@ def load_photo(
     """
     name = "upload" if isinstance(source, bytes) else str(source)
     if isinstance(source, bytes):
+        if not source:
+            raise ImageError("not_an_image", f"{name}: the file is empty (0 bytes): choose the photo again")
         stream: io.BytesIO | Path = io.BytesIO(source)
     else:
         stream = Path(source)

@@ -74,6 +74,7 @@
     editing: null, // index being corrected
     adding: false,
     addedIndex: null, // a tile just added: cancelling the palette removes it
+    winIndex: null, // the tile of the hand the player marked as the winning one (null: the grouper's choice)
     flagged: new Set(),
     photoWarnings: [], // PHOTO_WARNINGS the photo was read with
     // the latest request wins, counted apart for the tiles (photo, corrections) and for the score (the
@@ -210,6 +211,7 @@
       state.width = result.width;
       state.height = result.height;
       state.detections = result.detections.map(fromServer);
+      state.winIndex = null;
       state.photoWarnings = result.warnings.filter((w) => PHOTO_WARNINGS.includes(w.code));
       state.grouping = groupingOf(result);
       state.score = result.score ? { ok: true, value: result.score, waits: result.waits } : null;
@@ -229,13 +231,26 @@
     }
   }
 
-  const groupingOf = (result) => ({
-    hand: result.hand,
-    groups: result.groups,
-    win_index: result.win_index,
-    win_apart: result.win_apart,
-    warnings: result.warnings,
-  });
+  // The grouping as the page shows it: a tile of the hand the player marked as the winning one
+  // (``state.winIndex``) is the hand's winning tile, whatever the grouper took.
+  function groupingOf(result) {
+    const grouping = {
+      hand: result.hand,
+      groups: result.groups,
+      win_index: result.win_index,
+      win_apart: result.win_apart,
+      warnings: result.warnings,
+    };
+    const chosen = state.winIndex;
+    const inHand = (result.groups || []).some((g) => g.role === "hand" && g.indices.includes(chosen));
+    if (chosen === null || !grouping.hand || !inHand || !state.detections[chosen]) return grouping;
+    const face = state.detections[chosen].tile; // "m3": the hand writes it "3m"
+    grouping.hand = { ...grouping.hand, win_tile: `${face.slice(1)}${face[0]}` };
+    grouping.win_index = chosen;
+    grouping.win_apart = true;
+    grouping.warnings = grouping.warnings.filter((w) => w.code !== "win_tile_not_apart");
+    return grouping;
+  }
 
   // ---- corrections
 
@@ -306,6 +321,9 @@
       if (tile) likely.append(tileButton(tile));
     }
     $("palette-likely-row").hidden = !likely.children.length;
+    const groups = (state.grouping && state.grouping.groups) || [];
+    const inHand = groups.some((g) => g.role === "hand" && g.indices.includes(index));
+    $("palette").querySelector("[data-action=win]").hidden = !inHand || state.grouping.win_index === index;
     $("palette").hidden = false;
     render();
     const current = $("palette-tiles").querySelector(".current") || $("palette-tiles").firstElementChild;
@@ -346,9 +364,18 @@
       return;
     }
     const before = state.detections[index];
+    if (action === "win") {
+      state.winIndex = index; // the player's word: this tile of the hand is the one they won on
+      closePalette();
+      regroup();
+      return;
+    }
     if ((action === "delete" || action === "back") && before.taught) forgetCorrection(before);
-    if (action === "delete") state.detections.splice(index, 1);
-    else {
+    if (action === "delete") {
+      state.detections.splice(index, 1);
+      if (state.winIndex === index) state.winIndex = null;
+      else if (state.winIndex !== null && state.winIndex > index) state.winIndex -= 1;
+    } else {
       // the user's word: no alternatives, so the grouper never re-reads this tile
       const named = action === "back" ? "back" : tile;
       const was = state.detections[index].tile;
@@ -574,10 +601,11 @@
     }
   }
 
-  function handText(hand) {
+  // ``waiting``: the hand is one tile short of a win (听牌), so no tile of it is the winning one
+  function handText(hand, waiting) {
     const parts = [`手牌 ${hand.concealed || "—"}`];
     for (const meld of hand.melds) parts.push(`${MELD_NAMES[meld.type] || meld.type} ${meld.tile}`);
-    if (hand.win_tile) parts.push(`胡 win ${hand.win_tile}`);
+    if (hand.win_tile && !waiting) parts.push(`胡 win ${hand.win_tile}`);
     return parts.join(" · ");
   }
 
@@ -591,7 +619,8 @@
   function renderScore() {
     const grouping = state.grouping;
     const hand = grouping && grouping.hand;
-    $("hand-text").textContent = hand ? handText(hand) : state.width ? "没有找到四川麻将牌 No Sichuan tile found." : "No hand yet.";
+    const waiting = Boolean(state.score && !state.score.ok && state.score.waits);
+    $("hand-text").textContent = hand ? handText(hand, waiting) : state.width ? "没有找到四川麻将牌 No Sichuan tile found." : "No hand yet.";
     const target = $("score");
     target.replaceChildren();
     const rules = state.presets.find((p) => p.name === preset());
@@ -725,12 +754,20 @@
     try {
       hand = parseTyped($("typed-hand").value);
     } catch (error) {
+      // nothing of an earlier hand stays on show beside this one's error
+      state.grouping = null;
+      state.detections = [];
+      state.photoWarnings = [];
+      state.score = null;
+      state.scored += 1; // a score still on its way for the earlier hand is dropped
+      render();
       setStatus(`出错 ${zh(error.code)}${error.message}`, true);
       return;
     }
     if (!hand) return;
     state.grouping = { hand, groups: [], win_index: null, win_apart: false, warnings: [] };
     state.detections = [];
+    state.winIndex = null;
     state.photoWarnings = [];
     setStatus("打字的手牌 The typed hand:");
     render();
@@ -812,6 +849,7 @@
     };
     $("set-status").textContent = "识别中… Reading the rows…";
     $("set-grid").replaceChildren();
+    $("set-grid-note").hidden = true;
     $("set-use").hidden = true;
     try {
       let taught;
@@ -827,6 +865,7 @@
       const turned = taught.turned ? " (taken from across the table)" : "";
       $("set-status").textContent = `已存 Stored ${taught.tiles.length} tiles${turned}; ${misread} read differently without the set. Check each name below.`;
       renderSetGrid();
+      $("set-grid-note").hidden = false;
       $("set-use").hidden = false;
       loadSets(state.set); // the list shows the set as it is now
     } catch (error) {
