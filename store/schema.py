@@ -52,6 +52,7 @@ class ExampleRow(Base):
     as the classifier ``model`` (its weights' sha256) gave them."""
 
     __tablename__ = "set_examples"
+    __table_args__ = ({"sqlite_autoincrement": True},)  # an id is never given twice (migration 0003)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     set_id: Mapped[int] = mapped_column(ForeignKey("tile_sets.id", ondelete="CASCADE"), index=True)

@@ -134,13 +134,20 @@ def add_examples(
 ) -> Added:
     """Add examples to a stored set; of its corrections, the newest ``TAUGHT_PER_FACE`` a face are kept.
     ``replaces``: a correction of the set this one takes back in the same transaction (the player named the
-    same tile again), ``no_such_example`` if the set holds no such correction."""
+    same tile again); one already gone (trimmed as the oldest, or removed) leaves nothing to take back, and
+    an example of the set that is no correction is refused (``no_such_example``)."""
     with store.transaction() as session:
         row = _get(session, name)
         if replaces is not None:
-            session.delete(_stored(session, row, replaces, origin="correction"))
-            session.flush()
-            session.expire(row, ["examples"])
+            earlier = session.scalar(
+                select(ExampleRow).where(ExampleRow.set_id == row.id, ExampleRow.id == replaces)
+            )
+            if earlier is not None and earlier.origin != "correction":
+                raise SetError("no_such_example", f"set {row.name!r} has no correction {replaces}")
+            if earlier is not None:
+                session.delete(earlier)
+                session.flush()
+                session.expire(row, ["examples"])
         rows = [_row(example, model) for example in examples]
         row.examples.extend(rows)
         row.updated_at = now()
@@ -161,12 +168,12 @@ def add_examples(
     return Added(summary(store, name), ids)
 
 
-def remove_example(store: Store, name: str, example: int) -> SetSummary:
-    """Take one example out of a set (a tile the player corrected that was no tile after all); a set keeps
-    at least one example."""
+def remove_example(store: Store, name: str, example: int, origin: str | None = None) -> SetSummary:
+    """Take one example out of a set (a tile the player corrected that was no tile after all; ``origin``:
+    only if it came so); a set keeps at least one example (two removals at once: the set's row is locked)."""
     with store.transaction() as session:
-        row = _get(session, name)
-        found = _stored(session, row, example)
+        row = _get(session, name, lock=True)
+        found = _stored(session, row, example, origin)
         left = session.scalar(select(func.count(ExampleRow.id)).where(ExampleRow.set_id == row.id))
         if left == 1:
             raise SetError(
@@ -238,8 +245,10 @@ def tile_set(store: Store, name: str, classifier: TileClassifier) -> TileSet:
     return TileSet.of(real_name, faces, np.concatenate(vectors))
 
 
-def _get(session: Session, name: str) -> TileSetRow:
-    row = session.scalar(select(TileSetRow).where(TileSetRow.name == name.strip()))
+def _get(session: Session, name: str, *, lock: bool = False) -> TileSetRow:
+    """The set ``name`` (``lock``: its row held until the transaction ends, where the database can)."""
+    query = select(TileSetRow).where(TileSetRow.name == name.strip())
+    row = session.scalar(query.with_for_update() if lock else query)
     if row is None:
         raise SetError("no_such_set", f"no set named {name!r} is stored")
     return row

@@ -39,6 +39,7 @@ MAX_BASE = 1_000_000
 WRITE_ATTEMPTS = 5
 MAX_EVENTS = 60  # a round has at most 4 kongs a player, 3 wins and an end; well below this
 THREE_WON = {"type": "end", "reason": "three_won"}  # what the last winner's win brings (``add_event``)
+ENDED_BY_WIN = "; the round ends: three_won"  # ... and how its write's revision says so (``undo``)
 
 
 class TableError(ValueError):
@@ -211,7 +212,7 @@ def add_event(
 ) -> TableState:
     """Enter the next event of round ``number``, made on its ``version``; checked against the round so far."""
 
-    def change(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    def change(events: list[dict[str, Any]], _: RoundRow) -> tuple[list[dict[str, Any]], str]:
         if len(events) >= MAX_EVENTS:
             raise TableError("too_many_events", f"a round holds at most {MAX_EVENTS} events")
         return [*events, event], f"event {len(events)} entered: {event.get('type', '?')}"
@@ -220,15 +221,16 @@ def add_event(
 
 
 def undo(store: Store, table_id: str, code: str, number: int, version: int) -> TableState:
-    """Take back the last event of round ``number`` (the round reopens if it was its end). The end that
-    followed the last winner's win (``THREE_WON``) goes back with that win: it was never entered alone."""
+    """Take back the last event of round ``number`` (the round reopens if it was its end). An end the last
+    winner's win brought (``add_event``, the write's revision says so) goes back with that win; an end
+    entered on its own goes back alone."""
 
-    def change(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    def change(events: list[dict[str, Any]], played: RoundRow) -> tuple[list[dict[str, Any]], str]:
         if not events:
             raise TableError("no_event", f"round {number} has no event to take back")
         last = len(events) - 1
-        if events[-1] == THREE_WON and last and events[-2].get("type") == "win":
-            return events[:-2], f"events {last - 1} and {last} taken back: win and the end it made"
+        if events[-1] == THREE_WON and _brought_by_win(played, len(events)):
+            return events[:-2], f"events {last - 1} and {last} taken back: a win and the end it brought"
         return events[:-1], f"event {last} taken back: {events[-1].get('type', '?')}"
 
     return _write(store, table_id, code, number, version, change)
@@ -240,12 +242,13 @@ def correct_event(
     """Replace event ``index`` of round ``number`` (a past round too): the round is checked whole again and
     the totals follow; the round as it was stays in its revisions."""
 
-    def change(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    def change(events: list[dict[str, Any]], _: RoundRow) -> tuple[list[dict[str, Any]], str]:
         if not 0 <= index < len(events):
             raise TableError("no_event", f"round {number} has no event {index}")
         return [*events[:index], event, *events[index + 1 :]], f"event {index} corrected"
 
-    return _write(store, table_id, code, number, version, change)
+    # the last event corrected into a win of the last winners ends the round, as if entered so
+    return _write(store, table_id, code, number, version, change, end_when_won=True)
 
 
 def history(store: Store, table_id: str, number: int) -> list[dict[str, Any]]:
@@ -321,7 +324,7 @@ def _write(
     open_only: bool = False,
     end_when_won: bool = False,
 ) -> TableState:
-    """Apply ``change`` (events -> (events, what was done)) to round ``number`` if it is still at
+    """Apply ``change`` ((events, the round) -> (events, what was done)) to round ``number`` if it is still at
     ``version``. The UPDATE itself checks the version (``RoundRow``'s ``version_id_col``), so of two writers
     on one version the second is refused whichever reads first; a database busy with another writer
     (SQLite) is tried again, where the version then decides. ``end_when_won``: a win that makes the last
@@ -337,10 +340,10 @@ def _write(
                     raise TableError(
                         "round_over", f"round {number} is over: start the next one, or correct it"
                     )
-                events, action = change(list(played.events))
+                events, action = change(list(played.events), played)
                 _settle(table, played.dealer, played.void_suits, events)
                 if end_when_won and _all_won(table.preset, events):
-                    events, action = [*events, dict(THREE_WON)], f"{action}; the round ends: three_won"
+                    events, action = [*events, dict(THREE_WON)], f"{action}{ENDED_BY_WIN}"
                     _settle(table, played.dealer, played.void_suits, events)
                 played.events, played.updated_at = events, now()
                 session.flush()  # UPDATE ... WHERE version = the one read; it moves on
@@ -354,6 +357,17 @@ def _write(
                 raise
             time.sleep(0.05 * (attempt + 1))
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _brought_by_win(played: RoundRow, count: int) -> bool:
+    """Whether the round's end, its event ``count - 1``, came with the win before it (``add_event`` or
+    ``correct_event`` added it): the write that first held it there says so in its revision."""
+    added = None
+    for revision in reversed(played.revisions):  # newest first, back to the write that added the end
+        if len(revision.events) != count or revision.events[-1] != THREE_WON:
+            break
+        added = revision
+    return added is not None and added.action.endswith(ENDED_BY_WIN)
 
 
 def _all_won(preset: str, events: list[dict[str, Any]]) -> bool:

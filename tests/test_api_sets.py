@@ -118,6 +118,10 @@ def test_a_photo_read_with_the_set_and_a_correction_teaching_it(
     # a corrected tile that was no tile: its example leaves the set, with the token
     url = f"/api/v1/sets/flower/examples/{second}"
     assert client.delete(url).status_code == 401
+    guarded = client.delete(
+        f"/api/v1/sets/flower/examples/{layout_id}?origin=correction", headers={"X-SMJ-Token": TOKEN}
+    )
+    assert guarded.status_code == 404  # the page removes corrections only: a layout example stays
     removed = client.delete(url, headers={"X-SMJ-Token": TOKEN})
     assert removed.status_code == 200 and removed.json()["examples"] == before
     assert client.delete(url, headers={"X-SMJ-Token": TOKEN}).status_code == 404

@@ -127,7 +127,14 @@ def test_a_correction_replaces_an_earlier_one_and_an_example_is_removed(url: str
     with pytest.raises(SetError) as not_taught:
         add_examples(store, "club", [_example("m5", 12, "correction")], "model-a", replaces=layout.id)
     assert not_taught.value.code == "no_such_example" and summary(store, "club").examples == 3
+    with pytest.raises(SetError) as guarded:
+        remove_example(store, "club", layout.id or 0, origin="correction")
+    assert guarded.value.code == "no_such_example" and summary(store, "club").examples == 3
     assert remove_example(store, "club", second.ids[0]).examples == 2
+    # a correction already gone (trimmed, removed) leaves nothing to take back: the new one is stored
+    third = add_examples(store, "club", [_example("m6", 13, "correction")], "model-a", replaces=second.ids[0])
+    assert third.summary.examples == 3
+    assert remove_example(store, "club", third.ids[0], origin="correction").examples == 2
     with pytest.raises(SetError) as gone:
         remove_example(store, "club", second.ids[0])
     assert gone.value.code == "no_such_example"
@@ -136,6 +143,19 @@ def test_a_correction_replaces_an_earlier_one_and_an_example_is_removed(url: str
     with pytest.raises(SetError) as only:
         remove_example(store, "club", last.id)
     assert only.value.code == "bad_example" and summary(store, "club").examples == 1
+
+
+def test_an_example_id_is_never_given_again(url: str) -> None:
+    """A phone may still hold the id of an example since taken back: no new example may answer to it."""
+    store = open_store(url)
+    save_set(store, "club", [_example("m1", 0), _example("m2", 1)], "layout.jpg", "model-a")
+    taught = add_examples(store, "club", [_example("m3", 10, "correction")], "model-a").ids[0]
+    save_set(store, "club", [_example("m1", 2), _example("m2", 3)], "again.jpg", "model-a", replace=True)
+    later = add_examples(store, "club", [_example("m4", 11, "correction")], "model-a").ids[0]
+    assert min(e.id or 0 for e in examples_of(store, "club")) > taught and later > taught
+    with pytest.raises(SetError) as stale:
+        remove_example(store, "club", taught)
+    assert stale.value.code == "no_such_example" and summary(store, "club").examples == 3
 
 
 def test_a_set_is_read_again_from_its_crops_for_another_classifier(url: str) -> None:

@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import update
 
 from scoring.presets import get_preset
 from scoring.settlement import parse_round, settle_round
 from store import open_store
 from store.database import Store
+from store.schema import RevisionRow
 from store.tables import (
     StaleWrite,
     TableError,
@@ -136,6 +138,41 @@ def test_the_third_win_ends_the_round_and_an_undo_takes_both_back(store: Store) 
     assert history(store, table_id, 1)[-1]["action"] == "event 1 entered: win; the round ends: three_won"
     state = undo(store, table_id, code, 1, played.version)
     assert state.rounds[0].events == wins[:1] and not state.rounds[0].finished
+
+
+def test_a_correction_to_the_last_winners_ends_the_round_and_undo_after_a_later_fix_takes_both(
+    store: Store,
+) -> None:
+    kong = {"type": "kong", "player": "D", "kind": "concealed", "tile": "9m"}
+    first = {"type": "win", "player": "A", "self_drawn": True, "fan": 1}
+    table_id, code, version = _played(
+        store, [kong, first, {"type": "win", "player": "B", "discarder": "D", "fan": 2}]
+    )
+    both = {
+        "type": "win",
+        "winners": [{"player": "B", "fan": 2}, {"player": "C", "fan": 0}],
+        "discarder": "D",
+    }
+    state = correct_event(store, table_id, code, 1, version, 2, both)  # 一炮多响: B and C, three have won
+    assert state.rounds[0].finished and state.rounds[0].events[-1] == {"type": "end", "reason": "three_won"}
+    other = {"type": "kong", "player": "D", "kind": "concealed", "tile": "8m"}
+    state = correct_event(store, table_id, code, 1, state.rounds[0].version, 0, other)  # a later fix
+    state = undo(store, table_id, code, 1, state.rounds[0].version)
+    assert state.rounds[0].events == [other, first] and not state.rounds[0].finished
+
+
+def test_an_end_entered_on_its_own_is_taken_back_alone(store: Store) -> None:
+    wins = [
+        {"type": "win", "player": "A", "self_drawn": True, "fan": 1},
+        {"type": "win", "winners": [{"player": "B", "fan": 2}, {"player": "C", "fan": 0}], "discarder": "D"},
+    ]
+    table_id, code, version = _played(store, wins)
+    # as a round entered before the end came by itself holds it: the end a write of its own
+    with store.engine.begin() as connection:
+        ended = update(RevisionRow).where(RevisionRow.action.endswith("the round ends: three_won"))
+        assert connection.execute(ended.values(action="event 2 entered: end")).rowcount == 1
+    state = undo(store, table_id, code, 1, version)
+    assert state.rounds[0].events == wins and not state.rounds[0].finished
 
 
 def test_writing_needs_the_code_and_a_round_in_play_blocks_the_next(store: Store) -> None:

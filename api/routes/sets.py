@@ -8,11 +8,12 @@ request says so (else 409)."""
 from __future__ import annotations
 
 import base64
-from typing import Annotated, Any
+import functools
+from typing import Annotated, Any, Literal
 
 import cv2
 import numpy as np
-from fastapi import APIRouter, Body, Form, Path, Request
+from fastapi import APIRouter, Body, Form, Path, Query, Request
 from pydantic import TypeAdapter
 
 from api import service
@@ -32,7 +33,6 @@ from api.schemas import (
 )
 from store import Store
 from store.sets import (
-    Added,
     Example,
     SetError,
     add_examples,
@@ -187,11 +187,15 @@ async def remove_one(
     store: StoreDep,
     settings: SettingsDep,
     workers: WorkersDep,
+    origin: Annotated[
+        Literal["layout", "row", "correction"] | None,
+        Query(description="only an example that came so (the page removes corrections only)"),
+    ] = None,
 ) -> dict[str, Any]:
     """A tile the player corrected that was no tile after all: its example leaves the set."""
     check_may_save(request, settings, None, "removing a set's example")
     try:
-        return (await workers.hands(remove_example, store, name, example)).to_json()
+        return (await workers.hands(remove_example, store, name, example, origin)).to_json()
     except SetError as error:
         raise set_error(error) from None
 
@@ -234,12 +238,9 @@ async def correct(
     crops, features = await workers.model(tile_views, photo, reader, boxes)
     example = Example(told.face, crops[0], features[0], "correction")
     model = reader.set_classifier().identity
+    add = functools.partial(add_examples, replaces=told.replaces)
     try:
-        added = await workers.hands(_add_one, store, name, example, model, told.replaces)
+        added = await workers.hands(add, store, name, [example], model)
     except SetError as error:
         raise set_error(error) from None
     return {**added.summary.to_json(), "example": added.ids[0]}
-
-
-def _add_one(store: Store, name: str, example: Example, model: str, replaces: int | None) -> Added:
-    return add_examples(store, name, [example], model, replaces=replaces)

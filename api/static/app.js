@@ -75,6 +75,10 @@
     adding: false,
     addedIndex: null, // a tile just added: cancelling the palette removes it
     winIndex: null, // the tile of the hand the player marked as the winning one (null: the grouper's choice)
+    // what each tile of this photo the player named taught the set, by the tile's box: {set, example}; and
+    // the last write about it still on its way (a tile named again waits for it, so "replaces" is right)
+    corrected: new Map(),
+    teaching: new Map(),
     flagged: new Set(),
     photoWarnings: [], // PHOTO_WARNINGS the photo was read with
     // the latest request wins, counted apart for the tiles (photo, corrections) and for the score (the
@@ -212,6 +216,8 @@
       state.height = result.height;
       state.detections = result.detections.map(fromServer);
       state.winIndex = null;
+      state.corrected = new Map();
+      state.teaching = new Map();
       state.photoWarnings = result.warnings.filter((w) => PHOTO_WARNINGS.includes(w.code));
       state.grouping = groupingOf(result);
       state.score = result.score ? { ok: true, value: result.score, waits: result.waits } : null;
@@ -370,7 +376,7 @@
       regroup();
       return;
     }
-    if ((action === "delete" || action === "back") && before.taught) forgetCorrection(before);
+    if (action === "delete" || action === "back") forgetCorrection(before);
     if (action === "delete") {
       state.detections.splice(index, 1);
       if (state.winIndex === index) state.winIndex = null;
@@ -754,13 +760,15 @@
     try {
       hand = parseTyped($("typed-hand").value);
     } catch (error) {
-      // nothing of an earlier hand stays on show beside this one's error
-      state.grouping = null;
-      state.detections = [];
-      state.photoWarnings = [];
-      state.score = null;
-      state.scored += 1; // a score still on its way for the earlier hand is dropped
-      render();
+      if (!state.detections.length) {
+        // an earlier typed hand's score is not left on show beside this one's error (a photo's reading
+        // and its corrections stay: the typo is in the text box only)
+        state.grouping = null;
+        state.score = null;
+        state.grouped += 1; // what is still on its way for the earlier hand is dropped
+        state.scored += 1;
+        render();
+      }
       setStatus(`出错 ${zh(error.code)}${error.message}`, true);
       return;
     }
@@ -851,15 +859,22 @@
     $("set-grid").replaceChildren();
     $("set-grid-note").hidden = true;
     $("set-use").hidden = true;
+    const ask = () => window.confirm(`已有 A set named ${name} is stored, with the tiles it was taught since. Replace it with this photo?`);
+    const listed = [...$("set-choice").options].some((option) => option.value === name);
+    if (listed && !ask()) {
+      $("set-status").textContent = `已有同名 A set named ${name} exists: kept as it is. Choose another name to keep both.`;
+      return;
+    }
     try {
       let taught;
       try {
-        taught = await send(false);
+        taught = await send(listed);
       } catch (error) {
-        const replace = error.code === "set_exists" && window.confirm(`已有 A set named ${name} is stored, with the tiles it was taught since. Replace it with this photo?`);
-        if (!replace) throw error;
+        // another phone stored the name meanwhile
+        if (error.code !== "set_exists" || !ask()) throw error;
         taught = await send(true);
       }
+      if (listed) state.corrected = new Map(); // the set's old examples are gone, what tiles taught with them
       state.taught = taught;
       const misread = taught.taught.filter((t) => t.face !== t.classifier_alone).length;
       const turned = taught.turned ? " (taken from across the table)" : "";
@@ -869,6 +884,7 @@
       $("set-use").hidden = false;
       loadSets(state.set); // the list shows the set as it is now
     } catch (error) {
+      tokenRefused(error);
       $("set-status").textContent = `出错 ${zh(error.code)}${error.message}`;
     }
   }
@@ -909,39 +925,73 @@
       state.taught = { ...state.taught, tiles: detail.tiles };
       $("set-status").textContent = `已改 ${before} → ${face}`;
     } catch (error) {
+      tokenRefused(error);
       $("set-status").textContent = `出错 ${zh(error.code)}${error.message}`;
     }
   }
 
   // A tile the player named, with a set chosen: its face joins the set's examples, so the next photo reads it.
   // The same tile named again takes back what its last naming taught (``replaces``): only the last name stays.
-  async function teachCorrection(detection) {
+  const tileKey = (detection) => detection.box.map((v) => Math.round(v)).join(",");
+
+  // ``work`` after the last write about the same tile, whatever became of it
+  function afterTeaching(key, work) {
+    const next = (state.teaching.get(key) || Promise.resolve()).then(work, work);
+    state.teaching.set(key, next);
+    return next;
+  }
+
+  function teachCorrection(detection) {
     if (!state.set || !state.file || detection.tile === "back") return;
-    const form = new FormData();
-    form.append("image", state.file, state.file.name || "photo.jpg");
-    const earlier = detection.taught && detection.taught.set === state.set ? detection.taught.example : null;
-    const correction = { box: detection.box, face: detection.tile };
-    if (earlier) correction.replaces = earlier;
-    form.append("correction", JSON.stringify(correction));
-    if (token()) form.append("token", token());
-    try {
-      const stored = await call(`/sets/${encodeURIComponent(state.set)}/examples`, { method: "POST", body: form });
-      detection.taught = { set: state.set, example: stored.example };
-      setStatus(`已记住 The set ${state.set} now knows this ${shortName(detection.tile)}.`);
-    } catch (error) {
-      setStatus(`没记住 Not taught to the set: ${zh(error.code)}${error.message}`, true);
-    }
+    const { file, set } = state;
+    const key = tileKey(detection);
+    const face = detection.tile;
+    afterTeaching(key, async () => {
+      const earlier = state.corrected.get(key);
+      const correction = { box: detection.box, face };
+      if (earlier && earlier.set === set) correction.replaces = earlier.example;
+      const form = new FormData();
+      form.append("image", file, file.name || "photo.jpg");
+      form.append("correction", JSON.stringify(correction));
+      if (token()) form.append("token", token());
+      try {
+        const stored = await call(`/sets/${encodeURIComponent(set)}/examples`, { method: "POST", body: form });
+        state.corrected.set(key, { set, example: stored.example });
+        setStatus(`已记住 The set ${set} now knows this ${shortName(face)}.`);
+      } catch (error) {
+        tokenRefused(error);
+        setStatus(`没记住 Not taught to the set: ${zh(error.code)}${error.message}`, true);
+      }
+    });
   }
 
   // A tile the player corrected, then deleted or called a back: what it taught the set leaves it.
-  async function forgetCorrection(detection) {
-    const { set, example } = detection.taught;
-    detection.taught = null;
-    const headers = token() ? { "X-SMJ-Token": token() } : {};
+  function forgetCorrection(detection) {
+    const key = tileKey(detection);
+    afterTeaching(key, async () => {
+      const taught = state.corrected.get(key);
+      if (!taught) return;
+      state.corrected.delete(key);
+      const headers = token() ? { "X-SMJ-Token": token() } : {};
+      const url = `/sets/${encodeURIComponent(taught.set)}/examples/${taught.example}?origin=correction`;
+      try {
+        await call(url, { method: "DELETE", headers });
+      } catch (error) {
+        if (error.code === "no_such_example") return; // gone already (the set taught again, or trimmed)
+        tokenRefused(error);
+        setStatus(`没删掉 The set ${taught.set} still holds that tile: ${zh(error.code)}${error.message}`, true);
+      }
+    });
+  }
+
+  // a token the server refused is not kept: each later write would count as another wrong guess
+  function tokenRefused(error) {
+    if (error.code !== "wrong_token") return;
+    for (const box of [$("set-token"), $("example-token")]) box.value = "";
     try {
-      await call(`/sets/${encodeURIComponent(set)}/examples/${example}`, { method: "DELETE", headers });
-    } catch (error) {
-      setStatus(`没删掉 The set ${set} still holds that tile: ${zh(error.code)}${error.message}`, true);
+      sessionStorage.removeItem("smj-token");
+    } catch (ignored) {
+      // storage refused
     }
   }
 

@@ -227,10 +227,9 @@
     $("table-form").replaceChildren();
   }
 
-  function seatSelect(label, names, allowNone) {
+  function seatSelect(label, names) {
     const wrap = el("label", "", label);
     const select = el("select");
-    if (allowNone) select.append(Object.assign(el("option", "", "—"), { value: "" }));
     names.forEach((player, seat) => select.append(Object.assign(el("option", "", player), { value: String(seat) })));
     wrap.append(select);
     return [wrap, select];
@@ -302,12 +301,9 @@
         rows.push({ seat, pick, source, value });
         form.append(row);
       });
-      const fromLabel = el("label", "", "点炮 On the discard of");
-      const from = el("select");
-      from.append(Object.assign(el("option", "", "— 选 choose —"), { value: "" }));
-      from.append(Object.assign(el("option", "", "自摸 self-drawn"), { value: "self" }));
-      table.data.players.forEach((player, seat) => from.append(Object.assign(el("option", "", player), { value: String(seat) })));
-      fromLabel.append(from);
+      const [fromLabel, from] = seatSelect("点炮 On the discard of", table.data.players);
+      from.prepend(Object.assign(el("option", "", "— 选 choose —"), { value: "" }), Object.assign(el("option", "", "自摸 self-drawn"), { value: "self" }));
+      from.value = ""; // said each time: never 自摸 by default
       form.append(fromLabel);
       const flags = el("fieldset");
       const boxes = {};
@@ -391,6 +387,10 @@
     });
   }
 
+  function endThreeWon() {
+    return write(`/rounds/${current().number}/events`, "POST", { version: current().version, event: { type: "end", reason: "three_won" } });
+  }
+
   // a fan as typed: a whole number (0: 平胡 a plain win), never an empty box read as 0
   const isFan = (text) => /^\d{1,3}$/.test(text.trim());
 
@@ -415,7 +415,8 @@
     });
     $("event-kong").addEventListener("click", () => kongForm());
     $("event-win").addEventListener("click", () => winForm());
-    $("event-end").addEventListener("click", () => endForm()); // the third win ends a round by itself
+    // the third win ends a round by itself; a round stored with three winners and no end yet is ended so
+    $("event-end").addEventListener("click", () => (winnersSoFar().size >= 3 ? endThreeWon() : endForm()));
     $("event-undo").addEventListener("click", () => write(`/rounds/${current().number}/undo`, "POST", { version: current().version }));
     try {
       const saved = JSON.parse(localStorage.getItem("smj-table") || "null");
