@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import base64
 import functools
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import cv2
 import numpy as np
-from fastapi import APIRouter, Body, Form, Path, Query, Request
+from fastapi import APIRouter, Body, Depends, Form, Path, Query, Request
 from pydantic import TypeAdapter
 
 from api import service
@@ -31,10 +33,13 @@ from api.schemas import (
     SetsOut,
     SetTaughtOut,
 )
+from api.settings import Settings
+from api.work import Workers
 from store import Store
 from store.sets import (
     Example,
     SetError,
+    SetSummary,
     add_examples,
     examples_of,
     list_sets,
@@ -52,6 +57,8 @@ from vision.reading import SetReader
 
 router = APIRouter(prefix=API_PREFIX, tags=["sets"])
 SetName = Annotated[str, Path(max_length=64, description="the set's name")]
+ExampleId = Annotated[int, Path(ge=1, le=2**31 - 1, description="the example's id (GET /sets/{name})")]
+WRITE_ERRORS = error_responses(401, 403, 404, 422, 429, 503)  # a write: the token's refusals, the store's
 NameForm = Annotated[str, Form(max_length=64, description="the set's name (1-40 letters, digits, ' .-_')")]
 TokenForm = Annotated[str | None, Form(max_length=200, description="SMJ_EXAMPLES_TOKEN, when set")]
 _CORRECTION = TypeAdapter(SetCorrectionIn)
@@ -85,7 +92,7 @@ def _teach(photo: Photo, detector: SetReader, name: str) -> Taught:
     "/sets",
     response_model=SetTaughtOut,
     status_code=201,
-    responses=error_responses(401, 403, 409, 413, 415, 422, 503),
+    responses=error_responses(401, 403, 409, 413, 415, 422, 429, 503),
     summary="teach a set from a photo of its tiles laid out",
 )
 async def teach(
@@ -135,76 +142,87 @@ async def detail(name: SetName, store: StoreDep, workers: WorkersDep) -> dict[st
         raise set_error(error) from None
 
 
+@dataclass(frozen=True)
+class SetWrite:
+    """What a write to a stored set needs: the set named in the path, the store, and the check that this
+    request may write (``api.examples.check_may_save``, the page's token)."""
+
+    request: Request
+    name: str
+    store: Store
+    settings: Settings
+    workers: Workers
+
+    async def run(self, what: str, work: Callable[..., Any], *args: Any) -> Any:
+        """``work(store, name, *args)`` on a worker, once the request may do ``what`` (named in refusals)."""
+        check_may_save(self.request, self.settings, None, what)
+        try:
+            return await self.workers.hands(work, self.store, self.name, *args)
+        except SetError as error:
+            raise set_error(error) from None
+
+
+async def _set_write(
+    request: Request, name: SetName, store: StoreDep, settings: SettingsDep, workers: WorkersDep
+) -> SetWrite:
+    return SetWrite(request, name, store, settings, workers)
+
+
+SetWriteDep = Annotated[SetWrite, Depends(_set_write)]
+
+
 @router.delete(
     "/sets/{name}",
     status_code=204,
-    responses=error_responses(401, 403, 404, 503),
+    responses=error_responses(401, 403, 404, 429, 503),
     summary="remove a set",
 )
-async def remove(
-    request: Request, name: SetName, store: StoreDep, settings: SettingsDep, workers: WorkersDep
-) -> None:
-    check_may_save(request, settings, None, "removing a set")
-    try:
-        await workers.hands(remove_set, store, name)
-    except SetError as error:
-        raise set_error(error) from None
+async def remove(write: SetWriteDep) -> None:
+    await write.run("removing a set", remove_set)
 
 
 @router.patch(
     "/sets/{name}/examples/{example}",
     response_model=SetDetailOut,
-    responses=error_responses(401, 403, 404, 422, 503),
+    responses=WRITE_ERRORS,
     summary="name one of a set's examples another face",
 )
 async def rename(
-    request: Request,
-    name: SetName,
-    example: Annotated[int, Path(ge=1, le=2**31 - 1)],
-    body: Annotated[ExampleFaceIn, Body()],
-    store: StoreDep,
-    settings: SettingsDep,
-    workers: WorkersDep,
+    write: SetWriteDep, example: ExampleId, body: Annotated[ExampleFaceIn, Body()]
 ) -> dict[str, Any]:
-    check_may_save(request, settings, None, "renaming a set's example")
-    try:
-        await workers.hands(rename_example, store, name, example, body.face)
-        return await workers.hands(_detail, store, name)
-    except SetError as error:
-        raise set_error(error) from None
+    detail: dict[str, Any] = await write.run("renaming a set's example", _renamed, example, body.face)
+    return detail
+
+
+def _renamed(store: Store, name: str, example: int, face: str) -> dict[str, Any]:
+    rename_example(store, name, example, face)
+    return _detail(store, name)
 
 
 @router.delete(
     "/sets/{name}/examples/{example}",
     response_model=SetOut,
-    responses=error_responses(401, 403, 404, 422, 503),
+    responses=WRITE_ERRORS,
     summary="take one example out of a set",
 )
 async def remove_one(
-    request: Request,
-    name: SetName,
-    example: Annotated[int, Path(ge=1, le=2**31 - 1)],
-    store: StoreDep,
-    settings: SettingsDep,
-    workers: WorkersDep,
+    write: SetWriteDep,
+    example: ExampleId,
     origin: Annotated[
         Literal["layout", "row", "correction"] | None,
         Query(description="only an example that came so (the page removes corrections only)"),
     ] = None,
 ) -> dict[str, Any]:
     """A tile the player corrected that was no tile after all: its example leaves the set."""
-    check_may_save(request, settings, None, "removing a set's example")
-    try:
-        return (await workers.hands(remove_example, store, name, example, origin)).to_json()
-    except SetError as error:
-        raise set_error(error) from None
+    removed: SetSummary = await write.run("removing a set's example", remove_example, example, origin)
+    return removed.to_json()
 
 
 @router.post(
     "/sets/{name}/examples",
     response_model=SetCorrectedOut,
     status_code=201,
-    responses=error_responses(401, 403, 404, 413, 415, 422, 503),
+    responses=error_responses(401, 403, 404, 413, 415, 422, 429, 503),
     summary="a tile the player corrected teaches the set",
 )
 async def correct(
