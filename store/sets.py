@@ -138,16 +138,13 @@ def add_examples(
     an example of the set that is no correction is refused (``no_such_example``)."""
     with store.transaction() as session:
         row = _get(session, name)
-        if replaces is not None:
-            earlier = session.scalar(
-                select(ExampleRow).where(ExampleRow.set_id == row.id, ExampleRow.id == replaces)
-            )
-            if earlier is not None and earlier.origin != "correction":
+        earlier = None if replaces is None else _find(session, row, replaces)
+        if earlier is not None:
+            if earlier.origin != "correction":
                 raise SetError("no_such_example", f"set {row.name!r} has no correction {replaces}")
-            if earlier is not None:
-                session.delete(earlier)
-                session.flush()
-                session.expire(row, ["examples"])
+            session.delete(earlier)
+            session.flush()
+            session.expire(row, ["examples"])
         rows = [_row(example, model) for example in examples]
         row.examples.extend(rows)
         row.updated_at = now()
@@ -254,13 +251,15 @@ def _get(session: Session, name: str, *, lock: bool = False) -> TileSetRow:
     return row
 
 
+def _find(session: Session, row: TileSetRow, example: int) -> ExampleRow | None:
+    """Example ``example`` of the set ``row``, if it holds it."""
+    return session.scalar(select(ExampleRow).where(ExampleRow.set_id == row.id, ExampleRow.id == example))
+
+
 def _stored(session: Session, row: TileSetRow, example: int, origin: str | None = None) -> ExampleRow:
     """Example ``example`` of the set ``row`` (of that ``origin`` when given), else ``no_such_example``."""
-    query = select(ExampleRow).where(ExampleRow.set_id == row.id, ExampleRow.id == example)
-    if origin is not None:
-        query = query.where(ExampleRow.origin == origin)
-    found = session.scalar(query)
-    if found is None:
+    found = _find(session, row, example)
+    if found is None or (origin is not None and found.origin != origin):
         kind = "example" if origin is None else origin
         raise SetError("no_such_example", f"set {row.name!r} has no {kind} {example}")
     return found

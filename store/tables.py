@@ -341,8 +341,8 @@ def _write(
                         "round_over", f"round {number} is over: start the next one, or correct it"
                     )
                 events, action = change(list(played.events), played)
-                _settle(table, played.dealer, played.void_suits, events)
-                if end_when_won and _all_won(table.preset, events):
+                ledger = _settle(table, played.dealer, played.void_suits, events)
+                if end_when_won and _all_won(table.preset, events, ledger):
                     events, action = [*events, dict(THREE_WON)], f"{action}{ENDED_BY_WIN}"
                     _settle(table, played.dealer, played.void_suits, events)
                 played.events, played.updated_at = events, now()
@@ -370,17 +370,11 @@ def _brought_by_win(played: RoundRow, count: int) -> bool:
     return added is not None and added.action.endswith(ENDED_BY_WIN)
 
 
-def _all_won(preset: str, events: list[dict[str, Any]]) -> bool:
-    """Whether the last event is a win that leaves as many winners as the rules allow (the round checked)."""
-    if not events or events[-1].get("type") != "win":
-        return False
-    won = {
-        winner.get("player")
-        for event in events
-        if event.get("type") == "win"
-        for winner in (event.get("winners") or [event])
-    }
-    return len(won) >= get_preset(preset).settlement.max_winners
+def _all_won(preset: str, events: list[dict[str, Any]], ledger: Ledger) -> bool:
+    """Whether the last event is a win that leaves as many winners as the rules allow (``ledger``: the
+    round settled so far)."""
+    last_is_win = bool(events) and events[-1].get("type") == "win"
+    return last_is_win and len(ledger.won) >= get_preset(preset).settlement.max_winners
 
 
 def _revise(played: RoundRow, action: str) -> None:

@@ -248,8 +248,7 @@
       warnings: result.warnings,
     };
     const chosen = state.winIndex;
-    const inHand = (result.groups || []).some((g) => g.role === "hand" && g.indices.includes(chosen));
-    if (chosen === null || !grouping.hand || !inHand || !state.detections[chosen]) return grouping;
+    if (chosen === null || !grouping.hand || !inHand(grouping, chosen) || !state.detections[chosen]) return grouping;
     const face = state.detections[chosen].tile; // "m3": the hand writes it "3m"
     grouping.hand = { ...grouping.hand, win_tile: `${face.slice(1)}${face[0]}` };
     grouping.win_index = chosen;
@@ -257,6 +256,9 @@
     grouping.warnings = grouping.warnings.filter((w) => w.code !== "win_tile_not_apart");
     return grouping;
   }
+
+  // whether detection ``index`` is one of the hand's concealed tiles in ``grouping``
+  const inHand = (grouping, index) => (grouping.groups || []).some((g) => g.role === "hand" && g.indices.includes(index));
 
   // ---- corrections
 
@@ -327,9 +329,8 @@
       if (tile) likely.append(tileButton(tile));
     }
     $("palette-likely-row").hidden = !likely.children.length;
-    const groups = (state.grouping && state.grouping.groups) || [];
-    const inHand = groups.some((g) => g.role === "hand" && g.indices.includes(index));
-    $("palette").querySelector("[data-action=win]").hidden = !inHand || state.grouping.win_index === index;
+    const grouping = state.grouping;
+    $("palette").querySelector("[data-action=win]").hidden = !grouping || !inHand(grouping, index) || grouping.win_index === index;
     $("palette").hidden = false;
     render();
     const current = $("palette-tiles").querySelector(".current") || $("palette-tiles").firstElementChild;

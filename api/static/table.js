@@ -321,7 +321,7 @@
           status("勾选赢家 Tick who won.", true);
           return null;
         }
-        const missing = chosen.find((row) => (row.source.value === "fan" && !isFan(row.value.value)) || (row.source.value === "typed" && !row.value.value.trim()));
+        const missing = chosen.find((row) => unsaid(row.source.value, row.value.value));
         if (missing) {
           const player = name(missing.seat);
           status(missing.source.value === "fan" ? `填番数 Enter ${player}'s fan (0 for 平胡 a plain win).` : `填手牌 Type ${player}'s hand.`, true);
@@ -369,7 +369,7 @@
         form.append(row);
       });
       return () => {
-        const missing = rows.find((row) => (row.state.value === "ready" && !isFan(row.value.value)) || (row.state.value === "hand" && !row.value.value.trim()));
+        const missing = rows.find((row) => unsaid({ ready: "fan", hand: "typed" }[row.state.value], row.value.value));
         if (missing) {
           const player = name(missing.seat);
           status(missing.state.value === "ready" ? `填番数 Enter the fan ${player} was ready for.` : `填手牌 Type ${player}'s tiles.`, true);
@@ -391,8 +391,12 @@
     return write(`/rounds/${current().number}/events`, "POST", { version: current().version, event: { type: "end", reason: "three_won" } });
   }
 
-  // a fan as typed: a whole number (0: 平胡 a plain win), never an empty box read as 0
-  const isFan = (text) => /^\d{1,3}$/.test(text.trim());
+  // whether a box that ``kind`` of entry needs is left unsaid: a fan must be a whole number (0: 平胡 a plain
+  // win; an empty box is never read as 0), typed tiles must be there
+  function unsaid(kind, text) {
+    if (kind === "fan") return !/^\d{1,3}$/.test(text.trim());
+    return kind === "typed" && !text.trim();
+  }
 
   function start() {
     if (!window.smjPage) return;

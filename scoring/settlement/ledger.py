@@ -63,6 +63,7 @@ class Ledger:
     finished: bool = True
     next_dealer: Seat | None = None
     notes: tuple[str, ...] = ()
+    won: tuple[Seat, ...] = ()  # the seats that have won so far, ascending (the payments' JSON shows them)
 
     @property
     def totals(self) -> tuple[int, ...]:

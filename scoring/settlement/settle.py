@@ -238,6 +238,7 @@ class _Table:
             finished=finished,
             next_dealer=next_dealer,
             notes=tuple(self.notes),
+            won=tuple(sorted(self.out)),
         )
         worst = max((abs(total) for total in ledger.totals), default=0)
         if worst > MAX_AMOUNT:
