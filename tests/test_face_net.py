@@ -18,7 +18,7 @@ from datasets.synth.face_crops import rendered_crops
 from vision.contract import CLASSIFIER_CLASSES
 from vision.detect.classifier import TileClassifier
 from vision.detect.detector import MODELS_DIR, Detector
-from vision.factory.face_net import FaceNetError, FaceNetRecipe, load_checkpoint, train_face_net
+from vision.factory.face_net import FaceNetError, FaceNetRecipe, augment, load_checkpoint, train_face_net
 from vision.factory.ship import ship
 from vision.factory.torch_models import TorchClassifier
 
@@ -100,3 +100,20 @@ def test_a_start_checkpoint_of_another_crop_size_is_fine_tuned_at_the_recipes_si
     model, checkpoint = load_checkpoint(tmp_path / "run" / "weights" / "best.pt")
     assert model.imgsz == checkpoint["imgsz"] == SIZE // 2
     assert TorchClassifier(tmp_path / "run" / "weights" / "best.pt").imgsz == SIZE // 2
+
+
+def test_low_resolution_crops_lose_the_fine_strokes_a_small_tile_loses() -> None:
+    # a crop of one-pixel stripes (a numeral's strokes at full resolution): cut as an 18-36 px tile is, they
+    # blur into grey; left alone they stay sharp
+    stripes = np.zeros((8, 96, 96, 3), np.uint8)
+    stripes[:, :, ::2] = 255
+    plain = replace(FaceNetRecipe(), scale=0.0, colour=0.0, blur_p=0.0)
+
+    def detail(recipe: FaceNetRecipe) -> float:
+        pixels = augment(stripes, np.random.default_rng(0), recipe).numpy()
+        return float(np.abs(np.diff(pixels, axis=3)).mean())
+
+    assert detail(plain) > 0.9
+    assert detail(replace(plain, low_res_p=1.0)) < 0.2
+    out = augment(stripes, np.random.default_rng(0), replace(plain, low_res_p=1.0))
+    assert tuple(out.shape) == (8, 3, 96, 96)

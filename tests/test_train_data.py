@@ -71,6 +71,8 @@ def test_smj_train_hands_the_gpu_options_to_the_localisers_recipe(
         (["--close-mosaic", "3"], "--close-mosaic"),
         (["--cache", "ram"], "--cache"),
         (["--workers", "4"], "--workers is for the localiser"),
+        (["--low-res", "0.4", "--backbone", "yolo26n-cls"], "--low-res is for the pretrained classifiers"),
+        (["--low-res", "1.5"], "--low-res 1.5: give a share between 0 and 1"),
     ):
         assert smj.main(["train", "--task", "classify", "--data", str(tmp_path), "--out", out, *extra]) == 2
         assert named in capsys.readouterr().err
@@ -79,4 +81,25 @@ def test_smj_train_hands_the_gpu_options_to_the_localisers_recipe(
     assert "--hours 0.0: give a time above 0" in capsys.readouterr().err
     assert smj.main([*args, "--light", "--close-mosaic", "3"]) == 2
     assert "--light" in capsys.readouterr().err
+    assert smj.main([*args, "--low-res", "0.4"]) == 2  # the localiser's crops are not cut small
+    assert "--low-res is for the pretrained classifiers" in capsys.readouterr().err
     assert len(given) == 2 and not (tmp_path / "classifier").exists()
+
+
+def test_smj_train_hands_the_low_resolution_share_to_the_classifiers_recipe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import smj
+    from vision.factory import face_net
+
+    given: list[face_net.FaceNetRecipe] = []
+
+    def fake_train(data: str, out: str, recipe: face_net.FaceNetRecipe, **kwargs: object) -> Path:
+        given.append(recipe)
+        return Path(out) / "weights" / "best.pt"
+
+    monkeypatch.setattr(face_net, "train_face_net", fake_train)
+    args = ["train", "--task", "classify", "--data", str(tmp_path), "--out", str(tmp_path / "run")]
+    assert smj.main([*args, "--low-res", "0.4"]) == 0
+    assert smj.main(args) == 0
+    assert [recipe.low_res_p for recipe in given] == [0.4, 0.0]

@@ -16,7 +16,7 @@ DEVICE=${DEVICE:-0}
 export YOLO_OFFLINE=1
 smj() { .venv/bin/smj "$@"; }
 
-smj dataset import --format yolo ../shared/data/real/chinese_mj_v4_train --out work/real --split-ratios 0.8,0.1,0.1
+smj dataset import --format yolo ../shared/data/real/chinese_mj_v4_train --out work/real --split-ratios 0.8,0.1,0.1 --lenient
 # the localiser: from yolo26n.yaml on 12,100 windows (36% real) at the scales the detector's looks see tiles,
 # every art set but the held-out one (TILEART: a copy of "$ART" without samoheen_hongkong, or the
 # folder itself: synth leaves the held-out set out unless asked); its synthetic labels box all of a tile that shows

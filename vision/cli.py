@@ -102,6 +102,15 @@ def register(commands: argparse._SubParsersAction) -> None:
     train.add_argument(
         "--cache", choices=("ram", "disk"), default=None, help="detect: keep the decoded windows"
     )
+    train.add_argument(
+        "--low-res",
+        dest="low_res_p",
+        metavar="P",
+        type=float,
+        default=None,
+        help="classify (efficientnet): share of training crops first reduced to a small tile's size in a "
+        "640x480 photo (18-36 px wide) and enlarged back, as the reader enlarges such a tile (default 0)",
+    )
     train.set_defaults(func=run_train)
 
     card = commands.add_parser(
@@ -227,6 +236,12 @@ def run_train(args: argparse.Namespace) -> int:
         return _fail("--light trains without mosaic throughout: --close-mosaic has nothing to do")
     if loader and args.task == "classify" and args.backbone != "yolo26n-cls":
         return _fail("--workers is for the localiser and the yolo26n-cls classifier")
+    if args.low_res_p is not None and (args.task != "classify" or args.backbone == "yolo26n-cls"):
+        return _fail(
+            "--low-res is for the pretrained classifiers (--task classify, an efficientnet backbone)"
+        )
+    if args.low_res_p is not None and not 0 <= args.low_res_p <= 1:
+        return _fail(f"--low-res {args.low_res_p}: give a share between 0 and 1")
 
     try:
         if args.task == "classify" and args.backbone != "yolo26n-cls":
@@ -264,7 +279,7 @@ def _train_face_net(args: argparse.Namespace) -> int:
 
     if args.light or args.val or args.device not in (None, "cpu"):
         return _fail("--light, --val and --device are for the ultralytics models (--backbone yolo26n-cls)")
-    overrides = _given(args, "epochs", "imgsz", "batch", "lr0", "optimizer")
+    overrides = _given(args, "epochs", "imgsz", "batch", "lr0", "optimizer", "low_res_p")
     recipe = replace(FaceNetRecipe(backbone=args.backbone), **overrides)
     try:
         best = train_face_net(

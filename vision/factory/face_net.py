@@ -60,6 +60,12 @@ class FaceNetRecipe:
     scale: float = 0.15  # random crops keep at least 85% of the crop (its box is already jittered)
     colour: float = 0.3  # brightness, contrast and saturation drawn within 1 +- this
     blur_p: float = 0.15  # share of crops blurred further (a phone's focus)
+    low_res_p: float = (
+        0.0  # share of crops cut at the size of a small tile in a 640x480 photo, as it reads them
+    )
+    low_res_px: int = (
+        18  # ... whose width then lies between this and twice it, in pixels (JPEG-compressed half the time)
+    )
     save_every: int = 500  # steps between checkpoints
     seed: int = 0
 
@@ -277,6 +283,23 @@ def load_crops(paths: Sequence[Path], size: int) -> np.ndarray:
     return crops
 
 
+def _low_res(patch: np.ndarray, rng: np.random.Generator, px: int) -> np.ndarray:
+    """The crop as the reader cuts it from a photo where the tile is ``px``-``2 px`` pixels wide: reduced to
+    that size (a tile's crop is a third taller than wide), half the time JPEG-compressed there, and enlarged
+    back the way the reader enlarges it (``vision.contract``)."""
+    import cv2
+
+    size = patch.shape[0]
+    w = float(rng.uniform(px, 2 * px))
+    h = w * float(rng.uniform(1.25, 1.5))
+    small = cv2.resize(patch, (round(w), round(h)), interpolation=cv2.INTER_AREA)
+    if rng.random() < 0.5:
+        ok, code = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(50, 91))])
+        decoded = cv2.imdecode(code, cv2.IMREAD_UNCHANGED) if ok else None
+        small = small if decoded is None else decoded
+    return cv2.resize(small, (size, size), interpolation=cv2.INTER_LINEAR)
+
+
 def augment(batch: np.ndarray, rng: np.random.Generator, recipe: FaceNetRecipe) -> Any:
     """A training batch: each crop re-cut (at least ``1 - scale`` of it), its colours and sharpness
     varied; never mirrored (a mirrored tile does not exist) and never turned (the crops already are)."""
@@ -292,6 +315,8 @@ def augment(batch: np.ndarray, rng: np.random.Generator, recipe: FaceNetRecipe) 
         patch = cv2.resize(crop[y : y + h, x : x + w], (size, size), interpolation=cv2.INTER_LINEAR)
         if rng.random() < recipe.blur_p:
             patch = cv2.GaussianBlur(patch, (0, 0), float(rng.uniform(0.4, 1.2)))
+        if rng.random() < recipe.low_res_p:
+            patch = _low_res(patch, rng, recipe.low_res_px)
         out[i] = patch
     pixels = torch.from_numpy(out).permute(0, 3, 1, 2).float() / 255.0
     n = len(pixels)
