@@ -305,6 +305,60 @@ def test_a_condition_that_scores_nothing_under_the_preset_says_so(page: Page, tm
     expect(page.locator("#score")).not_to_contain_text("scores nothing")
 
 
+def test_names_never_pile_up_nor_stand_outside_the_photo(
+    page: Page, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tiles drawn overlapping, their last row on the photo's bottom edge: every name shown stands clear of
+    the others and inside the photo, the groups' labels first; the strip still names every tile."""
+    import dataclasses
+
+    import api.fakes as fakes
+
+    plain = fakes.layout
+
+    def crowded(rows: Any, *, aspect: float = 4 / 3) -> list[fakes.Placed]:
+        placed = plain(rows, aspect=aspect)
+        down = 1 - max(p.box[3] for p in placed)
+        moved = []
+        for p in placed:
+            x1 = 0.5 + (p.box[0] - 0.5) * 0.75  # a quarter of each tile under its neighbour
+            box = (x1, p.box[1] + down, x1 + p.box[2] - p.box[0], p.box[3] + down)
+            moved.append(dataclasses.replace(p, box=box))
+        return moved
+
+    monkeypatch.setattr(fakes, "layout", crowded)
+    photo = tmp_path / "crowded.jpg"
+    photo.write_bytes(fakes.fake_photo((1200, 900)))
+    page.set_input_files("#file", str(photo))
+    expect(page.locator("#overlay .tile-box")).to_have_count(15)
+    expect(page.locator("#strip .chip")).to_have_count(15)
+    laid = page.evaluate(
+        """() => {
+        const box = (node) => {
+          const r = node.getBoundingClientRect();
+          return [r.left, r.top, r.right, r.bottom];
+        };
+        const labels = [...document.querySelectorAll('#overlay .tag, #overlay .group-outline > span')];
+        return {
+          stage: box(document.getElementById('stage')),
+          shown: labels.filter((n) => !n.hidden).map(box),
+          hidden: labels.filter((n) => n.hidden).length,
+          meld: [...document.querySelectorAll('#overlay .group-outline.meld > span')]
+            .filter((n) => !n.hidden).length,
+        };
+    }"""
+    )
+    page.screenshot(path=str(tmp_path / "crowded.png"), full_page=True)
+    left, top, right, bottom = laid["stage"]
+    shown = laid["shown"]
+    assert len(shown) >= 8 and laid["hidden"] >= 3  # about every other name of the touching tiles
+    for i, (x1, y1, x2, y2) in enumerate(shown):
+        assert left - 1 <= x1 and x2 <= right + 1 and top - 1 <= y1 and y2 <= bottom + 1
+        for a1, b1, a2, b2 in shown[i + 1 :]:
+            assert not (x1 < a2 and a1 < x2 and y1 < b2 and b1 < y2), "two names overlap"
+    assert laid["meld"] == 1  # the kong's label, below it as a rule, is drawn inside it on the photo's edge
+
+
 def test_a_large_photo_is_shrunk_in_the_browser_before_it_is_sent(page: Page, tmp_path: Path) -> None:
     large = tmp_path / "large.jpg"
     large.write_bytes(fake_photo((4000, 3000)))

@@ -572,6 +572,46 @@
       });
       overlay.append(box);
     });
+    declutter();
+  }
+
+  // Names and group labels are drawn at a fixed size, whatever the zoom: where tiles touch, or a tile lies at
+  // the photo's edge, they would pile up or stand outside the photo. Each is laid where it fits, in order of
+  // what a player reads first (the groups, the winning tile, the hand, the melds, the rest): below its tile (a
+  // group's above or below the group), else above it (inside the group), else left out (the strip below names
+  // every tile).
+  const LABEL_RANK = { hand: 0, meld: 1, ignored: 2 };
+
+  function declutter() {
+    const stage = $("stage").getBoundingClientRect();
+    if (!stage.height) return; // the photo is not laid out yet: its load lays the labels again
+    const labels = [];
+    for (const span of $("overlay").querySelectorAll(".group-outline > span")) {
+      const role = [...span.parentElement.classList].find((name) => name in LABEL_RANK) || "hand";
+      labels.push({ node: span, rank: LABEL_RANK[role] });
+    }
+    for (const tag of $("overlay").querySelectorAll(".tile-box > .tag")) {
+      const box = tag.parentElement.classList;
+      const rank = box.contains("win") ? 3 : box.contains("ignored") ? 6 : box.contains("meld") ? 5 : 4;
+      labels.push({ node: tag, rank });
+    }
+    labels.sort((a, b) => a.rank - b.rank); // stable: within a rank, in the photo's reading order
+    const inside = (r) =>
+      r.top >= stage.top - 1 && r.bottom <= stage.bottom + 1 && r.left >= stage.left - 1 && r.right <= stage.right + 1;
+    const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    const laid = [];
+    const fits = (rect) => inside(rect) && !laid.some((other) => meets(rect, other));
+    for (const { node } of labels) {
+      node.hidden = false;
+      node.classList.remove("flipped");
+      let rect = node.getBoundingClientRect();
+      if (!fits(rect)) {
+        node.classList.add("flipped"); // a tile's name above it; a group's label inside its outline
+        rect = node.getBoundingClientRect();
+      }
+      if (fits(rect)) laid.push(rect);
+      else node.hidden = true;
+    }
   }
 
   function renderStrip() {
@@ -1079,6 +1119,7 @@
       renderOverlay();
     });
     window.addEventListener("resize", () => renderOverlay());
+    $("photo").addEventListener("load", declutter);
     $("overlay").addEventListener("click", (event) => {
       if (state.adding) addAt(event);
     });
