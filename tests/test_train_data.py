@@ -70,6 +70,7 @@ def test_smj_train_hands_the_gpu_options_to_the_localisers_recipe(
         (["--hours", "1"], "--hours"),
         (["--close-mosaic", "3"], "--close-mosaic"),
         (["--cache", "ram"], "--cache"),
+        (["--freeze", "11"], "--freeze"),
         (["--workers", "4"], "--workers is for the localiser"),
         (["--low-res", "0.4", "--backbone", "yolo26n-cls"], "--low-res is for the pretrained classifiers"),
         (["--low-res", "1.5"], "--low-res 1.5: give a share between 0 and 1"),
@@ -81,9 +82,13 @@ def test_smj_train_hands_the_gpu_options_to_the_localisers_recipe(
     assert "--hours 0.0: give a time above 0" in capsys.readouterr().err
     assert smj.main([*args, "--light", "--close-mosaic", "3"]) == 2
     assert "--light" in capsys.readouterr().err
+    assert smj.main([*args, "--freeze", "0"]) == 2
+    assert "--freeze 0: give a number of layers above 0" in capsys.readouterr().err
+    assert smj.main([*args, "--freeze", "11"]) == 0  # a fine-tune keeping the backbone it starts from
+    assert given[-1].freeze == 11 and given[-2].freeze is None
     assert smj.main([*args, "--low-res", "0.4"]) == 2  # the localiser's crops are not cut small
     assert "--low-res is for the pretrained classifiers" in capsys.readouterr().err
-    assert len(given) == 2 and not (tmp_path / "classifier").exists()
+    assert len(given) == 3 and not (tmp_path / "classifier").exists()
 
 
 def test_smj_train_hands_the_low_resolution_share_to_the_classifiers_recipe(

@@ -103,6 +103,13 @@ def register(commands: argparse._SubParsersAction) -> None:
         "--cache", choices=("ram", "disk"), default=None, help="detect: keep the decoded windows"
     )
     train.add_argument(
+        "--freeze",
+        type=int,
+        default=None,
+        metavar="N",
+        help="detect: the first N layers keep the weights they start from (YOLO26n's backbone: 11)",
+    )
+    train.add_argument(
         "--low-res",
         dest="low_res_p",
         metavar="P",
@@ -227,9 +234,11 @@ def run_train(args: argparse.Namespace) -> int:
 
     overrides = _given(args, "epochs", "imgsz", "batch", "model", "lr0")
     loader = _given(args, "workers")  # the ultralytics models' data loaders
-    detect_only = _given(args, "close_mosaic", "cache", "time")  # --hours is the recipe's time
+    detect_only = _given(args, "close_mosaic", "cache", "time", "freeze")  # --hours is the recipe's time
     if detect_only and args.task != "detect":
-        return _fail("--hours, --close-mosaic and --cache are for --task detect")
+        return _fail("--hours, --close-mosaic, --cache and --freeze are for --task detect")
+    if args.freeze is not None and args.freeze < 1:
+        return _fail(f"--freeze {args.freeze}: give a number of layers above 0")
     if args.time is not None and args.time <= 0:
         return _fail(f"--hours {args.time}: give a time above 0")
     if args.light and args.close_mosaic is not None:

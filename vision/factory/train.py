@@ -54,6 +54,7 @@ class Recipe:
     single_cls: bool = True  # a localiser: every tile one class; the tile classifier reads the face
     time: float | None = None  # hours: train for this long, the epochs (and the schedule) fitted to it
     cache: bool | str = False  # "ram": the windows decoded once (a GPU trains faster than JPEGs decode)
+    freeze: int | None = None  # a fine-tune: the first N layers keep their weights (YOLO26n's backbone: 11)
 
     def light(self) -> Recipe:
         """This recipe without mosaic, for the last epochs of a fine-tune (as ``close_mosaic`` does)."""
