@@ -1,7 +1,8 @@
 # On the device machine, from the repository root: install what its image lacks, render the scenes and cut
 # the windows of models/README.md's "How to make them", train the localiser until about SECONDS after the
 # start (from MODEL: yolo26n.yaml, or our own .pt to fine-tune; at LR0), and leave its weights and log in $OUT.
-#   [MODEL=models/tiles.pt LR0=0.005] bash .gpu/run.sh SECONDS [SCALE]   (SCALE: a share of the scenes)
+#   [MODEL=models/tiles.pt LR0=0.005] [EVERY_TILE=1] bash .gpu/run.sh SECONDS [SCALE]   (SCALE: a share of the scenes;
+#   EVERY_TILE=1 adds the scenes of loose tiles, close-ups of big ones and tables of tile-like things, as issue 48 asks)
 set -uo pipefail
 BUDGET=$1
 K=${2:-1}
@@ -19,6 +20,12 @@ $S --out $D/synA --n "$(n 3000)" --seed 8100 --size 640x480 --workers 6 &
 $S --out $D/synB --n "$(n 800)" --seed 8200 --size 2016x1512 --fill 0.25-0.4 --workers 5 &
 $S --out $D/synC --n "$(n 800)" --seed 8300 --size 2016x1512 --fill 0.25-0.4 --packed --workers 5 &
 wait
+if [ "${EVERY_TILE:-0}" = 1 ]; then  # issue #48's scenes too: loose tiles, frame-filling close-ups, tables of no tile
+    $S --out $D/loose --n "$(n 900)" --seed 8700 --size 640x480 --kind loose --workers 6 &
+    $S --out $D/closeup --n "$(n 400)" --seed 8800 --size 640x480 --kind closeup --workers 5 &
+    $S --out $D/empty --n "$(n 300)" --seed 8900 --size 640x480 --kind empty --workers 5 &
+    wait
+fi
 W="python3 smj.py dataset windows"
 $W .gpu/real --out $D/w_real_a --scale 0.5-1.0 --per-image 5 --seed 1 &
 $W .gpu/real --out $D/w_real_b --scale 1.0-2.5 --per-image 3 --seed 2 &
@@ -27,10 +34,17 @@ $W $D/synA --out $D/w_synA --scale 0.55-1.0 --seed 4 &
 $W $D/synB --out $D/w_synB --scale 0.35-0.7 --per-image 2 --seed 5 &
 $W $D/synB --out $D/w_synB_whole --scale 0.17-0.22 --seed 6 &
 $W $D/synC --out $D/w_synC --scale 0.35-0.7 --per-image 3 --seed 7 &
+PARTS="w_real_a w_real_b w_real_c w_synA w_synB w_synB_whole w_synC"
+if [ "${EVERY_TILE:-0}" = 1 ]; then
+    $W $D/loose --out $D/w_loose --scale 0.55-1.0 --per-image 2 --seed 8 &
+    $W $D/closeup --out $D/w_closeup --scale 0.5-0.7 --seed 9 &
+    $W $D/empty --out $D/w_empty --scale 0.55-1.0 --per-image 2 --seed 10 &
+    PARTS="$PARTS w_loose w_closeup w_empty"
+fi
 wait
 echo "data ready at $(($(date +%s) - t0)) s"
 HOURS=$(python3 -c "print(max(0.002, ($BUDGET - ($(date +%s) - $t0) - 45) / 3600))")
-DATA=$(printf "$D/%s," w_real_a w_real_b w_real_c w_synA w_synB w_synB_whole w_synC)
+DATA=$(printf "$D/%s," $PARTS)
 RUN=/tmp/runs/loc
 (while sleep 20; do cp $RUN/weights/last.pt $RUN/results.csv "$OUT/" 2>/dev/null; done) &
 saver=$!
