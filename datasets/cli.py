@@ -249,6 +249,12 @@ def register(commands: argparse._SubParsersAction) -> None:
     windows.add_argument("--per-image", type=int, default=1, help="windows per image (default 1)")
     windows.add_argument("--limit", type=int, default=None, help="only this many images, drawn at random")
     windows.add_argument("--seed", type=int, default=0)
+    windows.add_argument(
+        "--grey-dont-care",
+        action="store_true",
+        help="grey out a synthetic dataset's don't-care regions (scenes.jsonl 'ignored': tiles on their long "
+        "edge, slivers), so the localiser learns them as neither tile nor background",
+    )
     windows.set_defaults(func=_guarded(run_windows))
 
     _register_synth(sub)
@@ -649,7 +655,7 @@ def run_crops_mix(args: argparse.Namespace) -> int:
 def run_windows(args: argparse.Namespace) -> int:
     from datasets.labels import DatasetError
     from datasets.split import split_counts
-    from datasets.windows import write_windows
+    from datasets.windows import dont_care_regions, write_windows
     from datasets.yolo import read_yolo
 
     low, _, high = args.scale.partition("-")
@@ -662,6 +668,11 @@ def run_windows(args: argparse.Namespace) -> int:
             "--scale must be positive and LO <= HI, --size at least 32, --per-image at least 1"
         )
     src = Path(args.src).resolve()
+    dont_care = dont_care_regions(src) if args.grey_dont_care else None
+    if dont_care == {}:
+        raise DatasetError(
+            f"--grey-dont-care: {src} has no scenes.jsonl with don't-care outlines (smj dataset synth)"
+        )
     out = _fresh_folder(args.out, not_inside=src)
     written = write_windows(
         read_yolo(src),
@@ -671,6 +682,7 @@ def run_windows(args: argparse.Namespace) -> int:
         per_image=args.per_image,
         limit=args.limit,
         seed=args.seed,
+        dont_care=dont_care,
     )
     _print_counts(split_counts(written))
     print(f"wrote {len(written)} windows to {out}")

@@ -4,24 +4,66 @@ ultralytics resizes every training image so its long side is the input size, so 
 tiles would shrink to a few pixels. ``write_windows`` rescales each image by a factor drawn from a
 range (the scale the detector will look at it with) and cuts input-sized windows around its tiles;
 boxes are clipped to the window, and a tile mostly outside it is left out (an ``honour`` box, a
-don't-care region, is kept whenever any of it shows so it never becomes background).
+don't-care region, is kept whenever any of it shows so it never becomes background). A synthetic dataset's
+other don't-care regions (``scenes.jsonl``'s ``ignored`` outlines: tiles on their long edge, slivers of tiles
+under others) can be greyed out of the windows (``dont_care``), so they are neither tile nor background.
 """
 
 from __future__ import annotations
 
+import json
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import cv2
 import numpy as np
 from PIL import Image
 
-from datasets.labels import Box, LabelledImage
+from datasets.labels import Box, DatasetError, LabelledImage
 from datasets.yolo import write_yolo
 from vision.detections import HONOUR
 
 MIN_INSIDE = 0.5  # a tile less than half inside a window is not labelled in it
+GREY = 114  # what the localiser sees where a window leaves the photo, and where a don't-care region was
+
+Region = tuple[float, float, float, float]  # x1, y1, x2, y2 in the image's pixels
+
+
+def dont_care_regions(folder: Path | str) -> dict[str, list[Region]]:
+    """The don't-care outlines of a synthetic dataset's scenes (``scenes.jsonl``'s ``ignored``), by image file
+    name; empty for a dataset without them (real photos, older scenes)."""
+    scenes = Path(folder) / "scenes.jsonl"
+    if not scenes.is_file():
+        return {}
+    regions: dict[str, list[Region]] = {}
+    for number, line in enumerate(scenes.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            row = json.loads(line)
+            ignored = [
+                (float(x1), float(y1), float(x2), float(y2)) for x1, y1, x2, y2 in row.get("ignored") or ()
+            ]
+            if ignored:
+                regions[Path(row["image"]).name] = ignored
+        except (ValueError, TypeError, KeyError, AttributeError) as error:
+            raise DatasetError(
+                f"{scenes}:{number}: not a scene with its don't-care outlines ({error})"
+            ) from None
+    return regions
+
+
+def _greyed(pixels: np.ndarray, item: LabelledImage, regions: Sequence[Region]) -> np.ndarray:
+    """``pixels`` with ``regions`` grey, but where a labelled tile lies (a tile partly under one stays)."""
+    height, width = pixels.shape[:2]
+    mask = np.zeros((height, width), bool)
+    for x1, y1, x2, y2 in regions:
+        mask[max(0, int(y1)) : max(0, int(np.ceil(y2))), max(0, int(x1)) : max(0, int(np.ceil(x2)))] = True
+    for box in item.boxes:
+        x1, y1, x2, y2 = box.xyxy(width, height)
+        mask[max(0, int(y1)) : max(0, int(np.ceil(y2))), max(0, int(x1)) : max(0, int(np.ceil(x2)))] = False
+    greyed = pixels.copy()
+    greyed[mask] = GREY
+    return greyed
 
 
 def _window_boxes(
@@ -61,12 +103,14 @@ def write_windows(
     per_image: int = 1,
     limit: int | None = None,
     seed: int = 0,
+    dont_care: Mapping[str, Sequence[Region]] | None = None,
 ) -> list[LabelledImage]:
     """Cut ``per_image`` windows of ``size`` pixels from every image rescaled by a factor in ``scale``.
 
     ``limit``: only that many images, drawn at random. An image with no tile (a negative: keyboards, dice,
-    an empty table) gives windows anywhere in it. Writes the JPEGs and a dataset of this project's layout
-    (the source's split kept) in ``out``.
+    an empty table) gives windows anywhere in it. ``dont_care``: regions to grey out of each image, by its
+    file name (``dont_care_regions``). Writes the JPEGs and a dataset of this project's layout (the source's
+    split kept) in ``out``.
     """
     rng = random.Random(seed)
     images = list(images)
@@ -79,6 +123,9 @@ def write_windows(
     for index, item in enumerate(images):
         with Image.open(item.image) as image:
             pixels = np.asarray(image.convert("RGB"))
+        regions = (dont_care or {}).get(Path(item.image).name)
+        if regions:
+            pixels = _greyed(pixels, item, regions)
         height, width = pixels.shape[:2]
         for number in range(per_image):
             factor = rng.uniform(*scale)
@@ -93,7 +140,7 @@ def write_windows(
                 centre = (rng.uniform(0, scaled_w), rng.uniform(0, scaled_h))
             window = _window_around(rng, centre, size, scaled_w, scaled_h)
             x0, y0, x1, y1 = window
-            canvas = np.full((size, size, 3), 114, np.uint8)
+            canvas = np.full((size, size, 3), GREY, np.uint8)
             part = scaled[y0:y1, x0:x1]
             canvas[: part.shape[0], : part.shape[1]] = part
             kept = _window_boxes(item, scaled_w / width, window)

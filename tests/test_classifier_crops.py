@@ -433,3 +433,43 @@ def test_false_alarms_are_cut_as_none_crops_even_from_photos_of_no_tile(tmp_path
     # the key in each photo, and in the empty photo the tile's box too (nothing is labelled there)
     assert counts["train"]["none"] - background["train"]["none"] == 3
     assert counts["train"]["m5"] == background["train"]["m5"] == 1
+
+
+def test_dont_care_regions_are_greyed_out_of_the_windows_but_never_a_labelled_tile(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tile on its long edge is neither a tile nor background: asked to, the windows grey it out, except
+    where a labelled tile lies; a dataset with no such outlines, or a broken scenes file, is refused."""
+    import json
+
+    import smj
+    from datasets.windows import dont_care_regions, write_windows
+    from datasets.yolo import write_yolo
+
+    path = tmp_path / "scenes" / "images" / "scene.png"
+    path.parent.mkdir(parents=True)
+    Image.fromarray(np.full((200, 200, 3), 200, np.uint8)).save(path)
+    item = LabelledImage(
+        path, (Box.from_xyxy(4, (20, 20, 60, 80), 200, 200),), 200, 200, source="s", split="train"
+    )
+    scenes = tmp_path / "scenes" / "scenes.jsonl"
+    scenes.write_text(json.dumps({"image": "images/scene.png", "ignored": [[50, 50, 120, 120]]}) + "\n")
+    regions = dont_care_regions(tmp_path / "scenes")
+    assert regions == {"scene.png": [(50.0, 50.0, 120.0, 120.0)]}
+    for dont_care, middle in ((regions, 114), (None, 200)):
+        (window,) = write_windows(
+            [item], tmp_path / f"w{middle}", size=200, scale=(1.0, 1.0), dont_care=dont_care
+        )
+        pixels = np.asarray(Image.open(window.image)).astype(int)
+        assert abs(pixels[100, 100, 0] - middle) <= 3  # the don't-care region's middle
+        assert abs(pixels[70, 55, 0] - 200) <= 3  # where it covers the labelled tile: the tile stays
+        assert len(window.boxes) == 1
+
+    write_yolo([item], tmp_path / "real")  # a dataset with no scenes.jsonl
+    assert smj.main(
+        ["dataset", "windows", str(tmp_path / "real"), "--out", str(tmp_path / "o"), "--grey-dont-care"]
+    )
+    assert "has no scenes.jsonl with don't-care outlines" in capsys.readouterr().err
+    scenes.write_text('{"image": "images/scene.png", "ignored": [[1, 2]]}\n')
+    with pytest.raises(DatasetError, match=r"scenes.jsonl:1: not a scene"):
+        dont_care_regions(tmp_path / "scenes")
