@@ -55,12 +55,17 @@ def dont_care_regions(folder: Path | str) -> dict[str, list[Region]]:
 def _greyed(pixels: np.ndarray, item: LabelledImage, regions: Sequence[Region]) -> np.ndarray:
     """``pixels`` with ``regions`` grey, but where a labelled tile lies (a tile partly under one stays)."""
     height, width = pixels.shape[:2]
+
+    def cells(x1: float, y1: float, x2: float, y2: float) -> tuple[slice, slice]:
+        return slice(max(0, int(y1)), max(0, int(np.ceil(y2)))), slice(
+            max(0, int(x1)), max(0, int(np.ceil(x2)))
+        )
+
     mask = np.zeros((height, width), bool)
-    for x1, y1, x2, y2 in regions:
-        mask[max(0, int(y1)) : max(0, int(np.ceil(y2))), max(0, int(x1)) : max(0, int(np.ceil(x2)))] = True
+    for region in regions:
+        mask[cells(*region)] = True
     for box in item.boxes:
-        x1, y1, x2, y2 = box.xyxy(width, height)
-        mask[max(0, int(y1)) : max(0, int(np.ceil(y2))), max(0, int(x1)) : max(0, int(np.ceil(x2)))] = False
+        mask[cells(*box.xyxy(width, height))] = False
     greyed = pixels.copy()
     greyed[mask] = GREY
     return greyed
