@@ -22,10 +22,10 @@ from PIL import Image
 
 from datasets.labels import Box, DatasetError, LabelledImage
 from datasets.yolo import write_yolo
+from vision.detect.looks import PAD_GREY
 from vision.detections import HONOUR
 
 MIN_INSIDE = 0.5  # a tile less than half inside a window is not labelled in it
-GREY = 114  # what the localiser sees where a window leaves the photo, and where a don't-care region was
 
 Region = tuple[float, float, float, float]  # x1, y1, x2, y2 in the image's pixels
 
@@ -38,6 +38,8 @@ def dont_care_regions(folder: Path | str) -> dict[str, list[Region]]:
         return {}
     regions: dict[str, list[Region]] = {}
     for number, line in enumerate(scenes.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
         try:
             row = json.loads(line)
             ignored = [
@@ -67,7 +69,7 @@ def _greyed(pixels: np.ndarray, item: LabelledImage, regions: Sequence[Region]) 
     for box in item.boxes:
         mask[cells(*box.xyxy(width, height))] = False
     greyed = pixels.copy()
-    greyed[mask] = GREY
+    greyed[mask] = PAD_GREY  # as the localiser sees where there is no photo
     return greyed
 
 
@@ -145,7 +147,7 @@ def write_windows(
                 centre = (rng.uniform(0, scaled_w), rng.uniform(0, scaled_h))
             window = _window_around(rng, centre, size, scaled_w, scaled_h)
             x0, y0, x1, y1 = window
-            canvas = np.full((size, size, 3), GREY, np.uint8)
+            canvas = np.full((size, size, 3), PAD_GREY, np.uint8)
             part = scaled[y0:y1, x0:x1]
             canvas[: part.shape[0], : part.shape[1]] = part
             kept = _window_boxes(item, scaled_w / width, window)

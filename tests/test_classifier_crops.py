@@ -453,7 +453,7 @@ def test_dont_care_regions_are_greyed_out_of_the_windows_but_never_a_labelled_ti
         path, (Box.from_xyxy(4, (20, 20, 60, 80), 200, 200),), 200, 200, source="s", split="train"
     )
     scenes = tmp_path / "scenes" / "scenes.jsonl"
-    scenes.write_text(json.dumps({"image": "images/scene.png", "ignored": [[50, 50, 120, 120]]}) + "\n")
+    scenes.write_text(json.dumps({"image": "images/scene.png", "ignored": [[50, 50, 120, 120]]}) + "\n\n")
     regions = dont_care_regions(tmp_path / "scenes")
     assert regions == {"scene.png": [(50.0, 50.0, 120.0, 120.0)]}
     for dont_care, middle in ((regions, 114), (None, 200)):
