@@ -160,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _hands(folder: Path, detector: object, tile_set: object, limit: int) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bench_pipeline import measure
+    from bench_pipeline import _band_name, measure
 
     plain = measure(folder, detector, limit)  # type: ignore[arg-type]
     read = measure(folder, detector, limit, tile_set)  # type: ignore[arg-type]
@@ -170,6 +170,13 @@ def _hands(folder: Path, detector: object, tile_set: object, limit: int) -> None
         f"{read.exact_rate:.3f}; median latency {statistics.median(plain.latencies) * 1000:.0f} ms alone, "
         f"{added * 1000:+.1f} ms with the set"
     )
+    if read.by_blur:  # the photo's blur, a Gaussian sigma in tile widths (bench_pipeline.BLUR_BANDS)
+        bands = ", ".join(
+            f"{_band_name(band)} {plain.by_blur[band].rate:.3f} / {read.by_blur[band].rate:.3f} "
+            f"({read.by_blur[band].scenes})"
+            for band in sorted(read.by_blur)
+        )
+        print(f"  by the photo's blur in tile widths, alone / with the set: {bands}")
 
 
 def _latency(folder: Path, detector: object, tile_set: object, count: int, rounds: int = 3) -> None:

@@ -328,6 +328,35 @@ def test_a_flower_four_changes_the_four_dots_alone() -> None:
     assert changed.any() and changed.mean() < 0.1  # a small mark in the middle
 
 
+def _set_of(scene) -> tuple[object, ...]:
+    """What makes a scene's set the set it is: size, body, back, inks and red fives."""
+    look = scene.extra["look"]
+    return (
+        look.dims,
+        look.body,
+        look.back,
+        look.source,
+        look.style_id,
+        look.red_five,
+        look.ink_gain.tobytes(),
+    )
+
+
+def test_a_set_seed_shows_one_set_in_every_scene_and_its_layout() -> None:
+    small = SceneOptions(**{**PLAIN.__dict__, "clutter": False})
+    one_set = SceneOptions(**{**small.__dict__, "set_seed": 7})
+    own = [render_scene(3, index, (320, 240), options=small) for index in range(3)]
+    shared = [render_scene(3, index, (320, 240), options=one_set) for index in range(3)]
+    layout = render_scene(4, 0, (320, 240), options=SceneOptions(**{**one_set.__dict__, "calibration": True}))
+    assert len({_set_of(scene) for scene in own}) == 3  # each scene draws its own set
+    assert {_set_of(scene) for scene in [*shared, layout]} == {_set_of(shared[0])}
+    other = render_scene(3, 0, (320, 240), options=SceneOptions(**{**small.__dict__, "set_seed": 8}))
+    assert _set_of(other) != _set_of(shared[0])
+    # the scenes are what their seeds make them but for the set: the same hands, placed alike
+    assert [scene.hand for scene in shared] == [scene.hand for scene in own]
+    assert [b.role for b in shared[1].boxes] == [b.role for b in own[1].boxes]
+
+
 def test_label_boxes_other_than_face_or_outline_are_refused(tmp_path) -> None:
     from datasets.labels import DatasetError
     from datasets.synth.writer import write_dataset

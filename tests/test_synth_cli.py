@@ -50,6 +50,23 @@ def test_cli_writes_images_labels_data_yaml_and_scenes(tmp_path: Path) -> None:
             assert ox0 <= x0 < x1 <= ox1 and oy0 <= y0 < y1 <= oy1, box
 
 
+def test_a_set_seed_renders_one_set_in_every_photo_and_says_which(tmp_path: Path) -> None:
+    common = ["--n", "4", "--seed", "5", "--size", "320x240", "--style", "5", "--quiet"]
+    assert run(["--out", str(tmp_path / "own"), *common]) == 0
+    assert run(["--out", str(tmp_path / "one"), *common, "--set-seed", "7"]) == 0
+    layout = ["--out", str(tmp_path / "layout"), "--n", "1", "--seed", "6", "--size", "320x240"]
+    assert run([*layout, "--style", "5", "--calibration", "--set-seed", "7", "--quiet"]) == 0
+    own = [json.loads(line) for line in (tmp_path / "own" / "scenes.jsonl").read_text().splitlines()]
+    one = [json.loads(line) for line in (tmp_path / "one" / "scenes.jsonl").read_text().splitlines()]
+    taught = json.loads((tmp_path / "layout" / "scenes.jsonl").read_text())
+    assert all("set_seed" not in scene for scene in own)
+    assert {scene["set_seed"] for scene in [*one, taught]} == {7}
+    assert len({scene["red_fives"] for scene in [*one, taught]}) == 1
+    assert [scene["hand"] for scene in one] == [scene["hand"] for scene in own]  # the same scenes' hands
+    pixels = [(tmp_path / d / "images" / "synth_5_000001.jpg").read_bytes() for d in ("own", "one")]
+    assert pixels[0] != pixels[1]  # in another set
+
+
 def _label_boxes(folder: Path, scene: dict) -> list[list[float]]:
     """The label file's boxes of ``scene`` back in pixels (x1, y1, x2, y2)."""
     w, h = scene["width"], scene["height"]

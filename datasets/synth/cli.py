@@ -102,6 +102,14 @@ def add_synth_arguments(parser: argparse.ArgumentParser) -> None:
         "throughout, as at a real table (with --calibration: the photo that teaches it)",
     )
     parser.add_argument(
+        "--set-seed",
+        type=int,
+        metavar="N",
+        help="every scene shows one set, as a player uses one set all evening: its size, body, back, inks "
+        "and red fives drawn once from seed N (with --style, --flower-four, --art as given); the same N "
+        "with --calibration renders the photo that teaches that set. Without it each scene draws its own",
+    )
+    parser.add_argument(
         "--flower-four",
         action="store_true",
         help="print every 4 筒 with a red flower between its pips, as some sets do: the shipped classifier "
@@ -203,6 +211,7 @@ def run_synth(args: argparse.Namespace) -> int:
         calibration=args.calibration,
         style=args.style,
         flower_four=args.flower_four,
+        set_seed=args.set_seed,
         kind=args.kind,
     )
     try:

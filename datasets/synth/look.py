@@ -192,5 +192,24 @@ def random_look(
     )
 
 
+def scene_look(
+    rng: np.random.Generator,
+    art_sources: tuple[art.ArtSource, ...],
+    art_p: float,
+    style: int | None = None,
+    flower_four: bool = False,
+    red_five_p: float = RED_FIVES_P,
+    set_seed: int | None = None,
+) -> TileLook:
+    """A scene's set: its own (``random_look`` from the scene's ``rng``), or with ``set_seed`` the one set
+    every scene of that seed shows (its look drawn from the seed alone, red fives at the usual share), as a
+    player uses one set all evening. The scene's own look is drawn either way, so the rest of a scene is
+    what its seed makes it with or without ``set_seed``."""
+    own = random_look(rng, art_sources, art_p, style, flower_four, red_five_p)
+    if set_seed is None:
+        return own
+    return random_look(np.random.default_rng(set_seed), art_sources, art_p, style, flower_four)
+
+
 def jitter(rng: np.random.Generator, colour: Colour, amount: int) -> Colour:
     return tuple(int(np.clip(c + rng.integers(-amount, amount + 1), 0, 255)) for c in colour)  # type: ignore[return-value]

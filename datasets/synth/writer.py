@@ -163,6 +163,8 @@ def _render_one(index: int) -> str:
     _write_atomic(out / "images" / f"{name}.jpg", encode_jpeg(scene, job.options.exif_orientation))
     _write_atomic(out / "labels" / f"{name}.txt", scene.yolo_lines(job.label_boxes).encode("utf-8"))
     record = scene.to_json(f"images/{name}.jpg", with_boxes=job.with_boxes)
+    if job.options.set_seed is not None:  # one set in every scene: which (``smj dataset synth --set-seed``)
+        record["set_seed"] = job.options.set_seed
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
 
