@@ -73,6 +73,19 @@ def test_a_photo_that_is_not_a_layout_is_refused_saying_what_was_seen(client: Te
     assert client.get("/api/v1/sets").json()["sets"] == []  # nothing stored
 
 
+def test_a_photo_with_no_tile_at_all_is_refused_as_no_layout(client: TestClient) -> None:
+    import cv2
+    import numpy as np
+
+    ok, blank = cv2.imencode(".jpg", np.full((480, 640, 3), 128, np.uint8))  # no box for the localiser
+    assert ok
+    response = _teach(client, blank.tobytes())
+    assert response.status_code == 422, response.text  # type: ignore[union-attr]
+    error = response.json()["error"]  # type: ignore[union-attr]
+    assert error["code"] == "not_a_layout" and "found 0 tiles in rows of none" in error["message"]
+    assert client.get("/api/v1/sets").json()["sets"] == []
+
+
 def test_a_photo_read_with_the_set_and_a_correction_teaching_it(
     client: TestClient, photos: tuple[bytes, bytes, dict[str, object]]
 ) -> None:

@@ -166,8 +166,8 @@ class TileClassifier:
         views = np.stack([crops, crops[:, ::-1, ::-1], turned, turned[:, ::-1, ::-1]], axis=1)
         n = len(boxes)
         probs, features = self.infer(views.reshape(n * 4, *views.shape[2:]))
-        mean = probs.reshape(n, 4, -1).mean(axis=1)
-        return views, None if features is None else features.reshape(n, 4, -1), mean
+        mean = probs.reshape(n, 4, probs.shape[1]).mean(axis=1)  # sizes given: a photo may hold no tile
+        return views, None if features is None else features.reshape(n, 4, features.shape[1]), mean
 
     def classify(self, pixels: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Class ids (into ``CLASSIFIER_CLASSES``) and their probabilities for boxes of an RGB image."""
