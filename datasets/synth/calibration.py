@@ -20,7 +20,7 @@ from datasets.synth.aim import aim_camera, median_tile_px, random_placement
 from datasets.synth.boxes import is_labelled, label_tiles
 from datasets.synth.camera import look_rotation
 from datasets.synth.layout import DOWN, UP, Placed
-from datasets.synth.look import scene_look
+from datasets.synth.look import random_look
 from datasets.synth.photo import photograph, plain_photo_params, random_photo_params
 from datasets.synth.table import random_table_look
 
@@ -62,10 +62,10 @@ def render_calibration(
     set_seed: int | None = None,
 ) -> dict[str, object]:
     """The parts of a ``Scene`` (``datasets.synth.scene.calibration_scene`` makes one of them); ``set_seed``:
-    the set every scene of that seed shows (``datasets.synth.look.scene_look``)."""
+    the set every scene of that seed shows (``datasets.synth.look.random_look``)."""
     from datasets.synth.scene import _table_geometry, body_for, lit_canvas
 
-    look = scene_look(rng, sources, art_p, style, flower_four, set_seed=set_seed)
+    look = random_look(rng, sources, art_p, style, flower_four, set_seed=set_seed)
     dims = look.dims
     turned = bool(rng.random() < 0.3) if turned is None else turned
     tiles = layout_tiles(rng, dims.width, dims.height, turned)

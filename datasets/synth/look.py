@@ -155,10 +155,28 @@ def random_look(
     style: int | None = None,
     flower_four: bool = False,
     red_five_p: float = RED_FIVES_P,
+    set_seed: int | None = None,
 ) -> TileLook:
     """A set's look drawn from ``rng``; ``style``: its faces are procedural style ``style`` whatever is
     drawn (the same draws are made, so the rest of a seed's scene stays as it is); ``flower_four``: its 4 筒
-    printed with a flower between the pips (``with_flower``); ``red_five_p``: the chance its fives are red."""
+    printed with a flower between the pips (``with_flower``); ``red_five_p``: the chance its fives are red.
+    ``set_seed``: the one set every scene of that seed shows, as a player uses one set all evening (its look
+    drawn from the seed alone, red fives at the usual share); ``rng`` is drawn from as without it, so the rest
+    of a scene is what its seed makes it either way."""
+    own = _drawn_look(rng, art_sources, art_p, style, flower_four, red_five_p)
+    if set_seed is None:
+        return own
+    return _drawn_look(np.random.default_rng(set_seed), art_sources, art_p, style, flower_four, RED_FIVES_P)
+
+
+def _drawn_look(
+    rng: np.random.Generator,
+    art_sources: tuple[art.ArtSource, ...],
+    art_p: float,
+    style: int | None,
+    flower_four: bool,
+    red_five_p: float,
+) -> TileLook:
     width = float(rng.uniform(23, 30))
     # slim to squat faces, thin (travel sets) to thick (automatic-table) tiles
     dims = TileDims(width, width * float(rng.uniform(1.22, 1.5)), width * float(rng.uniform(0.5, 0.9)))
@@ -190,25 +208,6 @@ def random_look(
         red_five=random_red_five(rng, red_five_p),
         flower_four=flower_four,
     )
-
-
-def scene_look(
-    rng: np.random.Generator,
-    art_sources: tuple[art.ArtSource, ...],
-    art_p: float,
-    style: int | None = None,
-    flower_four: bool = False,
-    red_five_p: float = RED_FIVES_P,
-    set_seed: int | None = None,
-) -> TileLook:
-    """A scene's set: its own (``random_look`` from the scene's ``rng``), or with ``set_seed`` the one set
-    every scene of that seed shows (its look drawn from the seed alone, red fives at the usual share), as a
-    player uses one set all evening. The scene's own look is drawn either way, so the rest of a scene is
-    what its seed makes it with or without ``set_seed``."""
-    own = random_look(rng, art_sources, art_p, style, flower_four, red_five_p)
-    if set_seed is None:
-        return own
-    return random_look(np.random.default_rng(set_seed), art_sources, art_p, style, flower_four)
 
 
 def jitter(rng: np.random.Generator, colour: Colour, amount: int) -> Colour:

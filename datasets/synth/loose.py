@@ -22,7 +22,7 @@ from datasets.synth.boxes import SceneBox, is_labelled, label_tiles
 from datasets.synth.camera import fit_camera, look_rotation
 from datasets.synth.faces import FaceKey
 from datasets.synth.layout import DOWN, SIDE, UP, Occupancy, Placed, TileDims, region_sampler, try_place
-from datasets.synth.look import FIVES, scene_look
+from datasets.synth.look import FIVES, random_look
 from datasets.synth.photo import photograph, plain_photo_params, random_photo_params
 from datasets.synth.props import Prop, place_free, random_prop
 from datasets.synth.table import TableGeometry, random_table_look
@@ -87,10 +87,10 @@ def render_closeup(
     set_seed: int | None = None,
 ) -> dict[str, object]:
     """The parts of a ``Scene``: 3 to 12 tiles lying loose, photographed close (``CLOSEUP_TILE_SHARE``);
-    ``set_seed``: the one set every scene shows (``datasets.synth.look.scene_look``)."""
+    ``set_seed``: the one set every scene shows (``datasets.synth.look.random_look``)."""
     from datasets.synth.scene import body_for, lit_canvas
 
-    look = scene_look(rng, sources, art_p, style, red_five_p=LOOSE_RED_FIVES_P, set_seed=set_seed)
+    look = random_look(rng, sources, art_p, style, red_five_p=LOOSE_RED_FIVES_P, set_seed=set_seed)
     dims = look.dims
     spread = float(rng.uniform(1.2, 3.0)) * dims.height
     occupancy = Occupancy.around(-400, -400, 400, 400, np.array([0.0, 1.0]), math.radians(60))

@@ -26,7 +26,7 @@ from datasets.synth.camera import Camera, look_rotation
 from datasets.synth.clutter import Clutter, place_clutter
 from datasets.synth.hands import random_hand
 from datasets.synth.layout import SIDE, STAND, UP, Placed, TileDims, player_layout
-from datasets.synth.look import RED_FIVES_P, TileLook, scene_look
+from datasets.synth.look import RED_FIVES_P, TileLook, random_look
 from datasets.synth.loose import LOOSE_RED_FIVES_P, render_closeup, render_empty, split_side
 from datasets.synth.photo import PhotoParams, photograph, plain_photo_params, random_photo_params
 from datasets.synth.props import Disc, draw_disc
@@ -56,7 +56,7 @@ class SceneOptions:
     style: int | None = None  # every scene's faces in this procedural style (0..63), not a random one
     flower_four: bool = False  # every 4 筒 printed with a flower between its pips (look.with_flower)
     # one set in every scene, as at a real table: its look (size, body, back, inks, red fives) drawn once
-    # from this seed (``scene_look``), the layout that teaches it (``calibration``) included
+    # from this seed (``look.random_look``), the layout that teaches it (``calibration``) included
     set_seed: int | None = None
     # hand: the player's hand and the table around it; loose: as hand, with tiles lying loose around it at any
     # angle (red fives, piles, tiles on a long edge) and tile-like props; closeup: a few big loose tiles
@@ -178,7 +178,7 @@ def _render(
     width = size[0]
     loose = options.kind == "loose"
     red_fives = LOOSE_RED_FIVES_P if loose else RED_FIVES_P
-    look = scene_look(
+    look = random_look(
         rng, sources, options.art_p, options.style, options.flower_four, red_fives, options.set_seed
     )
     dims = look.dims
