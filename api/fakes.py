@@ -79,8 +79,8 @@ class OneStep:
     second: tuple[SecondLook, ...] = ()
     close_up = 10**9
 
-    def views(self, long_side: int) -> Views:
-        return Views(second=self.second if long_side <= self.close_up else ())
+    def views(self, located: Located) -> Views:
+        return Views(second=self.second if max(located.size) <= self.close_up else ())
 
     def locate(self, photo: Photo | np.ndarray, view: View = AS_IS, **_: object) -> Located:
         return Located.nothing(photo, view)

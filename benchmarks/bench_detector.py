@@ -3,9 +3,8 @@
     python benchmarks/bench_detector.py [IMAGE ...] [--runs 30]
 
 Prints the median and p90 latency per photo of each runtime (image already decoded; localiser and
-tile classifier both in that runtime) and the speed-up. The bundled examples are 1024x768: looked at
-first at the localiser's input size (384 px); a close-up of up to 672 px is looked at 448 px
-(``vision.detect.looks``).
+tile classifier both in that runtime) and the speed-up. Every photo is looked at first at 448 px, and closer
+where its tiles come out small (``vision.detect.looks``).
 """
 
 from __future__ import annotations

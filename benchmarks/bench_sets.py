@@ -48,7 +48,7 @@ def read_tiles(folder: Path, detector: object, limit: int = 0) -> list[Tiles]:
         placed = [b for b in row["boxes"] if b["role"] in ("hand", "meld") and b["cls"] < 27]
         boxes = np.array([b["box"] for b in placed], np.float32).reshape(-1, 4) / photo.scale
         classifier = detector.classifier  # type: ignore[attr-defined]
-        close_up = detector.close_up(max(photo.pixels.shape[:2]))  # type: ignore[attr-defined]
+        close_up = detector.locate(photo).close_up  # type: ignore[attr-defined]  # as its tiles decide
         views = classifier.read_views(photo.pixels, boxes, None, flip_row_tiles=not close_up)
         classes = np.array([b["cls"] for b in placed], np.int64)
         out.append(Tiles(row["image"], classes, views.probabilities, views.features, boxes * photo.scale))

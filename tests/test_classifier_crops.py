@@ -13,6 +13,7 @@ from datasets.crops import CropSource, build_crop_dataset
 from datasets.labels import Box, DatasetError, LabelledImage
 from vision.contract import CLASSIFIER_CLASSES, tile_crops
 from vision.detect.classifier import ClassifierError, TileClassifier, Views
+from vision.pipeline import decode_photo
 
 
 def _picture() -> np.ndarray:
@@ -279,7 +280,7 @@ def test_no_boxes_are_no_readings() -> None:
     assert read.shape == (0, len(CLASSIFIER_CLASSES))
 
 
-def test_a_close_up_reads_its_row_tiles_unflipped_and_a_large_photo_flipped(
+def test_a_close_up_reads_its_row_tiles_unflipped_and_a_whole_table_flipped(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from vision.detect.detector import Detector
@@ -296,9 +297,10 @@ def test_a_close_up_reads_its_row_tiles_unflipped_and_a_large_photo_flipped(
     monkeypatch.setattr(detector.classifier, "read_views", recording)
     photo = Image.open(Path(__file__).resolve().parents[1] / "examples" / "hand.jpg").convert("RGB")
     detector.detect(np.asarray(photo.resize((640, 480))))  # a close-up
-    detector.detect(np.asarray(photo))  # 1024 px: looked at as a large photo
-    assert detector.close_up(640) and not detector.close_up(1024)
-    assert seen == [False, True]
+    detector.detect(np.asarray(photo))  # the same close-up at 1024 px: its tiles decide, not its pixels
+    # a phone photo of the whole table, its tiles small: other players' rows may face the camera upside down
+    detector.detect(decode_photo(Path(__file__).resolve().parents[1] / "examples" / "hand_phone.jpg"))
+    assert seen == [False, False, True]
 
 
 def test_a_bundled_photo_is_scored_with_one_classifier_batch(

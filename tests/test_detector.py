@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 from vision.detect.boxes import box_iou
-from vision.detect.detector import DEFAULT_WEIGHTS, MODELS_DIR, Detector, ModelError
+from vision.detect.detector import DEFAULT_WEIGHTS, MODELS_DIR, Detector, ModelError, Sought
 from vision.detections import DETECTOR_CLASSES, Detections
 from vision.images import load_photo
 from vision.reading import first_detections
@@ -208,7 +208,7 @@ def test_a_suited_reading_less_likely_than_an_honour_is_no_other_reading(
 
     boxes = np.array([[10, 10, 40, 50], [60, 10, 90, 50]], np.float32)
     monkeypatch.setattr(
-        detector, "find_tiles", lambda *_, **__: (boxes, np.full(2, 0.9, np.float32), np.zeros(2, int))
+        detector, "find_tiles", lambda *_, **__: Sought(boxes, np.full(2, 0.9, np.float32), np.zeros(2, int), True)
     )
     probs = np.zeros((2, len(CLASSIFIER_CLASSES)), np.float32)
     s1, p8, m1, honour = (DETECTOR_CLASSES.index(name) for name in ("s1", "p8", "m1", "honour"))
@@ -314,3 +314,24 @@ def test_smj_serve_gives_each_worker_its_share_of_the_cores(monkeypatch: pytest.
     assert detector.classifier is not None
     for session in (detector._session, detector.classifier._session):
         assert session.get_session_options().intra_op_num_threads == 1
+
+
+@pytest.mark.parametrize("factor", [0.5, 2.0])
+def test_a_photo_stored_at_half_or_twice_its_size_gives_the_same_tiles(detector: Detector, factor: float) -> None:
+    """The bundled 1024x768 photo of a hand with its melds (tiles 60-90 px) stored again at 512x384 and
+    2048x1536: the same route (a close-up: its tiles are large at the first look, whatever the pixels), the
+    same tiles in the same places."""
+    path = Path(__file__).resolve().parents[1] / "examples" / "hand_melds.jpg"
+    original = Image.open(path).convert("RGB")
+    found = []
+    for scale in (1.0, factor):
+        copy = original.resize((round(original.width * scale), round(original.height * scale)), Image.LANCZOS)
+        data = io.BytesIO()
+        copy.save(data, "JPEG", quality=95)
+        photo = load_photo(data.getvalue())
+        assert detector.locate(photo).close_up
+        tiles = first_detections(photo, detector)
+        found.append((Counter(DETECTOR_CLASSES[c] for c in tiles.class_ids), tiles.boxes / scale))
+    (tiles, boxes), (tiles_scaled, boxes_scaled) = found
+    assert tiles == tiles_scaled and sum(tiles.values()) >= 14
+    assert (box_iou(boxes, boxes_scaled).max(axis=1) > 0.85).all()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from vision.detect import looks
 from vision.detect.boxes import box_iou
@@ -165,38 +167,39 @@ def test_a_small_hand_in_a_large_photo_is_found_by_a_closer_look() -> None:
     truth = _hand_row(1400, 1500, 90.0)  # 12 MP photo, the hand a third of its width
     pixels = np.zeros((3024, 4032, 3), np.uint8)
     detector = _FakeLocaliser(truth)
-    boxes, _, _ = detector.find_tiles(pixels, 0.25, 0.6)
+    boxes, _, _, close_up = detector.find_tiles(pixels, 0.25, 0.6)
     assert len(detector.calls) >= 3  # the first look and the search found nothing usable; then closer
+    assert not close_up  # its tiles were small: a view of the whole table
     assert len(boxes) == len(truth)
     ious = box_iou(boxes, truth)
     assert (ious.max(axis=1) > 0.95).all() and (ious.max(axis=0) > 0.95).all()
 
 
-def test_a_few_large_boxes_are_no_hand_and_the_photo_is_searched_closer() -> None:
-    # a hand too small to see at the first look, and four large things that look like tiles at any scale
-    hand = _hand_row(1400, 1500, 60.0)
+def test_a_photo_whose_tiles_are_large_is_read_as_a_close_up_whatever_else_it_holds() -> None:
+    # four large tiles, and small tile-like things (book spines, keys) too small to see at the first look:
+    # the route follows the tiles seen, so nothing is searched for behind them
+    things = _hand_row(1400, 2500, 30.0)
     large = np.array([[200 + 500 * i, 300, 500 + 500 * i, 700] for i in range(4)], np.float32)
-    detector = _FakeLocaliser(np.concatenate([hand, large]))
-    boxes, _, _ = detector.find_tiles(np.zeros((3024, 4032, 3), np.uint8), 0.25, 0.6)
-    assert len(detector.calls) > 1
-    assert (box_iou(boxes, hand).max(axis=0) > 0.95).all()
-    assert len(boxes) == len(hand) + len(large)
+    detector = _FakeLocaliser(np.concatenate([things, large]))
+    boxes, _, _, close_up = detector.find_tiles(np.zeros((3024, 4032, 3), np.uint8), 0.25, 0.6)
+    assert close_up and len(detector.calls) == 1
+    assert len(boxes) == len(large) and (box_iou(boxes, large).max(axis=0) > 0.95).all()
 
 
-def test_a_photo_of_a_few_large_tiles_is_searched_once_and_left_as_seen() -> None:
+def test_a_photo_of_a_few_large_tiles_is_read_in_its_first_look() -> None:
     tiles = np.array([[600 + 700 * i, 1000, 1100 + 700 * i, 1700] for i in range(4)], np.float32)
     detector = _FakeLocaliser(tiles)
-    boxes, _, _ = detector.find_tiles(np.zeros((3024, 4032, 3), np.uint8), 0.25, 0.6)
+    boxes, _, _, close_up = detector.find_tiles(np.zeros((3024, 4032, 3), np.uint8), 0.25, 0.6)
     assert len(box_iou(boxes, tiles)) == 4 and (box_iou(boxes, tiles).max(axis=0) > 0.95).all()
-    # the first look, and a search at 1024 px that showed no more tiles: no 2048 px one, no closer look
-    assert [max(shape) for shape in detector.calls] == [384, 1024]
+    # the first look showed them legible: read as a close-up is, no search, no closer look
+    assert close_up and [max(shape) for shape in detector.calls] == [looks.close_up_side(384)]
 
 
 def test_a_hand_cut_into_windows_comes_back_without_duplicates() -> None:
     truth = _hand_row(300, 1500, 70.0, count=40)  # tiles across the table: wider than one window
     pixels = np.zeros((3024, 4032, 3), np.uint8)
     detector = _FakeLocaliser(truth)
-    boxes, _, _ = detector.find_tiles(pixels, 0.25, 0.6)
+    boxes, *_ = detector.find_tiles(pixels, 0.25, 0.6)
     windows = detector.calls[2:]
     assert len(windows) >= 2
     assert len(boxes) == len(truth)
@@ -210,7 +213,9 @@ def test_a_large_photo_suppresses_overlapping_boxes_harder_than_a_close_up() -> 
     assert len(close_up.detect(np.zeros((480, 640, 3), np.uint8))) == 14
     large = _FakeLocaliser(_hand_row(1400, 1500, 90.0))
     assert len(large.detect(np.zeros((3024, 4032, 3), np.uint8))) == 14
-    assert set(close_up.ious) == {DEFAULT_IOU} and set(large.ious) == {LARGE_PHOTO_IOU} != {DEFAULT_IOU}
+    assert set(close_up.ious) == {DEFAULT_IOU}
+    # the first look at every photo suppresses as a close-up's does; the closer looks at small tiles harder
+    assert large.ious[0] == DEFAULT_IOU and set(large.ious[1:]) == {LARGE_PHOTO_IOU} != {DEFAULT_IOU}
     asked = _FakeLocaliser(_hand_row(1400, 1500, 90.0))
     asked.detect(np.zeros((3024, 4032, 3), np.uint8), iou=0.7)
     assert set(asked.ious) == {0.7}
@@ -246,7 +251,7 @@ def test_a_close_up_is_looked_at_larger_than_the_input_size() -> None:
 def test_a_close_up_takes_one_look() -> None:
     truth = _hand_row(20, 200, 40.0)
     detector = _FakeLocaliser(truth)
-    boxes, _, _ = detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6)
+    boxes, *_ = detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6)
     side = looks.close_up_side(384)  # the long side; the short one in proportion, rounded up to the stride
     assert detector.calls == [(looks.round_up(side * 480 / 640), side)]
     assert len(boxes) == len(truth)
@@ -255,20 +260,30 @@ def test_a_close_up_takes_one_look() -> None:
 def test_an_enlarged_second_look_at_a_close_up_is_one_look_at_512_px() -> None:
     truth = _hand_row(20, 200, 40.0)
     detector = _FakeLocaliser(truth)
-    boxes, _, _ = detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6, enlarged=True)
+    boxes, *_ = detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6, enlarged=True)
     assert looks.close_up_side(384, enlarged=True) == 512
     assert detector.calls == [(384, 512)]
     assert len(boxes) == len(truth)
 
 
 def test_only_a_close_up_can_be_looked_at_again_and_only_by_a_model_of_any_shape() -> None:
-    from vision.detect.view import ONE_VIEW, Views
+    from vision.detect.deskew import turned
+    from vision.detect.view import ONE_VIEW, View, Views
 
     detector = _FakeLocaliser(_hand_row(20, 200, 40.0))
-    assert detector.views(640) == Views(second=(looks.SecondLook.TURNED, looks.SecondLook.ENLARGED))
-    assert detector.views(4032) == Views(level=True)  # read turned level first, and looked at closer
+    close_up = detector.locate(np.zeros((480, 640, 3), np.uint8))
+    assert close_up.close_up
+    assert detector.views(close_up) == Views(second=(looks.SecondLook.TURNED, looks.SecondLook.ENLARGED))
+    # the same hand twice as large in a larger photo is a close-up too: the tiles decide, not the pixels
+    large = _FakeLocaliser(_hand_row(40, 400, 80.0)).locate(np.zeros((960, 1280, 3), np.uint8))
+    assert large.close_up and detector.views(large) == detector.views(close_up)
+    whole_table = _FakeLocaliser(_hand_row(1400, 1500, 90.0)).locate(np.zeros((3024, 4032, 3), np.uint8))
+    assert not whole_table.close_up
+    assert detector.views(whole_table) == Views(level=True)  # read turned level first, and looked at closer
+    turned_view = detector.locate(np.zeros((480, 640, 3), np.uint8), View(turn=turned(640, 480, 30.0)))
+    assert detector.views(turned_view).second == ()  # a second look is taken of the view as it is only
     detector.dynamic = False
-    assert detector.views(640) == ONE_VIEW
+    assert detector.views(close_up) == ONE_VIEW
 
 
 def test_a_model_of_one_input_shape_looks_at_that_shape() -> None:
@@ -286,7 +301,7 @@ def test_a_model_of_one_input_shape_looks_at_that_shape() -> None:
 def test_a_close_up_of_small_tiles_looks_closer_but_is_never_searched() -> None:
     truth = _hand_row(40, 200, 22.0)  # 22 px tiles in a 640 px photo: 15 px at the close-up look
     detector = _FakeLocaliser(truth)
-    boxes, _, _ = detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6)
+    boxes, *_ = detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6)
     side = looks.close_up_side(384)
     assert detector.calls[0] == (looks.round_up(side * 480 / 640), side)
     assert len(detector.calls) == 2 and max(detector.calls[1]) < 1024  # one closer look at the region
@@ -327,7 +342,7 @@ class _InflatingLocaliser(_FakeLocaliser):
 def test_tiles_measured_too_large_at_the_first_look_are_looked_at_again_at_the_trained_scale() -> None:
     truth = _hand_row(1400, 1500, 90.0)  # seen 14 px wide at the first look (384 px), drawn too large
     detector = _InflatingLocaliser(truth)
-    boxes, _, _ = detector.find_tiles(np.zeros((3024, 4032, 3), np.uint8), 0.25, 0.6)
+    boxes, *_ = detector.find_tiles(np.zeros((3024, 4032, 3), np.uint8), 0.25, 0.6)
     first_closer, last = 90.0 * detector.scales[2], 90.0 * detector.scales[-1]  # after the look and search
     assert first_closer < 0.8 * looks.TILE_PX  # sized by the inflated boxes of the search
     assert 0.85 * looks.TILE_PX <= last <= looks.TILE_PX * looks.SIZE_SLACK  # its own boxes, barely inflated
@@ -351,7 +366,7 @@ class _BigTileBlind(_FakeLocaliser):
 def test_tiles_larger_than_trained_on_are_looked_at_again_reduced_to_the_trained_size() -> None:
     big = np.array([[40 + 200 * i, 150, 190 + 200 * i, 350] for i in range(3)], np.float32)  # 150 px wide
     detector = _BigTileBlind(big)
-    boxes, _, _ = detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6)
+    boxes, *_ = detector.find_tiles(np.zeros((480, 640, 3), np.uint8), 0.25, 0.6)
     assert len(boxes) == 3 and (box_iou(boxes, big).max(axis=0) > 0.9).all()
     farther = detector.scales[-1]
     assert len(detector.scales) == 2 and 150 * farther == pytest.approx(looks.TILE_PX, rel=0.05)
@@ -369,3 +384,31 @@ def test_only_tiles_measured_large_at_their_look_ask_for_a_farther_one() -> None
     assert looks.large_tile(boxes, scores, 0.7) == pytest.approx(100)  # 70 px at that look
     assert looks.large_tile(boxes, scores, 0.5) is None  # 50 px: about the trained size
     assert looks.large_tile(boxes, np.array([0.1, 0.1], np.float32), 0.7) is None  # nothing confident
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    tile=st.floats(20.0, 160.0),
+    count=st.integers(3, 18),
+    x0=st.floats(0.05, 0.5),
+    y0=st.floats(0.1, 0.6),
+    factor=st.sampled_from([0.5, 2.0]),
+)
+def test_a_photo_stored_at_another_size_is_looked_at_the_same_way(
+    tile: float, count: int, x0: float, y0: float, factor: float
+) -> None:
+    """The route follows the tiles, not the pixels: a photo and the same photo scaled (its tiles 20 px or
+    more at either size) get the same first look, the same route and the same tiles, scaled."""
+    width, height = 2560, 1440
+    row = _hand_row(x0 * width, y0 * height, tile, count)
+    assume(row[:, 2].max() < width - 1 and row[:, 3].max() < height - 1 and tile * factor >= 20.0)
+    found = []
+    for scale in (1.0, factor):
+        detector = _FakeLocaliser(row * scale)
+        pixels = np.zeros((round(height * scale), round(width * scale), 3), np.uint8)
+        boxes, _, _, close_up = detector.find_tiles(pixels, 0.25)
+        found.append((detector.calls, boxes / scale, close_up))
+    (calls, boxes, close_up), (calls_scaled, boxes_scaled, close_up_scaled) = found
+    assert close_up == close_up_scaled
+    assert calls[0] == calls_scaled[0]  # the first look: the same input
+    np.testing.assert_allclose(np.sort(boxes, axis=0), np.sort(boxes_scaled, axis=0), atol=1.5)

@@ -2,7 +2,7 @@
 each view's reading, under one cost and one budget.
 
 A detector takes the view it is given (``vision.detect.view``) and decides none; this stage decides them.
-A photo is first read in one view (``first_view``): as it is, or, for a large photo whose rows run slantwise,
+A photo is first read in one view (``first_view``): as it is, or, for a whole table whose rows run slantwise,
 turned level. Its tiles' reading, when no legal win under the request's rules, is searched for a winning one
 (``vision.grouping.search``): each candidate is a set of edits with a cost. A close-up can also be looked at
 again (``Views.second``: turned level when its rows run slantwise, then enlarged), and each such look is
@@ -48,7 +48,7 @@ class Reader(Protocol):
         tile_set: TileSet | None = ...,
     ) -> Detections: ...
 
-    def views(self, long_side: int) -> Views: ...
+    def views(self, located: Located) -> Views: ...
 
 
 @runtime_checkable
@@ -62,15 +62,23 @@ class SetReader(Reader, Protocol):
 
 def first_view(photo: Photo, detector: Reader, *, conf: float, box_conf: float | None = None) -> Located:
     """The tiles of the view a photo is first read in: as it is, or turned level when the detector can
-    (``Views.level``) and the rows of the tiles found as it is run slantwise (``deskew.turn_level``, with the
-    rows the view as it is keeps for its reading)."""
+    (``Views.level``: its tiles as it is were looked at closer) and the rows of the tiles found as it is run
+    slantwise (``deskew.turn_level``, with the rows the view as it is keeps for its reading)."""
+    return _first_view(photo, detector, conf=conf, box_conf=box_conf)[0]
+
+
+def _first_view(
+    photo: Photo, detector: Reader, *, conf: float, box_conf: float | None = None
+) -> tuple[Located, Views]:
+    """``first_view``, and the views the detector can take of the photo (decided by its view as it is)."""
     located = detector.locate(photo, AS_IS, conf=conf, box_conf=box_conf)
-    width, height = photo.size
-    if detector.views(max(width, height)).level:
+    views = detector.views(located)
+    if views.level:
+        width, height = photo.size
         turn = deskew.turn_level(located.boxes, located.scores, width, height, located.rows)
         if turn is not None:
-            return detector.locate(photo, View(turn=turn), conf=conf, box_conf=box_conf)
-    return located
+            return detector.locate(photo, View(turn=turn), conf=conf, box_conf=box_conf), views
+    return located, views
 
 
 def first_detections(
@@ -109,8 +117,8 @@ def read_photo(
     search's to take back. ``tile_set``: the set on the table, whose examples name the faces."""
     config = terms.config
     floor = min(terms.threshold, config.unsure_conf)
-    width, height = photo.size
-    seconds = detector.views(max(width, height)).second
+    located, views = _first_view(photo, detector, conf=floor)
+    seconds = views.second
     budget = Budget(config.photo_groupings if seconds else config.max_groupings)
 
     def searched(found: Detections) -> LookSearch:
@@ -118,7 +126,7 @@ def read_photo(
         sure = found.presences >= terms.threshold
         return LookSearch(found[sure], found[~sure], terms, budget)
 
-    found = first_detections(photo, detector, conf=floor, tile_set=tile_set)  # the decoded photo's pixels
+    found = detector.read(located, conf=floor, tile_set=tile_set)  # the decoded photo's pixels
     first = searched(found)
     if first.won:
         return replace(first.first, groupings=budget.spent)

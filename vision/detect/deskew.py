@@ -4,7 +4,7 @@ The localiser draws boxes square to the photo. A row of tiles at 45 degrees gets
 half of both neighbours: neighbours' boxes overlap as much as a tile's box and a second box on it, so
 non-maximum suppression keeps doubles or drops tiles, and the classifier reads crops full of the next
 tiles. On the synthetic scenes, hands whose row runs 35-90 degrees from level read exactly in 0.51-0.65
-of the scenes, level ones in 0.85. So when the first look at a large photo (not a close-up) finds a row
+of the scenes, level ones in 0.85. So when the first look at a photo of the whole table (not a close-up) finds a row
 that steep, the reading stage (``vision.reading.first_view``) has the detector look at the photo turned
 until that row runs level (``Turn``), at the same scale, read the tiles there, and map their boxes back to
 the photo as the boxes square to it that hold them (as a label of a turned tile is drawn): the 12 MP

@@ -14,13 +14,14 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
 
 from scoring.tiles import CLASS_NAMES
 from vision.contract import NONE
-from vision.detect import looks, rowfit
+from vision.detect import looks, parts, rowfit
 from vision.detect.classifier import ClassifierError, TileClassifier
 from vision.detect.onnx_model import Runtime, load_onnx
 from vision.detect.tileset import TileSet
@@ -35,13 +36,25 @@ LOCALISER_NAMES = (["tile"], ["item"])  # a single-class model: ultralytics name
 DEFAULT_CONF = 0.55  # the operating point of best exact-tiles rate on the real validation photos
 BOX_CONF = 0.3  # with a classifier: the localiser's own floor, whatever ``conf`` is asked for
 DEFAULT_IOU = 0.6  # non-maximum suppression of a close-up's boxes
-# ... and of a large photo's: its flat tiles in diagonal rows and packed discards get boxes that overlap a
-# neighbour's as much as a second box on one tile (IoU 0.4-0.6). On the 12 MP synthetic scenes (seeds 4000,
+# ... and of a whole table's (its tiles small at the first look): its flat tiles in diagonal rows and packed
+# discards get boxes that overlap a neighbour's as much as a second box on one tile (IoU 0.4-0.6). On the 12 MP synthetic scenes (seeds 4000,
 # 4100, 4200) 32 of 100 have their whole multiset of tiles right against 26, the hands read 83 of 96 against
 # 82; a close-up at 0.5 loses tiles of concealed kongs (2-4 synthetic hands), so it keeps 0.6.
 LARGE_PHOTO_IOU = 0.5
 ALTERNATIVES = 2  # other readings of each tile kept for re-reading an impossible hand
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]  # boxes (photo pixels), scores, classes
+
+
+class Sought(NamedTuple):
+    """What ``Detector.find_tiles`` found: boxes (photo pixels), scores, classes, and ``close_up``: the photo
+    was read in its first look (its tiles large enough there), not looked at closer."""
+
+    boxes: np.ndarray
+    scores: np.ndarray
+    classes: np.ndarray
+    close_up: bool
+
+
 SUITED_COUNT = len(CLASS_NAMES)
 
 
@@ -166,7 +179,7 @@ class Detector:
         tile_set: TileSet | None = None,
     ) -> Detections:
         """Tiles in ``view`` of an RGB image (``locate``, then ``read``); boxes in the image's own pixels.
-        The view is the caller's to choose (``vision.reading``: a large photo whose rows run slantwise is
+        The view is the caller's to choose (``vision.reading``: a whole table whose rows run slantwise is
         read turned level, a close-up that reads as no win looked at again): the detector decides none."""
         located = self.locate(photo, view, conf=conf, iou=iou, box_conf=box_conf)
         return self.read(located, conf=conf, tile_set=tile_set)
@@ -187,7 +200,7 @@ class Detector:
             return Detections(boxes[keep], classes[keep], scores[keep], (width, height))
         # a box the localiser is sure enough of, named by the classifier (unless "none"); its
         # confidence is the geometric mean of the two, which ranks as their product does. Every tile is
-        # read in one batch from two views (``TileClassifier.read_views``): a large photo's row tiles turned
+        # read in one batch from two views (``TileClassifier.read_views``): a whole table's row tiles turned
         # along their row both ways up (other players' rows face the camera upside down), a close-up's from
         # their box and turned along the row (the views measured against others: models/HISTORY.md)
         if tile_set is not None:
@@ -252,96 +265,88 @@ class Detector:
         iou: float | None = None,
         box_conf: float | None = None,
     ) -> Located:
-        """The localiser's tiles in ``view`` of an RGB image, before their faces are read.
+        """The localiser's tiles in ``view`` of an RGB image, before their faces are read (``find_tiles``), the
+        boxes on parts of a tile (a pip, a half) dropped or joined (``vision.detect.parts``).
 
         ``box_conf`` is the localiser's own floor: by default ``BOX_CONF`` with a classifier (a box
         must be that sure of being a tile, whatever its face) and ``conf`` without one; an evaluation
-        lowers it to rank every box. ``iou``: the suppression threshold, by default ``DEFAULT_IOU`` for a
-        close-up and ``LARGE_PHOTO_IOU`` for a larger photo. A turned view of a large photo is looked at
-        at the scale of the photo as it is; a close-up's turned view as a photo of its own size."""
+        lowers it to rank every box. ``iou``: the suppression threshold of every look, by default
+        ``DEFAULT_IOU`` for a photo read in its first look and ``LARGE_PHOTO_IOU`` for one looked at closer."""
         pixels = photo.pixels if isinstance(photo, Photo) else photo
         height, width = pixels.shape[:2]
         floor = box_conf if box_conf is not None else BOX_CONF if self.classifier is not None else conf
-        long_side = max(width, height)
-        close_up = self.close_up(long_side)
-        if iou is None:
-            iou = DEFAULT_IOU if close_up else LARGE_PHOTO_IOU
-        if view.turn is None:
-            boxes, scores, classes = self.find_tiles(pixels, floor, iou, enlarged=view.enlarged)
-        else:
+        if view.turn is not None:
             pixels = view.turn.pixels(pixels)
-            reference = None if close_up else long_side
-            boxes, scores, classes = self.find_tiles(pixels, floor, iou, reference=reference)
-        return Located(view, pixels, boxes, scores, classes, (width, height), close_up)
+        sought = self.find_tiles(pixels, floor, iou, enlarged=view.enlarged)
+        boxes, scores, classes = parts.without_parts(sought.boxes, sought.scores, sought.classes)
+        return Located(view, pixels, boxes, scores, classes, (width, height), sought.close_up)
 
     def _close_up_side(self, *, enlarged: bool = False) -> int:
         return looks.close_up_side(self.imgsz, enlarged=enlarged) if self.dynamic else self.imgsz
 
-    def close_up(self, long_side: int) -> bool:
-        """Whether a photo of this long side is a close-up, looked at whole in one look."""
-        return long_side <= looks.CLOSE_UP * self._close_up_side()
-
-    def views(self, long_side: int) -> Views:
-        """The views this detector can take of a photo of this long side (``View``): a large photo turned
-        level when its rows run slantwise; a close-up that reads as no win turned level or enlarged. A model
-        of one input shape has one view."""
+    def views(self, located: Located) -> Views:
+        """The views this detector can take of a photo whose view as it is found ``located``: a photo whose
+        tiles were looked at closer, turned level when its rows run slantwise; a close-up (its tiles read in
+        the first look) that reads as no win, turned level or enlarged. A model of one input shape has one
+        view."""
         if not self.dynamic:
             return ONE_VIEW
-        if self.close_up(long_side):
+        if located.close_up:
+            if located.view != AS_IS:
+                return Views()
             return Views(second=(looks.SecondLook.TURNED, looks.SecondLook.ENLARGED))
         return Views(level=True)
 
     def find_tiles(
-        self,
-        pixels: np.ndarray,
-        conf: float,
-        iou: float,
-        *,
-        reference: int | None = None,
-        enlarged: bool = False,
-    ) -> Found:
-        """The localiser's boxes, scores and classes in photo pixels.
+        self, pixels: np.ndarray, conf: float, iou: float | None = None, *, enlarged: bool = False
+    ) -> Sought:
+        """The localiser's boxes, scores and classes in photo pixels, and whether the photo was read in its
+        first look (a close-up).
 
-        A close-up (its long side at most ``looks.CLOSE_UP`` first looks) is looked at whole at
-        ``looks.close_up_side`` (448 px for a 384 px localiser), and closer only when its tiles still
-        come out small, or farther (reduced) when they come out larger than the localiser trained on
-        (``looks.LARGE_TILE_PX``; kept when it finds as many tiles). A larger photo is looked at whole at the
-        localiser's input size, to find its
-        tiles; when that shows no hand it is searched at finer scales; when the tiles come out small, a
-        closer look at their region at the trained scale (see ``vision.detect.looks``), merged with what lies
-        outside it. A model of one input shape looks at that shape, and a close-up takes that one look.
-        ``enlarged``: a close-up is looked at whole at ``close_up_side(..., enlarged=True)`` (512 px).
+        The route follows the tiles, not the photo's pixel count: every photo is first looked at whole at
+        ``looks.close_up_side`` (448 px for a 384 px localiser; 512 px ``enlarged``), so the same scene
+        stored at any size shows the localiser the same first look. Where its tiles come out larger than it
+        trained on (``looks.LARGE_TILE_PX``) the photo is looked at again reduced (``looks.farther_look``;
+        kept when it finds as many tiles); where they come out small (``looks.SMALL_TILE_PX``) the region
+        around them is looked at closer, at the trained scale (``looks.closer_looks``: windows sized by the
+        tiles in the photo's own pixels), and again as its own boxes measure them, merged with the first
+        look's boxes outside that region. Otherwise (tiles legible, or none seen) the first look is the
+        reading: a close-up. A model of one input shape looks at that shape, and closer in windows of it.
         """
         height, width = pixels.shape[:2]
-        long_side = max(width, height)
-        reference = reference or long_side
-        close_up = self.close_up(reference)
-        first_side = self._close_up_side(enlarged=enlarged) if close_up else self.imgsz
-        first = looks.whole_photo(width, height, round(first_side * long_side / reference))
-        found = self._look(pixels, first, conf, iou)
-        if close_up and not self.dynamic:
-            return found
+        first = looks.whole_photo(width, height, self._close_up_side(enlarged=enlarged))
+        found = self._look(pixels, first, conf, DEFAULT_IOU if iou is None else iou)
         big = looks.large_tile(found[0], found[1], first.scale) if self.dynamic else None
         if big is not None:  # tiles larger than it trained on: seen again reduced to the trained size
-            farther = self._look(pixels, looks.farther_look(width, height, big), conf, iou)
+            farther = self._look(pixels, looks.farther_look(width, height, big), conf, iou or DEFAULT_IOU)
             if looks.confident_count(farther[1]) >= looks.confident_count(found[1]):
-                return farther
-            return found
-        if self.dynamic and not close_up and looks.confident_count(found[1]) < looks.HAND_TILES:
-            found = self._search(pixels, found, conf, iou)  # a few large boxes are no hand: search closer
+                return Sought(*farther, close_up=True)
+            return Sought(*found, close_up=True)
         tile = looks.typical_tile(found[0], found[1])
-        small = looks.SMALL_TILE_PX if close_up else looks.LARGE_PHOTO_SMALL_TILE_PX
-        if tile is None or tile * first.scale >= small:
-            return found  # nothing legible anywhere, or a few tiles large enough at the first look
+        searched = tile is None and self.dynamic
+        if searched:  # no tile legible: too small to see there
+            found = self._search(pixels, found, conf, LARGE_PHOTO_IOU if iou is None else iou)
+            tile = looks.typical_tile(found[0], found[1])
+        if tile is None or tile * first.scale >= looks.SMALL_TILE_PX:
+            return Sought(*found, close_up=True)  # nothing legible anywhere, or tiles large enough already
+        whole_table = tile * first.scale < looks.FAR_TILE_PX
+        if iou is None:
+            iou = LARGE_PHOTO_IOU if whole_table else DEFAULT_IOU
+        if whole_table and self.dynamic and not searched:
+            # the whole table seen again at the localiser's input size, as it trained on whole scenes: its boxes
+            # place the region and size the closer looks (the 448 px look's do so worse: held-out 12 MP hands
+            # 90 of 96 read exactly against 92, models/HISTORY.md)
+            at_input = self._look(pixels, looks.whole_photo(width, height, self.imgsz), conf, iou)
+            measured = looks.typical_tile(at_input[0], at_input[1])
+            if measured is not None:
+                found, tile = at_input, measured
         region = looks.region_around(found[0], found[1], tile, width, height)
         max_side = looks.MAX_LOOK_SIDE if self.dynamic else self.imgsz
         outside = ~looks.inside(found[0], region)
         elsewhere = (found[0][outside], found[1][outside], found[2][outside])
         closer = looks.closer_looks(region, tile, max_side)
         merged = self._merged(pixels, closer, conf, iou, elsewhere)
-        for _ in range(
-            looks.REFINES if self.dynamic else 0
-        ):  # its tiles measured again (vision.detect.looks)
+        for _ in range(looks.REFINES if self.dynamic else 0):  # its tiles measured again (vision.detect.looks)
             inner = looks.inside(merged[0], region)
             measured = looks.typical_tile(merged[0][inner], merged[1][inner])
             refined = looks.refined_tile(tile, measured, closer[0].scale)
@@ -349,11 +354,11 @@ class Detector:
                 break
             tile, closer = refined, looks.closer_looks(region, refined, max_side)
             merged = self._merged(pixels, closer, conf, iou, elsewhere)
-        return merged
+        return Sought(*merged, close_up=not whole_table)
 
     def _search(self, pixels: np.ndarray, found: Found, conf: float, iou: float) -> Found:
-        """The whole photo at finer scales in turn (``looks.SEARCH_SIDES``, never beyond its own
-        pixels), while each shows more tiles than the last and until one shows a hand."""
+        """The whole photo at finer scales in turn (``looks.SEARCH_SIDES``, never beyond its own pixels),
+        while each shows more tiles than the last and until one shows a hand (``looks.HAND_TILES``)."""
         height, width = pixels.shape[:2]
         long_side = max(width, height)
         for side in looks.SEARCH_SIDES:

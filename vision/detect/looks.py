@@ -1,10 +1,11 @@
-"""Where the localiser looks: the geometry of the two-pass detection of full-resolution photos.
+"""Where the localiser looks: the geometry of the looks a photo is read in, chosen by its tiles.
 
-A phone photo is 12 MP and the hand may fill a third of it or less: shrunk whole to the localiser's
-input, its tiles are a few pixels wide. So the detector looks at the whole photo first, and where
-the tiles come out small it looks again at the region around them, at the scale the localiser was
-trained at (cut into overlapping windows when that region is still too large). These functions are
-that geometry, free of any model, so they can be tested exactly.
+Every photo is first looked at whole at the same size (``close_up_side``), so the same scene stored at any size
+shows the localiser the same first look; what follows depends on the size its tiles come out at there, never on
+the photo's pixel count. Legible tiles are read from that look (a close-up). Small ones (a phone photo of the
+whole table: the hand may fill a third of it or less) are looked at again in the region around them, at the
+scale the localiser was trained at (cut into overlapping windows when that region is still too large). These
+functions are that geometry, free of any model, so they can be tested exactly.
 """
 
 from __future__ import annotations
@@ -21,9 +22,8 @@ STRIDE = 32  # the localiser's input sides are multiples of its largest stride
 # for the shipped 384; a model of any input shape). The localiser trains on 384 px windows, but a 640 px
 # photo seen at 448 (its tiles 0.7 of their size, within the windows' scales) reads better than at 384:
 # real validation mAP50 0.831 against 0.800 (a bootstrap over its photos: +0.030 +- 0.014), real test
-# 0.793 against 0.771, the bundled photos all read right; 416-512 all beat 384. A larger photo is first
-# seen at the localiser's own input size: that look only finds where the tiles are, and at 448 it read
-# honours as suited tiles more often (4 against 1 on the 12 MP scenes).
+# 0.793 against 0.771, the bundled photos all read right; 416-512 all beat 384. Every photo's first look is at
+# this size: it decides the route by the tiles it shows.
 CLOSE_UP_GAIN = 448 / 384
 # A close-up that reads as no winning hand is looked at again (``SecondLook``) with its long side at this
 # many localiser inputs (512 px for 384), its tiles 0.8 of their size in a 640 px photo: the localiser
@@ -31,12 +31,13 @@ CLOSE_UP_GAIN = 448 / 384
 # exactly (seeds 2000, 7000, 11000: 0 / 4 / 1), the real photos of a hand as before; 384 px instead of 512
 # gained 1, 576 as many as 512.
 ENLARGED_GAIN = 512 / 384
-CLOSE_UP = 1.5  # a photo whose long side is at most this many first looks is a close-up: never searched
 TILE_PX = 36.0  # a tile's short side in the localiser's input, about as in training
-SMALL_TILE_PX = 20.0  # below this a second, closer look is taken
-# ... and in a large photo (not a close-up), whose first look sees its tiles so small that their boxes come
-# out larger than they are (see ``SIZE_SLACK``): a 12 MP hand whose tiles measured 20 px there were 13 px
-LARGE_PHOTO_SMALL_TILE_PX = 28.0
+SMALL_TILE_PX = 20.0  # tiles measuring less than this in the first look are looked at again, closer
+# tiles measuring less than this in the first look show a view of the whole table: other players' rows may face
+# the camera upside down (their tiles read both ways up), the rows may run slantwise (the photo is read turned
+# level), boxes of packed discards overlap (``LARGE_PHOTO_IOU``). On the synthetic scenes the first look measures
+# 7-17.5 px on the 12 MP ones (a quarter to 40% of the frame the hand), 14-65 px on the 640x480 close-ups
+FAR_TILE_PX = 13.5
 MAX_UPSCALE = 2.0  # a closer look never enlarges the photo more than this
 # A first look whose confident tiles measure more than this (a short side in the localiser's input) sees them
 # larger than it trained on (frame-filling close-ups of a few big tiles): its boxes may span several tiles.
@@ -54,8 +55,11 @@ REFINES = 2
 CONFIDENT = 0.3  # boxes that count when measuring tiles, placing the region and finding the rows' direction
 PAD_GREY = 114  # what the localiser sees where the photo is not: letterbox padding, corners a turn brings in
 MIN_TILES = 4  # fewer confident boxes than this: no tiles legible at that scale
-HAND_TILES = 10  # fewer confident boxes than this in a large photo: a hand's tiles may be too small to see
-SEARCH_SIDES = (1024, 2048)  # the whole photo again at these long sides, in turn, while no tile is legible
+# A first look that shows no tile (fewer than MIN_TILES) is followed by the whole photo at these long sides (never
+# beyond its own pixels), in turn, while each shows more tiles and until one shows HAND_TILES: a hand too small to
+# see at the first look
+SEARCH_SIDES = (1024, 2048)
+HAND_TILES = 10
 MAX_LOOK_SIDE = 1024  # a look larger than this (input pixels) is cut into windows
 SEARCH_OVERLAP = 96  # input pixels shared by neighbouring windows of a search: a few tiles at that scale
 
