@@ -357,12 +357,14 @@ class Detector:
         return Sought(*merged, close_up=not whole_table)
 
     def _search(self, pixels: np.ndarray, found: Found, conf: float, iou: float) -> Found:
-        """The whole photo at finer scales in turn (``looks.SEARCH_SIDES``, never beyond its own pixels),
-        while each shows more tiles than the last and until one shows a hand (``looks.HAND_TILES``)."""
+        """The whole photo at finer scales in turn (``looks.SEARCH_SIDES`` that it has the pixels for: a
+        photo smaller than the first is never searched), while each shows more tiles than the last and until
+        one shows a hand (``looks.HAND_TILES``)."""
         height, width = pixels.shape[:2]
         long_side = max(width, height)
         for side in looks.SEARCH_SIDES:
-            side = min(side, looks.round_up(long_side))
+            if side > long_side:
+                break
             searched = self._merged(
                 pixels, looks.search_looks(width, height, side, looks.MAX_LOOK_SIDE), conf, iou
             )
