@@ -88,11 +88,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     from vision.detect.detector import DEFAULT_WEIGHTS
     from vision.factory.torch_models import reader
 
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("data", type=Path, nargs="+")
     parser.add_argument("--split", default="all", help="train, val, test or all (default)")
-    parser.add_argument("--factors", default="0.5,1,2", help="sizes to store each photo at (1 is always measured)")
-    parser.add_argument("--min-tile", type=float, default=20.0, help="skip a photo whose tiles would be smaller")
+    parser.add_argument(
+        "--factors", default="0.5,1,2", help="sizes to store each photo at (1 is always measured)"
+    )
+    parser.add_argument(
+        "--min-tile", type=float, default=20.0, help="skip a photo whose tiles would be smaller"
+    )
     parser.add_argument("--limit", type=int, default=0, help="only the first N photos of each dataset")
     parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
     parser.add_argument("--classifier", type=Path)
@@ -117,7 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"  x{factor:g}: {result.photos} photos  exact tiles {result.exact:.3f}  precision "
                 f"{result.precision:.3f}  recall {result.recall:.3f}  median {result.median_ms:.0f} ms  "
                 f"same tiles as x1 {same}/{len(shared)}"
-                + (f"  differ: {' '.join(differ[:12])}{' ...' if len(differ) > 12 else ''}" if differ else ""),
+                + (
+                    f"  differ: {' '.join(differ[:12])}{' ...' if len(differ) > 12 else ''}" if differ else ""
+                ),
                 flush=True,
             )
     return 0

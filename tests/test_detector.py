@@ -208,7 +208,9 @@ def test_a_suited_reading_less_likely_than_an_honour_is_no_other_reading(
 
     boxes = np.array([[10, 10, 40, 50], [60, 10, 90, 50]], np.float32)
     monkeypatch.setattr(
-        detector, "find_tiles", lambda *_, **__: Sought(boxes, np.full(2, 0.9, np.float32), np.zeros(2, int), True)
+        detector,
+        "find_tiles",
+        lambda *_, **__: Sought(boxes, np.full(2, 0.9, np.float32), np.zeros(2, int), True),
     )
     probs = np.zeros((2, len(CLASSIFIER_CLASSES)), np.float32)
     s1, p8, m1, honour = (DETECTOR_CLASSES.index(name) for name in ("s1", "p8", "m1", "honour"))
@@ -317,7 +319,9 @@ def test_smj_serve_gives_each_worker_its_share_of_the_cores(monkeypatch: pytest.
 
 
 @pytest.mark.parametrize("factor", [0.5, 2.0])
-def test_a_photo_stored_at_half_or_twice_its_size_gives_the_same_tiles(detector: Detector, factor: float) -> None:
+def test_a_photo_stored_at_half_or_twice_its_size_gives_the_same_tiles(
+    detector: Detector, factor: float
+) -> None:
     """The bundled 1024x768 photo of a hand with its melds (tiles 60-90 px) stored again at 512x384 and
     2048x1536: the same route (a close-up: its tiles are large at the first look, whatever the pixels), the
     same tiles in the same places."""

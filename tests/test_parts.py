@@ -1,4 +1,5 @@
-"""Boxes on parts of a tile (``vision.detect.parts``): a pip, a half, a sliver, dropped or joined before reading."""
+"""Boxes on parts of a tile (``vision.detect.parts``): a pip, a half, a sliver, dropped or joined before
+reading."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def test_a_box_a_fraction_of_its_neighbours_size_is_no_tile() -> None:
 
 
 def test_a_lone_small_tile_far_from_others_is_kept() -> None:
-    boxes, scores, classes = _with(*_row(count=4), [[600, 500, 614, 518]])  # a far tile, nothing near it
+    boxes, scores, _ = _with(*_row(count=4), [[600, 500, 614, 518]])  # a far tile, nothing near it
     assert not parts(boxes, scores).any()
 
 

@@ -3,17 +3,16 @@
 The localiser draws boxes square to the photo. A row of tiles at 45 degrees gets boxes that each take in
 half of both neighbours: neighbours' boxes overlap as much as a tile's box and a second box on it, so
 non-maximum suppression keeps doubles or drops tiles, and the classifier reads crops full of the next
-tiles. On the synthetic scenes, hands whose row runs 35-90 degrees from level read exactly in 0.51-0.65
-of the scenes, level ones in 0.85. So when the first look at a photo of the whole table (not a close-up) finds a row
-that steep, the reading stage (``vision.reading.first_view``) has the detector look at the photo turned
-until that row runs level (``Turn``), at the same scale, read the tiles there, and map their boxes back to
-the photo as the boxes square to it that hold them (as a label of a turned tile is drawn): the 12 MP
-synthetic hands read 52 of 57 against 47.
-A close-up is turned only when it reads as no win as it is (``vision.reading``), and then looked at
-as a photo of the turned size: turning every slantwise close-up read 14 more of the 289 640x480
-synthetic hands, but the real 640 px photos of a hand, turned copies the localiser trained on, worse
-(17 of 18 and 12 of 17 against 16 and 14); turned only when they read as no win, 8 more synthetic hands
-and the real ones as before.
+tiles. On the synthetic scenes, hands whose row runs 35-90 degrees from level read exactly in 0.51-0.65 of
+the scenes, level ones in 0.85. So when the first look at a photo of the whole table (not a close-up)
+finds a row that steep, the reading stage (``vision.reading.first_view``) has the detector look at the
+photo turned until that row runs level (``Turn``), at the same scale, read the tiles there, and map their
+boxes back to the photo as the boxes square to it that hold them (as a label of a turned tile is drawn):
+the 12 MP synthetic hands read 52 of 57 against 47. A close-up is turned only when it reads as no win as
+it is (``vision.reading``), and then looked at as a photo of the turned size: turning every slantwise
+close-up read 14 more of the 289 640x480 synthetic hands, but the real 640 px photos of a hand, turned
+copies the localiser trained on, worse (17 of 18 and 12 of 17 against 16 and 14); turned only when they
+read as no win, 8 more synthetic hands and the real ones as before.
 
 Geometry only (no model), so it can be tested exactly.
 """

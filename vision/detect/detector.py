@@ -36,10 +36,11 @@ LOCALISER_NAMES = (["tile"], ["item"])  # a single-class model: ultralytics name
 DEFAULT_CONF = 0.55  # the operating point of best exact-tiles rate on the real validation photos
 BOX_CONF = 0.3  # with a classifier: the localiser's own floor, whatever ``conf`` is asked for
 DEFAULT_IOU = 0.6  # non-maximum suppression of a close-up's boxes
-# ... and of a whole table's (its tiles small at the first look): its flat tiles in diagonal rows and packed
-# discards get boxes that overlap a neighbour's as much as a second box on one tile (IoU 0.4-0.6). On the 12 MP synthetic scenes (seeds 4000,
-# 4100, 4200) 32 of 100 have their whole multiset of tiles right against 26, the hands read 83 of 96 against
-# 82; a close-up at 0.5 loses tiles of concealed kongs (2-4 synthetic hands), so it keeps 0.6.
+# ... and of a whole table's (its tiles small at the first look): its flat tiles in diagonal rows and
+# packed discards get boxes that overlap a neighbour's as much as a second box on one tile (IoU 0.4-0.6).
+# On the 12 MP synthetic scenes (seeds 4000, 4100, 4200) 32 of 100 have their whole multiset of tiles
+# right against 26, the hands read 83 of 96 against 82; a close-up at 0.5 loses tiles of concealed kongs
+# (2-4 synthetic hands), so it keeps 0.6.
 LARGE_PHOTO_IOU = 0.5
 ALTERNATIVES = 2  # other readings of each tile kept for re-reading an impossible hand
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]  # boxes (photo pixels), scores, classes
@@ -265,13 +266,14 @@ class Detector:
         iou: float | None = None,
         box_conf: float | None = None,
     ) -> Located:
-        """The localiser's tiles in ``view`` of an RGB image, before their faces are read (``find_tiles``), the
-        boxes on parts of a tile (a pip, a half) dropped or joined (``vision.detect.parts``).
+        """The localiser's tiles in ``view`` of an RGB image, before their faces are read
+        (``find_tiles``), the boxes on parts of a tile (a pip, a half) dropped or joined
+        (``vision.detect.parts``).
 
-        ``box_conf`` is the localiser's own floor: by default ``BOX_CONF`` with a classifier (a box
-        must be that sure of being a tile, whatever its face) and ``conf`` without one; an evaluation
-        lowers it to rank every box. ``iou``: the suppression threshold of every look, by default
-        ``DEFAULT_IOU`` for a photo read in its first look and ``LARGE_PHOTO_IOU`` for one looked at closer."""
+        ``box_conf`` is the localiser's own floor: by default ``BOX_CONF`` with a classifier (a box must
+        be that sure of being a tile, whatever its face) and ``conf`` without one; an evaluation lowers it
+        to rank every box. ``iou``: the suppression threshold of every look, by default ``DEFAULT_IOU``
+        for a photo read in its first look and ``LARGE_PHOTO_IOU`` for one looked at closer."""
         pixels = photo.pixels if isinstance(photo, Photo) else photo
         height, width = pixels.shape[:2]
         floor = box_conf if box_conf is not None else BOX_CONF if self.classifier is not None else conf
@@ -333,9 +335,9 @@ class Detector:
         if iou is None:
             iou = LARGE_PHOTO_IOU if whole_table else DEFAULT_IOU
         if whole_table and self.dynamic and not searched:
-            # the whole table seen again at the localiser's input size, as it trained on whole scenes: its boxes
-            # place the region and size the closer looks (the 448 px look's do so worse: held-out 12 MP hands
-            # 90 of 96 read exactly against 92, models/HISTORY.md)
+            # the whole table seen again at the localiser's input size, as it trained on whole scenes: its
+            # boxes place the region and size the closer looks (the 448 px look's do so worse: held-out 12
+            # MP hands 90 of 96 read exactly against 92, models/HISTORY.md)
             at_input = self._look(pixels, looks.whole_photo(width, height, self.imgsz), conf, iou)
             measured = looks.typical_tile(at_input[0], at_input[1])
             if measured is not None:
@@ -346,7 +348,9 @@ class Detector:
         elsewhere = (found[0][outside], found[1][outside], found[2][outside])
         closer = looks.closer_looks(region, tile, max_side)
         merged = self._merged(pixels, closer, conf, iou, elsewhere)
-        for _ in range(looks.REFINES if self.dynamic else 0):  # its tiles measured again (vision.detect.looks)
+        for _ in range(
+            looks.REFINES if self.dynamic else 0
+        ):  # its tiles measured again (vision.detect.looks)
             inner = looks.inside(merged[0], region)
             measured = looks.typical_tile(merged[0][inner], merged[1][inner])
             refined = looks.refined_tile(tile, measured, closer[0].scale)

@@ -1,11 +1,11 @@
 """Where the localiser looks: the geometry of the looks a photo is read in, chosen by its tiles.
 
-Every photo is first looked at whole at the same size (``close_up_side``), so the same scene stored at any size
-shows the localiser the same first look; what follows depends on the size its tiles come out at there, never on
-the photo's pixel count. Legible tiles are read from that look (a close-up). Small ones (a phone photo of the
-whole table: the hand may fill a third of it or less) are looked at again in the region around them, at the
-scale the localiser was trained at (cut into overlapping windows when that region is still too large). These
-functions are that geometry, free of any model, so they can be tested exactly.
+Every photo is first looked at whole at the same size (``close_up_side``), so the same scene stored at any
+size shows the localiser the same first look; what follows depends on the size its tiles come out at
+there, never on the photo's pixel count. Legible tiles are read from that look (a close-up). Small ones (a
+phone photo of the whole table: the hand may fill a third of it or less) are looked at again in the region
+around them, at the scale the localiser was trained at (cut into overlapping windows when that region is
+still too large). These functions are that geometry, free of any model, so they can be tested exactly.
 """
 
 from __future__ import annotations
@@ -33,10 +33,11 @@ CLOSE_UP_GAIN = 448 / 384
 ENLARGED_GAIN = 512 / 384
 TILE_PX = 36.0  # a tile's short side in the localiser's input, about as in training
 SMALL_TILE_PX = 20.0  # tiles measuring less than this in the first look are looked at again, closer
-# tiles measuring less than this in the first look show a view of the whole table: other players' rows may face
-# the camera upside down (their tiles read both ways up), the rows may run slantwise (the photo is read turned
-# level), boxes of packed discards overlap (``LARGE_PHOTO_IOU``). On the synthetic scenes the first look measures
-# 7-17.5 px on the 12 MP ones (a quarter to 40% of the frame the hand), 14-65 px on the 640x480 close-ups
+# tiles measuring less than this in the first look show a view of the whole table: other players' rows may
+# face the camera upside down (their tiles read both ways up), the rows may run slantwise (the photo is
+# read turned level), boxes of packed discards overlap (``LARGE_PHOTO_IOU``). On the synthetic scenes the
+# first look measures 7-17.5 px on the 12 MP ones (a quarter to 40% of the frame the hand), 14-65 px on
+# the 640x480 close-ups
 FAR_TILE_PX = 13.5
 MAX_UPSCALE = 2.0  # a closer look never enlarges the photo more than this
 # A first look whose confident tiles measure more than this (a short side in the localiser's input) sees them
@@ -55,10 +56,11 @@ REFINES = 2
 CONFIDENT = 0.3  # boxes that count when measuring tiles, placing the region and finding the rows' direction
 PAD_GREY = 114  # what the localiser sees where the photo is not: letterbox padding, corners a turn brings in
 MIN_TILES = 4  # fewer confident boxes than this: no tiles legible at that scale
-# A first look that shows no tile (fewer than MIN_TILES) is followed by the whole photo at these long sides (those
-# it has the pixels for), in turn, while each shows more tiles and until one shows HAND_TILES: a hand too small to
-# see at the first look. A photo smaller than the first side has no finer look to give: it is never searched (a
-# 640x480 table of keyboards searched at 640 px showed a false box in 10 of 80 photos, against 7)
+# A first look that shows no tile (fewer than MIN_TILES) is followed by the whole photo at these long
+# sides (those it has the pixels for), in turn, while each shows more tiles and until one shows
+# HAND_TILES: a hand too small to see at the first look. A photo smaller than the first side has no finer
+# look to give: it is never searched (a 640x480 table of keyboards searched at 640 px showed a false box
+# in 10 of 80 photos, against 7)
 SEARCH_SIDES = (1024, 2048)
 HAND_TILES = 10
 MAX_LOOK_SIDE = 1024  # a look larger than this (input pixels) is cut into windows

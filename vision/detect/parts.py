@@ -1,9 +1,9 @@
-"""Boxes on parts of a tile, before the faces are read: a single pip of a 筒 tile, the upper or lower half of a
-tile boxed apart, a box a fraction of its neighbours' size.
+"""Boxes on parts of a tile, before the faces are read: a single pip of a 筒 tile, the upper or lower half
+of a tile boxed apart, a box a fraction of its neighbours' size.
 
-The localiser sometimes boxes a part of a tile as well as, or instead of, the tile: a 2-9 筒's pip looks like a
-1 筒, and the two halves of a 4 筒 each look like a 2 筒. Read as they are, each becomes a tile that is not
-there. A box is a part of a tile when
+The localiser sometimes boxes a part of a tile as well as, or instead of, the tile: a 2-9 筒's pip looks
+like a 1 筒, and the two halves of a 4 筒 each look like a 2 筒. Read as they are, each becomes a tile
+that is not there. A box is a part of a tile when
 
 - it lies inside a larger box (``NESTED`` of its area covered) at most ``PART_AREA`` of that box's area:
   a pip or a printed detail inside its tile's box (a box inside one twice its size is left to the row

@@ -33,9 +33,9 @@ AS_IS = View()
 
 @dataclass(frozen=True)
 class Views:
-    """The views a reader can take of a photo, as its view as it is decides: ``level`` (a whole table whose rows run
-    slantwise is read turned level, at the scale of its view as it is), and the second looks at a
-    close-up that reads as no win, in the order worth taking them."""
+    """The views a reader can take of a photo, as its view as it is decides: ``level`` (a whole table
+    whose rows run slantwise is read turned level, at the scale of its view as it is), and the second
+    looks at a close-up that reads as no win, in the order worth taking them."""
 
     level: bool = False
     second: tuple[SecondLook, ...] = ()
