@@ -200,6 +200,14 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="per training image, up to N 'none' crops of a box over the seam between two neighbouring tiles",
     )
     crops.add_argument(
+        "--parts",
+        type=int,
+        default=0,
+        metavar="N",
+        help="per training image, up to N 'none' crops of a part of a labelled tile: a half, one pip's "
+        "square, a sliver along a side (the localiser's boxes on a pip or a half are no tile)",
+    )
+    crops.add_argument(
         "--false-alarms",
         type=int,
         default=0,
@@ -588,7 +596,11 @@ def run_crops(args: argparse.Namespace) -> int:
         art_sets = art_sets_in(args.art) if args.art and args.rendered else []
     except ArtError as error:
         raise DatasetError(str(error)) from None
-    for flag, number in (("--false-alarms", args.false_alarms), ("--as-found", args.as_found)):
+    for flag, number in (
+        ("--parts", args.parts),
+        ("--false-alarms", args.false_alarms),
+        ("--as-found", args.as_found),
+    ):
         if number < 0:
             raise DatasetError(f"{flag} {number}: a number of crops, 0 or more")
     localise = _localiser(args.weights) if args.false_alarms or args.as_found else None
@@ -605,6 +617,7 @@ def run_crops(args: argparse.Namespace) -> int:
         one_ink_p=args.one_ink,
         rendered_classes=classes,
         straddles=args.straddles,
+        parts=args.parts,
         false_alarms=args.false_alarms,
         as_found=args.as_found,
         localise=localise,

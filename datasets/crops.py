@@ -35,6 +35,7 @@ from vision.contract import (
     upright_crops,
 )
 from vision.detect.boxes import box_iou, row_directions
+from vision.detections import BACK
 from vision.progress import progress
 
 # RGB pixels -> the boxes (x1, y1, x2, y2) a localiser finds in them (``Detector.boxes`` of the first view)
@@ -118,6 +119,52 @@ def straddling_boxes(boxes: np.ndarray, gap: float = 0.25) -> np.ndarray:
     return np.array(found, np.float32).reshape(-1, 4)
 
 
+PART_SHARES = {"half": 0.5, "pip": 0.3, "sliver": 0.2}  # of the part crops a tile gives: what each part is
+PART_MIN_SIDE = 24.0  # a tile whose box is narrower than this many pixels shows no legible part
+
+
+def part_boxes(rng: random.Random, boxes: np.ndarray, count: int) -> np.ndarray:
+    """Up to ``count`` boxes on a part of one of ``boxes`` (tiles at least ``PART_MIN_SIDE`` across): a half
+    (the upper, lower, left or right one: a 4 筒 boxed twice reads as two 2 筒), one pip's square (a third of
+    the tile's width, anywhere on its face: a pip of a 9 筒 read as a 1 筒), or a sliver along one side: each
+    is no tile, as the localiser's boxes on parts of a tile are."""
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    sides = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    legible = np.flatnonzero(sides >= PART_MIN_SIDE)
+    kinds, weights = list(PART_SHARES), list(PART_SHARES.values())
+    found = []
+    for _ in range(count if len(legible) else 0):
+        x1, y1, x2, y2 = (float(v) for v in boxes[rng.choice(list(legible))])
+        w, h = x2 - x1, y2 - y1
+        kind = rng.choices(kinds, weights)[0]
+        if kind == "half":
+            side = rng.randrange(4)
+            if side < 2:  # the upper or the lower half
+                top = y1 if side == 0 else y1 + h / 2
+                found.append([x1, top, x2, top + h / 2])
+            else:
+                left = x1 if side == 2 else x1 + w / 2
+                found.append([left, y1, left + w / 2, y2])
+        elif kind == "pip":
+            pip = w * rng.uniform(0.25, 0.4)
+            x, y = (
+                rng.uniform(x1 + 0.08 * w, x2 - 0.08 * w - pip),
+                rng.uniform(y1 + 0.08 * h, y2 - 0.08 * h - pip),
+            )
+            found.append([x, y, x + pip, y + pip])
+        else:
+            share = rng.uniform(0.2, 0.35)
+            if rng.random() < 0.5:
+                found.append(
+                    [x1, y1, x1 + share * w, y2] if rng.random() < 0.5 else [x2 - share * w, y1, x2, y2]
+                )
+            else:
+                found.append(
+                    [x1, y1, x2, y1 + share * h] if rng.random() < 0.5 else [x1, y2 - share * h, x2, y2]
+                )
+    return np.array(found, np.float32).reshape(-1, 4)
+
+
 def write_crops(
     images: Iterable[LabelledImage],
     out: Path | str,
@@ -131,6 +178,7 @@ def write_crops(
     size: int = CROP_SIZE,
     min_side: float = 0.0,
     straddles: int = 0,
+    parts: int = 0,
     false_alarms: int = 0,
     as_found: int = 0,
     localise: Localise | None = None,
@@ -140,11 +188,12 @@ def write_crops(
     ``copies``: jittered crops per box; ``per_image``: at most this many boxes drawn per image;
     ``background``: ``none`` crops per image; ``straddles``: at most this many ``none`` crops per image
     of a box over the seam between two neighbouring tiles (``straddling_boxes``: the localiser's
-    stray second box on a flat meld); ``min_side``: boxes whose shorter side is under this many pixels
-    of the image are not cut; ``false_alarms``: at most this many ``none`` crops per image of boxes
-    ``localise`` finds on no labelled tile (``false_boxes``), photos of no tile included; ``as_found``: at
-    most this many crops per image of the boxes ``localise`` finds on labelled tiles, named as the tile
-    (``found_on_tiles``).
+    stray second box on a flat meld); ``parts``: at most this many ``none`` crops per image of a part of a
+    tile (``part_boxes``: a half, a pip, a sliver); ``min_side``: boxes whose shorter side is under this
+    many pixels of the image are not cut; ``false_alarms``: at most this many ``none`` crops per image of
+    boxes ``localise`` finds on no labelled tile (``false_boxes``), photos of no tile included;
+    ``as_found``: at most this many crops per image of the boxes ``localise`` finds on labelled tiles, named
+    as the tile (``found_on_tiles``).
     """
     rng = random.Random(seed)
     root = Path(out) / split
@@ -167,6 +216,9 @@ def write_crops(
             between = straddling_boxes(all_boxes)
             picked = rng.sample(range(len(between)), min(straddles, len(between)))
             extra = np.concatenate([extra, between[picked]])
+        if parts:
+            faces = np.array([b.class_id < BACK for b in item.boxes], bool).reshape(-1)
+            extra = np.concatenate([extra, part_boxes(rng, all_boxes[faces], parts)])
         found = localise(pixels) if (false_alarms or as_found) and localise is not None else None
         if false_alarms and found is not None:
             wrong = false_boxes(found, all_boxes)
@@ -270,6 +322,7 @@ def build_crop_dataset(
     one_ink_p: float = 0.0,
     rendered_classes: Sequence[str] = (),
     straddles: int = 0,
+    parts: int = 0,
     false_alarms: int = 0,
     as_found: int = 0,
     localise: Localise | None = None,
@@ -281,7 +334,8 @@ def build_crop_dataset(
     least ``min_side`` pixels across; their val images give validation crops of every tile, cut as at
     inference. Test images are left out. ``rendered`` crops (faces procedural or from ``art_sets``)
     join the training crops; ``straddles``: ``none`` crops per training image of boxes over the seam
-    between two neighbouring tiles; ``false_alarms``: ``none`` crops per training image of the boxes
+    between two neighbouring tiles; ``parts``: ``none`` crops per training image of a part of a tile (a half,
+    a pip, a sliver); ``false_alarms``: ``none`` crops per training image of the boxes
     ``localise`` (a localiser) finds on no labelled tile; ``as_found``: crops per training image of the
     boxes it finds on labelled tiles, named as the tile. A bar shows how far the photos and the rendered
     crops have got (``vision.progress``; none when ``quiet``).
@@ -300,6 +354,7 @@ def build_crop_dataset(
             size=size,
             min_side=min_side,
             straddles=straddles,
+            parts=parts,
             false_alarms=false_alarms,
             as_found=as_found,
             localise=localise,

@@ -346,6 +346,33 @@ def test_straddling_boxes_sit_on_the_seams_between_neighbours_side_by_side() -> 
     assert len(straddling_boxes(np.zeros((0, 4), np.float32))) == 0
 
 
+def test_part_boxes_lie_on_a_half_a_pip_or_a_sliver_of_a_legible_tile() -> None:
+    import random
+
+    from datasets.crops import PART_MIN_SIDE, part_boxes
+
+    tile = np.array([[100, 50, 160, 130]], np.float32)  # 60 x 80
+    tiny = np.array([[0, 0, PART_MIN_SIDE - 1, 30]], np.float32)  # too small to show a part
+    found = part_boxes(random.Random(3), np.concatenate([tile, tiny]), 60)
+    assert len(found) == 60
+    within = (found[:, :2] >= tile[0, :2] - 1e-3) & (found[:, 2:] <= tile[0, 2:] + 1e-3)
+    assert within.all()  # every part on the legible tile, none on the tiny one
+    shares = (found[:, 2] - found[:, 0]) * (found[:, 3] - found[:, 1]) / (60 * 80)
+    assert shares.max() <= 0.5 + 1e-6  # at most half a tile: never a whole tile's box
+    assert (np.isclose(shares, 0.5)).any() and (shares < 0.15).any()  # halves and pips both drawn
+    assert len(part_boxes(random.Random(3), tiny, 5)) == 0
+
+
+def test_crops_of_parts_of_tiles_are_written_as_none(tmp_path: Path) -> None:
+    from datasets.crops import write_crops
+
+    path = tmp_path / "tile.png"
+    Image.fromarray(np.full((120, 160, 3), 200, np.uint8)).save(path)
+    item = LabelledImage(path, (Box(12, 0.5, 0.5, 0.3, 0.5),), 160, 120, split="train")
+    counts = write_crops([item], tmp_path / "c", split="train", background=0, parts=4, seed=2)
+    assert counts == {"p4": 1, "none": 4}
+
+
 def test_a_photo_with_no_tile_gives_windows_anywhere_in_it_as_negatives(tmp_path: Path) -> None:
     from datasets.windows import write_windows
     from datasets.yolo import read_yolo

@@ -81,3 +81,23 @@ def test_tile_like_props_are_keyboards_dominoes_pages_cards_and_dice() -> None:
 def test_an_unknown_scene_kind_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown scene kind 'pile'"):
         render_scene(1, 0, SIZE, options=SceneOptions(kind="pile"))
+
+
+def test_a_shelf_scene_shows_book_spines_standing_behind_a_keyboard_and_no_tile() -> None:
+    from datasets.synth.props import book_row, place_prop, prop_footprint
+
+    for index in range(3):
+        found = scene("shelf", index)
+        assert found.boxes == () and found.ignored == () and found.hand is None
+        assert found.extra["kind"] == "shelf" and float(found.image.std()) > 10
+    rng = np.random.default_rng(5)
+    row = place_prop(book_row(rng, 0.3), 40.0, -20.0)
+    corners = row.corners()
+    assert corners[:, 2].min() == pytest.approx(0.0, abs=1e-9)  # standing on the table
+    assert corners[:, 2].max() == pytest.approx(row.size[1])  # as tall as its tallest spine's row
+    assert corners[:, :2].mean(axis=0) == pytest.approx([40.0, -20.0])
+    foot, height = prop_footprint(row)
+    assert height == pytest.approx(row.size[1])
+    sides = np.linalg.norm(np.diff(foot, axis=0, append=foot[:1]), axis=1)
+    width, _, depth = row.size
+    assert sorted(sides) == pytest.approx(sorted([width, width, depth, depth]))  # its foot: width by depth

@@ -124,13 +124,14 @@ def add_synth_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--kind",
-        choices=("hand", "loose", "closeup", "empty"),
+        choices=("hand", "loose", "closeup", "empty", "shelf"),
         default="hand",
         help="what the photos hold: hand (default) a hand and the table around it; loose: as hand, with "
         "tiles lying loose around it at any angle (a red-five set's fives among them, piles, tiles on a long "
         "edge, left unlabelled as don't-care) and keyboards, dominoes, printed pages; closeup: 3 to 12 loose "
         "tiles photographed close, each a tenth to a quarter of the photo's width; empty: keyboards, "
-        "dominoes, dice, cards and printed pages with no tile at all (negatives)",
+        "dominoes, dice, cards and printed pages with no tile at all (negatives); shelf: rows of books "
+        "standing spines out behind a keyboard, seen from near the table's height, no tile either",
     )
     parser.add_argument(
         "--workers",

@@ -1,10 +1,12 @@
-"""Tiles lying loose, as real photos hold them beside a hand, and two scenes without a hand.
+"""Tiles lying loose, as real photos hold them beside a hand, and three scenes without a hand.
 
 - ``loose_groups``: single tiles at any angle (face up, face down, on a long edge), each suit's five when
   the set prints red fives, and small piles; ``clutter.place_clutter`` puts them around the player's tiles.
 - ``render_closeup``: a few big tiles filling the frame (each a tenth to a quarter of its width), lying loose.
 - ``render_empty``: tile-like things alone (keyboards, dominoes, dice, playing cards, printed pages), often on
   a printed cloth: a photo in which nothing is a tile.
+- ``render_shelf``: rows of books standing with their spines out behind a keyboard and other tile-like things,
+  seen from near the table's height, as a webcam sees a table by a bookshelf: nothing in it is a tile either.
 
 A tile on its long edge (``SIDE``) is neither labelled nor a false alarm: its outline goes to ``ignored``.
 """
@@ -24,7 +26,7 @@ from datasets.synth.faces import FaceKey
 from datasets.synth.layout import DOWN, SIDE, UP, Occupancy, Placed, TileDims, region_sampler, try_place
 from datasets.synth.look import FIVES, random_look
 from datasets.synth.photo import photograph, plain_photo_params, random_photo_params
-from datasets.synth.props import Prop, place_free, random_prop
+from datasets.synth.props import Prop, book_row, keyboard, place_free, place_prop, prop_footprint, random_prop
 from datasets.synth.table import TableGeometry, random_table_look
 
 LOOSE_RED_FIVES_P = 0.6  # share of loose-tile scenes whose set prints red fives
@@ -141,20 +143,62 @@ def render_closeup(
 
 def render_empty(rng: np.random.Generator, size: tuple[int, int], photo: bool = True) -> dict[str, object]:
     """The parts of a ``Scene`` in which nothing is a tile: 2 to 7 tile-like props (``props.TILE_LIKE``)."""
-    from datasets.synth.scene import lit_canvas
-
     occupancy = Occupancy.around(-400, -400, 400, 400, np.array([0.0, 1.0]), math.radians(60))
     sampler = region_sampler(rng, (-180.0, -130.0, 180.0, 130.0))
     props: list[Prop] = []
     for _ in range(int(rng.integers(2, 8))):
         placed = place_free(random_prop(rng, tile_like=True), occupancy, sampler, 16)
         props += [placed] if placed is not None else []
-    points = np.vstack([prop.corners() for prop in props]) if props else np.zeros((1, 3))
     angles = (
         math.radians(rng.uniform(40, 88)),
         float(rng.uniform(-math.pi, math.pi)),
         math.radians(float(rng.normal(0, 10))),
     )
+    return _photo_of_props(rng, size, props, angles, photo, "empty")
+
+
+def render_shelf(rng: np.random.Generator, size: tuple[int, int], photo: bool = True) -> dict[str, object]:
+    """The parts of a ``Scene`` in which nothing is a tile: 1 to 3 rows of books (``props.book_row``) standing
+    across the far side of the table, their spines to a camera 8-35 degrees above it, and 1 to 4 tile-like
+    props in front of them, a keyboard most often."""
+    elevation = math.radians(rng.uniform(8, 35))
+    azimuth = float(rng.uniform(-math.pi, math.pi))
+    angles = (elevation, azimuth, math.radians(float(rng.normal(0, 5))))
+    ahead = np.array([math.sin(azimuth), math.cos(azimuth)])
+    across = np.array([ahead[1], -ahead[0]])
+    occupancy = Occupancy.around(-450, -450, 450, 450, np.array([0.0, 1.0]), math.radians(60))
+    props: list[Prop] = []
+    offset = float(rng.uniform(-250, 0))
+    for _ in range(int(rng.integers(1, 4))):
+        row = book_row(rng, -azimuth)
+        foot, height = prop_footprint(row)
+        width = row.size[0]
+        centre = ahead * float(rng.uniform(180, 300)) + across * (offset + width / 2)
+        if occupancy.free(foot + centre, height):
+            occupancy.add(foot + centre, height)
+            props.append(place_prop(row, *centre))
+        offset += width + float(rng.uniform(0, 60))
+    sampler = region_sampler(rng, (-160.0, -120.0, 160.0, 120.0))
+    for _ in range(int(rng.integers(1, 5))):
+        yaw = float(rng.uniform(0, 2 * math.pi))
+        prop = random_prop(rng, tile_like=True) if rng.random() < 0.5 else keyboard(rng, yaw)
+        placed = place_free(prop, occupancy, sampler, 16)
+        props += [placed] if placed is not None else []
+    return _photo_of_props(rng, size, props, angles, photo, "shelf")
+
+
+def _photo_of_props(
+    rng: np.random.Generator,
+    size: tuple[int, int],
+    props: list[Prop],
+    angles: tuple[float, float, float],
+    photo: bool,
+    kind: str,
+) -> dict[str, object]:
+    """A photo of ``props`` alone from a camera turned by ``angles``: the parts of a scene with no tile."""
+    from datasets.synth.scene import lit_canvas
+
+    points = np.vstack([prop.corners() for prop in props]) if props else np.zeros((1, 3))
     width = size[0]
     focal = (width / 2) / math.tan(math.radians(rng.uniform(50, 72)) / 2)
     rotation = look_rotation(*angles)
@@ -173,5 +217,5 @@ def render_empty(rng: np.random.Generator, size: tuple[int, int], photo: bool = 
         "ignored": (),
         "tile_source": "none",
         "photo": params if photo else None,
-        "extra": {"player_ok": True, "tile_px": 0.0, "kind": "empty"},
+        "extra": {"player_ok": True, "tile_px": 0.0, "kind": kind},
     }

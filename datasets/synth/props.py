@@ -1,6 +1,6 @@
-"""Distractors on the table (never labelled): coins, chips, playing cards, phones, dice, cups, boxes, and the
+"""Distractors on the table (never labelled): coins, chips, playing cards, phones, dice, cups, boxes, the
 tile-like things a localiser must learn are not tiles (``random_prop(rng, tile_like=True)``): keyboards,
-dominoes, printed pages."""
+dominoes, printed pages, and rows of books standing with their spines out (``book_row``)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ import cv2
 import numpy as np
 
 from datasets.synth.camera import Camera
+from datasets.synth.fonts import cjk_fonts, fitted_glyph
 from datasets.synth.ink import Colour, Ink, as_colour, scaled
 from datasets.synth.layout import Occupancy, Sampler, rectangle
-from datasets.synth.tile_body import Body, Canvas, Light, Texture, flat_axes, make_texture
+from datasets.synth.tile_body import Body, Canvas, Light, Texture, flat_axes, make_texture, stand_axes
 
 
 @dataclass
@@ -80,7 +81,7 @@ def random_prop(rng: np.random.Generator, tile_like: bool = False) -> Prop:
         kind = TILE_LIKE[int(rng.choice(len(TILE_LIKE), p=_TILE_LIKE_P))]
         yaw = float(rng.uniform(0, 2 * math.pi))
         if kind == "keyboard":
-            return _keyboard(rng, yaw)
+            return keyboard(rng, yaw)
         if kind == "domino":
             ivory = rng.random() < 0.6
             body = (242, 238, 225) if ivory else (25, 25, 30)
@@ -154,7 +155,11 @@ def place_prop(prop: Prop, x: float, y: float) -> Prop:
             x, y, prop.radius, prop.height, prop.top, prop.side, prop.inner, prop.inner_radius, prop.hole
         )
     w, h, _ = prop.size
-    origin = np.array([x, y, prop.origin[2]]) - prop.axes[0] * w / 2 - prop.axes[1] * h / 2
+    if _standing(prop):  # its footprint's centre moved to (x, y), its foot left on the table
+        centre = prop.corners()[:, :2].mean(axis=0)
+        origin = prop.origin + np.array([x - centre[0], y - centre[1], 0.0])
+    else:
+        origin = np.array([x, y, prop.origin[2]]) - prop.axes[0] * w / 2 - prop.axes[1] * h / 2
     return Body(
         origin, prop.axes, prop.size, prop.front, prop.back, prop.side_front, prop.side_back, prop.split
     )
@@ -180,8 +185,16 @@ def prop_footprint(prop: Prop) -> tuple[np.ndarray, float]:
     if isinstance(prop, Disc):
         return prop.footprint() - [prop.x, prop.y], prop.height
     w, h, d = prop.size
+    if _standing(prop):  # corners with v = 0 (index u + 2v + 4w) lie on the table
+        foot = prop.corners()[[0, 1, 5, 4], :2]
+        return foot - foot.mean(axis=0), h
     yaw = math.atan2(prop.axes[0][1], prop.axes[0][0])
     return rectangle(0, 0, w, h, yaw), d
+
+
+def _standing(body: Body) -> bool:
+    """Whether the body's face stands upright (its up axis ``b`` vertical), as a row of books does."""
+    return abs(float(body.axes[1][2])) > 0.5
 
 
 def _card_texture(rng: np.random.Generator) -> Texture:
@@ -245,7 +258,7 @@ _KEY_LABELS = (
 )
 
 
-def _keyboard(rng: np.random.Generator, yaw: float) -> Body:
+def keyboard(rng: np.random.Generator, yaw: float) -> Body:
     """A laptop's or desk keyboard: rows of square keys (each about 16 mm, near a tile's size), labelled."""
     width, height = float(rng.uniform(270, 360)), float(rng.uniform(95, 130))
     dark = rng.random() < 0.6
@@ -308,8 +321,6 @@ _PRINTED = "一二三四五六七八九万筒条萬東南西北中發"
 
 def _page_texture(rng: np.random.Generator) -> Texture:
     """A printed page: lines of words, now and then a tile's name in large CJK type (万, 筒, 条 ...)."""
-    from datasets.synth.fonts import cjk_fonts, fitted_glyph
-
     ink = Ink(296, 420)
     ink.rect(0, 0, 296, 420, (240, 240, 234))
     fonts = cjk_fonts()
@@ -335,3 +346,79 @@ def _texture(ink: Ink) -> Texture:
     rgba = ink.rgba.astype(np.float32)
     rgba[..., 3] /= 255.0
     return make_texture(rgba)
+
+
+_SPINE_CJK = "一二三四五六七八九十万筒条萬中国历史文学小说诗集全书新论语记"
+_SPINE_INKS = ((240, 235, 220), (20, 20, 25), (210, 170, 60), (200, 40, 40))
+
+
+def book_row(rng: np.random.Generator, yaw: float) -> Body:
+    """Books standing side by side on the table, their spines facing ``yaw`` (``tile_body.stand_axes``): a
+    shelf's row as a webcam at table height sees it behind a hand, each spine a colour, its title in stacked
+    CJK type (often a tile's numeral or suit) or Latin type turned along it, now and then a round logo."""
+    width, height = float(rng.uniform(180, 420)), float(rng.uniform(150, 260))
+    depth = float(rng.uniform(120, 200))
+    scale = 3  # texture pixels a millimetre
+    ink = Ink(int(width * scale), int(height * scale))
+    back = as_colour(rng.integers(25, 90, 3))
+    ink.rect(0, 0, ink.width, ink.height, back)
+    fonts = cjk_fonts()
+    x = 0.0
+    while x < width - 6:
+        spine = min(float(rng.uniform(12, 45)), width - x)
+        tall = height * float(rng.uniform(0.7, 1.0))
+        top = height - tall
+        colour = as_colour(rng.integers(20, 235, 3))
+        x0, x1 = x * scale, (x + spine) * scale
+        ink.rect(x0, top * scale, x1, height * scale, colour)
+        text_ink = _SPINE_INKS[int(rng.integers(len(_SPINE_INKS)))]
+        if rng.random() < 0.4:  # a band across the spine
+            y = top + tall * float(rng.uniform(0.05, 0.8))
+            ink.rect(x0, y * scale, x1, (y + tall * 0.06) * scale, text_ink)
+        side = spine * 0.7
+        if fonts and rng.random() < 0.6:
+            y = top + tall * 0.12
+            for _ in range(int(rng.integers(2, 7))):
+                if y + side > height - tall * 0.15:
+                    break
+                char = _SPINE_CJK[int(rng.integers(len(_SPINE_CJK)))]
+                glyph = fitted_glyph(fonts[0], char, int(side * scale), int(side * scale))
+                if glyph is not None:
+                    ink.coverage(glyph, (x + spine * 0.15) * scale, y * scale, text_ink)
+                y += side * 1.15
+        else:
+            _turned_title(
+                ink, rng, x0, x1, (top + tall * 0.1) * scale, (height - tall * 0.15) * scale, text_ink
+            )
+        if rng.random() < 0.3:  # a publisher's round logo near the foot
+            ink.circle((x + spine / 2) * scale, (height - tall * 0.07) * scale, side * 0.3 * scale, text_ink)
+        x += spine
+    body = _scale(back, 0.8)
+    return Body(np.zeros(3), stand_axes(yaw), (width, height, depth), _texture(ink), body, body, body, 1.0)
+
+
+def _turned_title(
+    ink: Ink, rng: np.random.Generator, x0: float, x1: float, y0: float, y1: float, colour: Colour
+) -> None:
+    """A Latin title written along a spine (x0..x1 across, y0..y1 along it), read with the head tilted."""
+    across, along = int(x1 - x0), int(y1 - y0)
+    if across < 6 or along < 20:
+        return
+    strip = np.zeros((across, along, 4), np.uint8)
+    words = "".join(chr(int(c)) for c in rng.integers(65, 91, int(rng.integers(6, 16))))
+    cv2.putText(
+        strip,
+        words,
+        (2, int(across * 0.72)),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        across / 40,
+        (*colour, 255),
+        2,
+        cv2.LINE_AA,
+    )
+    turned = np.rot90(strip, -1 if rng.random() < 0.5 else 1)
+    alpha = turned[..., 3:].astype(np.float32) / 255.0
+    roi = ink.rgba[int(y0) : int(y0) + along, int(x0) : int(x0) + across]
+    shown = turned[: roi.shape[0], : roi.shape[1]]
+    a = alpha[: roi.shape[0], : roi.shape[1]]
+    roi[:] = (roi * (1 - a) + shown * a + 0.5).astype(np.uint8)

@@ -27,7 +27,7 @@ from datasets.synth.clutter import Clutter, place_clutter
 from datasets.synth.hands import random_hand
 from datasets.synth.layout import SIDE, STAND, UP, Placed, TileDims, player_layout
 from datasets.synth.look import RED_FIVES_P, TileLook, random_look
-from datasets.synth.loose import LOOSE_RED_FIVES_P, render_closeup, render_empty, split_side
+from datasets.synth.loose import LOOSE_RED_FIVES_P, render_closeup, render_empty, render_shelf, split_side
 from datasets.synth.photo import PhotoParams, photograph, plain_photo_params, random_photo_params
 from datasets.synth.props import Disc, draw_disc
 from datasets.synth.table import TableGeometry, TableLook, apply_shadows, random_table_look, render_table
@@ -60,7 +60,8 @@ class SceneOptions:
     set_seed: int | None = None
     # hand: the player's hand and the table around it; loose: as hand, with tiles lying loose around it at any
     # angle (red fives, piles, tiles on a long edge) and tile-like props; closeup: a few big loose tiles
-    # filling the frame, no hand; empty: tile-like props alone, no tile (``datasets.synth.loose``)
+    # filling the frame, no hand; empty: tile-like props alone, no tile; shelf: rows of books behind a
+    # keyboard, seen from near the table's height, no tile (``datasets.synth.loose``)
     kind: str = "hand"
 
 
@@ -304,9 +305,10 @@ _KINDS: dict[str, Render] = {
         )
     ),
     "empty": _without_hand(lambda rng, size, sources, o: render_empty(rng, size, o.photo)),
+    "shelf": _without_hand(lambda rng, size, sources, o: render_shelf(rng, size, o.photo)),
     "calibration": _without_hand(_calibration_parts),
 }
-SCENE_KINDS = ("hand", "loose", "closeup", "empty")
+SCENE_KINDS = ("hand", "loose", "closeup", "empty", "shelf")
 
 
 def lit_canvas(
