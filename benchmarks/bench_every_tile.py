@@ -14,6 +14,11 @@ tables): the whole detector (localiser and classifier) on every photo, against t
 - photos with no false box (the target for tables with no tile: 95%);
 - exact suited: the photos whose suited tiles found, as a multiset of faces, are those labelled face up;
 - the median time a photo takes (decoding included).
+
+With ``--real DIR [--split S]`` (a dataset of this project's layout, its photos of real tables): the strips
+of each photo beyond every labelled box (honours and other don't-care tiles included), at least
+``BACKGROUND_SIDE`` pixels across, are read as photos of their own: real clutter and table with no tile in
+it, which must give no box either.
 """
 
 from __future__ import annotations
@@ -84,6 +89,49 @@ def measure(folder: Path, detector: object, limit: int = 0) -> list[PhotoResult]
     return results
 
 
+BACKGROUND_SIDE = 96  # a real photo's strip beyond its tiles read as a photo when this wide and tall
+
+
+def background_strips(pixels: np.ndarray, boxes: np.ndarray) -> list[np.ndarray]:
+    """The parts of a photo above, below, left and right of all its labelled ``boxes`` (a tenth of a tile's
+    height away from them), each at least ``BACKGROUND_SIDE`` pixels each way."""
+    height, width = pixels.shape[:2]
+    if not len(boxes):
+        return [pixels]
+    pad = 0.1 * float(np.median(boxes[:, 3] - boxes[:, 1]))
+    x1, y1 = (int(max(0.0, v - pad)) for v in boxes[:, :2].min(axis=0))
+    x2, y2 = (
+        int(min(limit, v + pad)) for v, limit in zip(boxes[:, 2:].max(axis=0), (width, height), strict=True)
+    )
+    strips = [pixels[:y1], pixels[y2:], pixels[:, :x1], pixels[:, x2:]]
+    return [s for s in strips if min(s.shape[:2]) >= BACKGROUND_SIDE]
+
+
+def measure_backgrounds(data: Path, split: str, detector: object) -> tuple[int, int, int]:
+    """(strips read, strips with no box, boxes found) over the real photos of ``split``."""
+    from PIL import Image
+
+    from datasets.yolo import read_yolo
+    from vision.images import Photo
+    from vision.reading import first_detections
+
+    strips = clean = boxes = 0
+    for item in read_yolo(data):
+        if item.split != split:
+            continue
+        with Image.open(item.image) as image:
+            pixels = np.asarray(image.convert("RGB"))
+        height, width = pixels.shape[:2]
+        labelled = np.array([b.xyxy(width, height) for b in item.boxes], np.float32).reshape(-1, 4)
+        for strip in background_strips(pixels, labelled):
+            strip = np.ascontiguousarray(strip)
+            found = first_detections(Photo(strip, (strip.shape[1], strip.shape[0])), detector)  # type: ignore[arg-type]
+            strips += 1
+            clean += len(found) == 0
+            boxes += len(found)
+    return strips, clean, boxes
+
+
 NEAR = ("hand", "meld", "stray")  # the player's tiles and those lying loose: not 20 px far tiles
 
 
@@ -112,7 +160,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("folders", type=Path, nargs="+")
+    parser.add_argument("folders", type=Path, nargs="*")
+    parser.add_argument(
+        "--real", type=Path, help="a dataset of real photos: read their strips beyond the tiles"
+    )
+    parser.add_argument("--split", default="val", help="with --real: which split (default val)")
     parser.add_argument(
         "--weights", type=Path, default=DEFAULT_WEIGHTS, help="the localiser (default: shipped)"
     )
@@ -120,6 +172,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="only the first N photos of each folder")
     args = parser.parse_args(argv)
     detector = reader(args.weights, classifier=args.classifier)  # a run's .pt checkpoint, or .onnx weights
+    if args.real is not None:
+        strips, clean, boxes = measure_backgrounds(args.real, args.split, detector)
+        share = clean / strips if strips else float("nan")
+        print(
+            f"{args.real} {args.split}: {strips} strips beyond the tiles, no box {share:.3f}, {boxes} boxes"
+        )
     for folder in args.folders:
         if not (folder / "scenes.jsonl").is_file():
             print(f"{folder}: no scenes.jsonl (smj dataset synth writes one)", file=sys.stderr)

@@ -66,3 +66,14 @@ def test_the_command_measures_a_folder_and_refuses_one_without_scenes(tmp_path: 
     )
     assert bench.main([str(tmp_path / "e")]) == 0
     assert bench.main([str(tmp_path)]) == 2
+
+
+def test_a_real_photo_s_strips_beyond_its_tiles_are_read_as_photos_of_no_tile() -> None:
+    pixels = np.zeros((400, 600, 3), np.uint8)
+    tiles = np.array([[200, 150, 240, 210], [250, 150, 290, 210]], np.float32)  # a row in the middle
+    strips = bench.background_strips(pixels, tiles)
+    # above (144 px), below (184 px), left (194 px) and right (304 px), each kept clear of the tiles by 6 px
+    assert sorted(s.shape[:2] for s in strips) == [(144, 600), (184, 600), (400, 194), (400, 304)]
+    narrow = bench.background_strips(pixels, np.array([[50, 50, 550, 350]], np.float32))
+    assert narrow == []  # no strip as much as 96 px across
+    assert [s.shape for s in bench.background_strips(pixels, np.zeros((0, 4), np.float32))] == [pixels.shape]
