@@ -377,6 +377,8 @@ def run_eval(args: argparse.Namespace) -> int:
             "map30",
             "precision",
             "recall",
+            "precision30",
+            "recall30",
             "exact_tiles_rate",
             "exact_near_labels_rate",
             "honour_as_suited",

@@ -64,8 +64,9 @@ def test_a_box_unlike_its_label_counts_only_in_the_loose_map30(tmp_path: Path) -
     assert result.map30 == pytest.approx(1.0)
     assert result.map50 < 0.02 and result.map50_95 < 0.02  # (the 101-point curve starts at precision 1)
     assert result.precision == 0.0 and result.recall == 0.0  # the operating figures match at IoU 0.5
+    assert result.precision30 == 1.0 and result.recall30 == 1.0  # ... and again at IoU 0.3
     assert result.exact_tiles_rate == 1.0  # the multiset of tiles is right
-    assert result.summary()["map30"] == pytest.approx(1.0)
+    assert result.summary()["map30"] == pytest.approx(1.0) and result.summary()["precision30"] == 1.0
 
 
 def test_a_wrong_class_and_a_miss_lower_every_figure(tmp_path: Path) -> None:
@@ -76,8 +77,8 @@ def test_a_wrong_class_and_a_miss_lower_every_figure(tmp_path: Path) -> None:
     assert result.exact_tiles_rate == 0.0
     assert result.per_class_ap50["p5"] < 1.0
     assert result.per_class_ap50["m1"] == pytest.approx(1.0)
-    assert result.recall == pytest.approx(4 / 6)
-    assert result.precision == pytest.approx(4 / 5)
+    assert result.recall == pytest.approx(4 / 6) and result.recall30 == pytest.approx(4 / 6)
+    assert result.precision == pytest.approx(4 / 5) and result.precision30 == pytest.approx(4 / 5)
     assert result.map50 < 1.0
 
 

@@ -103,6 +103,10 @@ class Evaluation:
     # cover the hand but not the discards around it
     exact_near_labels_rate: float
     back_ap50: float | None
+    # precision and recall at the operating point matched at IoU 0.3: a box on a tile, read right, whatever
+    # its shape (the real photos box a tile's face, the shipped localiser all of the tile that shows)
+    precision30: float = 0.0
+    recall30: float = 0.0
     images: list[ImageResult] = field(default_factory=list)
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     conf: float = 0.55
@@ -118,6 +122,8 @@ class Evaluation:
             "map30": round(self.map30, 4),
             "precision": round(self.precision, 4),
             "recall": round(self.recall, 4),
+            "precision30": round(self.precision30, 4),
+            "recall30": round(self.recall30, 4),
             "conf": self.conf,
             "exact_tiles_rate": round(self.exact_tiles_rate, 4),
             "exact_near_labels_rate": round(self.exact_near_labels_rate, 4),
@@ -149,7 +155,7 @@ def evaluate(
         (len(DETECTOR_CLASSES) + 1, len(DETECTOR_CLASSES) + 1), np.int64
     )  # last = background
     honour_as_suited = 0
-    tp_at_conf = fp_at_conf = 0
+    tp_at_conf = fp_at_conf = tp30 = 0
     for item in images:
         photo = decode_photo(item.image)  # as every entry point decodes it: a large JPEG reduced
         # every box, ranked, for average precision; then what a user gets at the operating point
@@ -174,12 +180,11 @@ def evaluate(
         for c in SUITED:
             mask = (operating.class_ids == c) & ~ignored
             gt = gt_boxes[gt_classes == c]
-            hits = sum(
-                bool(flags[AT_50])
-                for _, flags in _ranked_matches(operating.boxes[mask], operating.confidences[mask], gt)
-            )
+            matches = _ranked_matches(operating.boxes[mask], operating.confidences[mask], gt)
+            hits = sum(bool(flags[AT_50]) for _, flags in matches)
             tp_at_conf += hits
             fp_at_conf += int(mask.sum()) - hits
+            tp30 += sum(bool(flags[0]) for _, flags in matches)
         _add_confusion(confusion, operating, gt_boxes, gt_classes, ignored)
         truth = Counter(int(c) for c in gt_classes if c < 27)
         found_tiles = Counter(int(c) for c in operating.class_ids[~ignored] if c < 27)
@@ -198,6 +203,8 @@ def evaluate(
         per_class_ap50={DETECTOR_CLASSES[c]: float(aps[c][AT_50]) for c in SUITED if c in aps},
         precision=tp_at_conf / max(tp_at_conf + fp_at_conf, 1),
         recall=tp_at_conf / max(total_truth, 1),
+        precision30=tp30 / max(tp_at_conf + fp_at_conf, 1),
+        recall30=tp30 / max(total_truth, 1),
         exact_tiles_rate=sum(r.exact for r in results) / max(len(results), 1),
         exact_near_labels_rate=sum(r.exact_near_labels for r in results) / max(len(results), 1),
         honour_as_suited=honour_as_suited,
