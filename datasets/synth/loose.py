@@ -166,16 +166,16 @@ def render_shelf(rng: np.random.Generator, size: tuple[int, int], photo: bool = 
     angles = (elevation, azimuth, math.radians(float(rng.normal(0, 5))))
     ahead = np.array([math.sin(azimuth), math.cos(azimuth)])
     across = np.array([ahead[1], -ahead[0]])
-    occupancy = Occupancy.around(-450, -450, 450, 450, np.array([0.0, 1.0]), math.radians(60))
+    occupancy = Occupancy.around(-450, -450, 450, 450, ahead, elevation)
     props: list[Prop] = []
     offset = float(rng.uniform(-250, 0))
     for _ in range(int(rng.integers(1, 4))):
         row = book_row(rng, -azimuth)
-        foot, height = prop_footprint(row)
+        foot, _ = prop_footprint(row)  # the floor behind a row is the row's own to hide: only its foot taken
         width = row.size[0]
-        centre = ahead * float(rng.uniform(180, 300)) + across * (offset + width / 2)
-        if occupancy.free(foot + centre, height):
-            occupancy.add(foot + centre, height)
+        centre = ahead * float(rng.uniform(150, 250)) + across * (offset + width / 2)
+        if occupancy.free(foot + centre, 0.0):
+            occupancy.add(foot + centre, 0.0)
             props.append(place_prop(row, *centre))
         offset += width + float(rng.uniform(0, 60))
     sampler = region_sampler(rng, (-160.0, -120.0, 160.0, 120.0))
