@@ -578,10 +578,14 @@ def run_crops(args: argparse.Namespace) -> int:
     from datasets.synth.art import ArtError
     from datasets.synth.face_crops import art_sets_in
     from datasets.synth.look import RED_FIVES_P
+    from datasets.windows import dont_care_regions
     from datasets.yolo import read_yolo
     from vision.contract import CLASSIFIER_CLASSES
 
-    sources = [CropSource.parse(spec, read_yolo(spec.split(":")[0])) for spec in args.data]
+    sources = [
+        CropSource.parse(spec, read_yolo(spec.split(":")[0]), dont_care_regions(spec.split(":")[0]))
+        for spec in args.data
+    ]
     if args.rendered < 0:
         raise DatasetError(f"--rendered {args.rendered}: a number of crops, 0 or more")
     if not sources and not args.rendered:

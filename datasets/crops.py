@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +25,7 @@ from datasets.labels import DatasetError, LabelledImage
 from datasets.synth.art import ArtSet
 from datasets.synth.face_crops import rendered_crops
 from datasets.synth.look import RED_FIVES_P
+from datasets.windows import Region
 from vision.contract import (
     BOX_MARGINS,
     CLASSIFIER_CLASSES,
@@ -182,6 +183,7 @@ def write_crops(
     false_alarms: int = 0,
     as_found: int = 0,
     localise: Localise | None = None,
+    dont_care: Mapping[str, Sequence[Region]] | None = None,
 ) -> Counter[str]:
     """Write crops of ``images`` under ``out/split/<class>/``; returns the count per class.
 
@@ -193,7 +195,8 @@ def write_crops(
     many pixels of the image are not cut; ``false_alarms``: at most this many ``none`` crops per image of
     boxes ``localise`` finds on no labelled tile (``false_boxes``), photos of no tile included;
     ``as_found``: at most this many crops per image of the boxes ``localise`` finds on labelled tiles, named
-    as the tile (``found_on_tiles``).
+    as the tile (``found_on_tiles``). ``dont_care``: outlines by image file name that no ``none`` crop
+    is cut on (a tile on its long edge is neither a tile nor no tile).
     """
     rng = random.Random(seed)
     root = Path(out) / split
@@ -211,7 +214,9 @@ def write_crops(
             chosen = rng.sample(chosen, per_image)
         classes = [item.boxes[i].class_id for i in chosen for _ in range(copies)]
         boxes = np.repeat(all_boxes[chosen], copies, axis=0)
-        extra = _background_boxes(rng, item, all_boxes, background)
+        ignored = np.array((dont_care or {}).get(item.image.name, ()), np.float32).reshape(-1, 4)
+        taken = np.concatenate([all_boxes, ignored])  # what no ``none`` crop may be cut on
+        extra = _background_boxes(rng, item, taken, background)
         if straddles:
             between = straddling_boxes(all_boxes)
             picked = rng.sample(range(len(between)), min(straddles, len(between)))
@@ -221,7 +226,7 @@ def write_crops(
             extra = np.concatenate([extra, part_boxes(rng, all_boxes[faces], parts)])
         found = localise(pixels) if (false_alarms or as_found) and localise is not None else None
         if false_alarms and found is not None:
-            wrong = false_boxes(found, all_boxes)
+            wrong = false_boxes(found, taken)
             picked = rng.sample(range(len(wrong)), min(false_alarms, len(wrong)))
             extra = np.concatenate([extra, wrong[picked]])
         if as_found and found is not None:  # after the labelled boxes, whose crops may be turned along rows
@@ -293,11 +298,19 @@ class CropSource:
     images: Sequence[LabelledImage]
     copies: int = 1
     per_image: int | None = None
+    # don't-care outlines by image file name (a synthetic scene's tiles on their long edge, slivers of tiles
+    # under others: ``datasets.windows.dont_care_regions``): never cut as ``none``
+    dont_care: Mapping[str, Sequence[Region]] = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, spec: str, images: Sequence[LabelledImage]) -> CropSource:
-        """``DIR[:COPIES[:PER_IMAGE]]`` (the folder part already read into ``images``); PER_IMAGE 0 cuts
-        no tile, only the ``none`` crops."""
+    def parse(
+        cls,
+        spec: str,
+        images: Sequence[LabelledImage],
+        dont_care: Mapping[str, Sequence[Region]] | None = None,
+    ) -> CropSource:
+        """``DIR[:COPIES[:PER_IMAGE]]`` (the folder part already read into ``images``, its don't-care outlines
+        into ``dont_care``); PER_IMAGE 0 cuts no tile, only the ``none`` crops."""
         parts = spec.split(":")[1:]
         try:
             copies = int(parts[0]) if parts and parts[0] else 1
@@ -306,7 +319,7 @@ class CropSource:
             raise DatasetError(f"{spec!r}: expected DIR[:COPIES[:PER_IMAGE]] with whole numbers") from None
         if copies < 1 or (per_image is not None and per_image < 0):
             raise DatasetError(f"{spec!r}: COPIES must be at least 1, PER_IMAGE at least 0 (none crops only)")
-        return cls(images, copies, per_image)
+        return cls(images, copies, per_image, dont_care or {})
 
 
 def build_crop_dataset(
@@ -358,6 +371,7 @@ def build_crop_dataset(
             false_alarms=false_alarms,
             as_found=as_found,
             localise=localise,
+            dont_care=source.dont_care,
         )
         counts["val"] += write_crops(
             val, out, split="val", augment=False, background=1, seed=seed + number, size=size

@@ -464,6 +464,35 @@ def test_false_alarms_are_cut_as_none_crops_even_from_photos_of_no_tile(tmp_path
     assert counts["train"]["m5"] == background["train"]["m5"] == 1
 
 
+def test_a_false_alarm_on_a_dont_care_tile_is_never_cut_as_none(tmp_path: Path) -> None:
+    """A box the localiser finds on a tile lying on its long edge (a scene's don't-care outline) is neither
+    a tile nor no tile: it is not taught as ``none``, while a box on nothing still is."""
+    from datasets.crops import write_crops
+
+    path = tmp_path / "edge.png"
+    Image.fromarray(np.full((200, 300, 3), 40, np.uint8)).save(path)
+    photo = LabelledImage(path, (), 300, 200, source="edge", split="train")
+    on_edge, on_nothing = [20.0, 20.0, 60.0, 70.0], [200.0, 100.0, 240.0, 150.0]
+
+    def localise(pixels: np.ndarray) -> np.ndarray:
+        return np.array([on_edge, on_nothing], np.float32)
+
+    def cut(dont_care: dict[str, list[tuple[float, float, float, float]]], out: str) -> int:
+        counts = write_crops(
+            [photo],
+            tmp_path / out,
+            split="train",
+            background=0,
+            false_alarms=5,
+            localise=localise,
+            dont_care=dont_care,
+        )
+        return counts["none"]
+
+    assert cut({}, "all") == 2
+    assert cut({"edge.png": [(18.0, 18.0, 62.0, 72.0)]}, "kept") == 1  # the box on nothing alone
+
+
 def test_dont_care_regions_are_greyed_out_of_the_windows_but_never_a_labelled_tile(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
