@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scoring.tiles import CLASS_NAMES as SUITED
 from vision.detect.boxes import box_iou
 from vision.detect.detector import DEFAULT_WEIGHTS, Detector
 from vision.detections import CLASS_IDS, Detections
@@ -16,7 +15,6 @@ from vision.images import load_photo
 from vision.reading import first_detections
 
 PHOTOS = Path(__file__).resolve().parent / "photos"
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 FIVES = {CLASS_IDS[name] for name in ("m5", "p5", "s5")}
 pytestmark = pytest.mark.skipif(not DEFAULT_WEIGHTS.is_file(), reason="no shipped model in models/")
 
@@ -54,37 +52,6 @@ def test_a_table_of_tile_like_things_alone_gives_no_tile(detector: Detector) -> 
     scene, found = _read(detector, "distractors")
     assert scene["boxes"] == [] and scene["hand"] is None
     assert len(found) == 0, f"{len(found)} boxes on a keyboard, dice, a domino and a printed page"
-
-
-def test_a_table_by_a_bookshelf_gives_no_tile(detector: Detector) -> None:
-    scene, found = _read(detector, "shelf")
-    assert scene["boxes"] == [] and scene["hand"] is None
-    assert len(found) == 0, f"{len(found)} boxes on book spines, a keyboard and a die"
-
-
-def test_a_single_pip_of_a_dotted_tile_is_no_tile(detector: Detector) -> None:
-    """Each ninth of a 9 筒's face (three by three: a pip each) and of a 6 筒's, boxed alone as the
-    localiser boxes a pip now and then, is read as no tile, never as a suited tile (a 1 筒, a 2 筒)."""
-    from vision.contract import NONE
-
-    assert detector.classifier is not None
-    dotted = ((PHOTOS / "red_fives_loose.json", "p9"), (EXAMPLES / "hand.json", "p6"))
-    read = 0
-    for record, name in dotted:
-        scene = json.loads(record.read_text(encoding="utf-8"))
-        pixels = load_photo(record.parent / scene["image"]).pixels
-        for x1, y1, x2, y2 in (b["box"] for b in scene["boxes"] if b["cls"] == CLASS_IDS[name]):
-            w, h = (x2 - x1) / 3, (y2 - y1) / 3
-            ninths = [
-                [x1 + i * w, y1 + j * h, x1 + (i + 1) * w, y1 + (j + 1) * h]
-                for i in range(3)
-                for j in range(3)
-            ]
-            named = detector.classifier.read(pixels, np.array(ninths, np.float32)).argmax(axis=1)
-            assert (named < len(SUITED)).sum() == 0, f"a pip of the {name} in {record.name} read as a tile"
-            assert (named == NONE).sum() >= 8
-            read += 1
-    assert read >= 3
 
 
 def test_big_tiles_filling_the_frame_each_get_one_box(detector: Detector) -> None:
