@@ -223,6 +223,24 @@ def test_split_is_deterministic_and_stable(smj, dataset: Path, tmp_path: Path):
     assert {i.stem: i.split for i in read_yolo(dataset)} == a
 
 
+def test_split_keeps_a_synthetic_dataset_s_scenes_pointing_at_their_images(smj, tmp_path: Path, capsys):
+    """The benchmarks read each scene's truth from scenes.jsonl: after a split, in place or to a copy, every
+    scene names its image where it now lies."""
+    import json
+
+    scenes = tmp_path / "scenes"
+    rendered = ["dataset", "synth", "--out", str(scenes), "--n", "6", "--seed", "3", "--size", "160x120"]
+    assert smj(rendered) == 0
+    copy = tmp_path / "copy"
+    assert smj(["dataset", "split", str(scenes), "--ratios", "0.5,0.5", "--out", str(copy)]) == 0
+    assert smj(["dataset", "split", str(scenes), "--ratios", "0.5,0.5"]) == 0
+    for root in (scenes, copy):
+        rows = [json.loads(line) for line in (root / "scenes.jsonl").read_text(encoding="utf-8").splitlines()]
+        assert len(rows) == 6 and {Path(row["image"]).parts[1] for row in rows} == {"train", "val"}
+        assert all((root / row["image"]).is_file() for row in rows)
+    capsys.readouterr()
+
+
 def test_split_follows_sources_csv(smj, dataset: Path):
     text = (dataset / "sources.csv").read_text()
     for s in range(1, 12):  # every image now comes from one photo: all must land together
