@@ -172,3 +172,22 @@ def test_a_night_at_the_table_on_the_page(server: str, tmp_path: Path) -> None:
         page.locator("#round-new").click()  # the first phone, on the table it read before
         expect(page.locator("#table-round")).to_contain_text("Round 3")
         page.screenshot(path=str(tmp_path / "table_second_phone.png"), full_page=True)
+
+
+def test_a_win_s_flags_are_listed_as_players_say_them(server: str, tmp_path: Path) -> None:
+    """杠上炮 in the round's list of events, not the API's ``gang_shang_pao``."""
+    with sync_playwright() as playwright:
+        page = phone(playwright, tmp_path / "phone", server)
+        page.locator("#table-new summary").click()
+        for seat, name in enumerate(["Ann", "Bo", "Cai", "Dee"]):
+            page.locator('#table-new input[name="seat"]').nth(seat).fill(name)
+        page.locator("#table-create").click()
+        page.locator("#round-new").click()
+        _kong(page, 1, "concealed", "7s")
+        _record(page, tmp_path, "flag_kong")
+        _win(page, {0: ("fan", "1")}, discarder=1)
+        page.locator("#table-form label", has_text="杠上炮").locator("input").check()
+        _record(page, tmp_path, "flag_win")
+        events = page.locator("#table-rounds")
+        expect(events).to_contain_text("杠上炮")
+        expect(events).not_to_contain_text("gang_shang_pao")

@@ -127,6 +127,12 @@
     return won;
   }
 
+  // a win's flag as the players say it (杠上炮), not as the API spells it (gang_shang_pao)
+  function flagName(key) {
+    const condition = page().conditions().find((c) => c.key === key);
+    return condition ? condition.name_zh : key;
+  }
+
   function describe(event) {
     if (event.type === "kong") {
       const from = event.kind === "direct" && event.discarder !== undefined ? `, ${name(seatOf(event.discarder))} 放杠 discarded it` : "";
@@ -135,7 +141,7 @@
     if (event.type === "win") {
       const winners = (event.winners || [event]).map((w) => `${name(seatOf(w.player))}${w.fan !== undefined ? ` ${w.fan} 番` : ""}`);
       const how = event.self_drawn ? "自摸 self-drawn" : `点炮 on ${name(seatOf(event.discarder))}'s discard`;
-      const flags = page().winFlags().filter((flag) => event[flag]).join(" ");
+      const flags = page().winFlags().filter((flag) => event[flag]).map(flagName).join(" ");
       return `胡 ${winners.join(" + ")} ${how} ${flags}`.trim();
     }
     if (event.type === "end") return event.reason === "wall_exhausted" ? "流局 the wall ran out" : "三家胡 three have won";
