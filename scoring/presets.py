@@ -148,9 +148,9 @@ SICHUAN_BLOODY = replace(
     CHENGDU,
     name="sichuan_bloody",
     description=(
-        'The English "Sichuan Bloody Rules": as chengdu, capped at 3 fan; 金钩钓 (+1) for any 对对胡 won '
-        "on the pair, 海底 +1; 自摸加底; a 花猪 pays the cap to every other seat; 查叫 counts no kong "
-        "fan; 退税 repays players who have won since."
+        '四川血战 英文版 (the English "Sichuan Bloody Rules"): as chengdu, capped at 3 fan; 金钩钓 (+1) for '
+        "any 对对胡 won on the pair, 海底 +1; 自摸加底; a 花猪 pays the cap to every other seat; 查叫 counts "
+        "no kong fan; 退税 repays players who have won since."
     ),
     cap=3,
     values={

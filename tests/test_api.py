@@ -661,6 +661,9 @@ def test_the_page_is_served_with_nothing_from_elsewhere(client: TestClient) -> N
             f"{asset} refers to something elsewhere"
         )
     assert not re.search(r"https?://", page.text)
+    consent = re.search(r'<label class="consent">(.*?)</label>', page.text, re.S)
+    assert consent is not None and "Save this photo" in consent.group(1)
+    assert re.search(r"[\u4e00-\u9fff]", consent.group(1))  # said in Chinese too
 
 
 def test_openapi_documents_the_versioned_api(client: TestClient) -> None:

@@ -26,6 +26,9 @@ def test_preset_names() -> None:
     assert DEFAULT_PRESET == "chengdu"
     for name, rules in PRESETS.items():
         assert get_preset(name) is rules and rules.name == name and rules.description
+        # the page shows a preset by its description's head: in Chinese, as the players say it
+        title = rules.description.split(":")[0]
+        assert any("\u4e00" <= char <= "\u9fff" for char in title), f"{name}: {title!r} has no Chinese"
 
 
 def test_unknown_preset_lists_the_valid_ones() -> None:
