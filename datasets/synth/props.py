@@ -13,7 +13,7 @@ import numpy as np
 from datasets.synth.camera import Camera
 from datasets.synth.fonts import cjk_fonts, fitted_glyph
 from datasets.synth.ink import Colour, Ink, as_colour, scaled
-from datasets.synth.layout import Occupancy, Sampler, rectangle
+from datasets.synth.layout import Occupancy, Sampler
 from datasets.synth.tile_body import Body, Canvas, Light, Texture, flat_axes, make_texture, stand_axes
 
 
@@ -154,12 +154,8 @@ def place_prop(prop: Prop, x: float, y: float) -> Prop:
         return Disc(
             x, y, prop.radius, prop.height, prop.top, prop.side, prop.inner, prop.inner_radius, prop.hole
         )
-    w, h, _ = prop.size
-    if _standing(prop):  # its footprint's centre moved to (x, y), its foot left on the table
-        centre = prop.corners()[:, :2].mean(axis=0)
-        origin = prop.origin + np.array([x - centre[0], y - centre[1], 0.0])
-    else:
-        origin = np.array([x, y, prop.origin[2]]) - prop.axes[0] * w / 2 - prop.axes[1] * h / 2
+    centre = prop.corners()[:, :2].mean(axis=0)  # moved over the table to (x, y), its height kept
+    origin = prop.origin + np.array([x - centre[0], y - centre[1], 0.0])
     return Body(
         origin, prop.axes, prop.size, prop.front, prop.back, prop.side_front, prop.side_back, prop.split
     )
@@ -184,17 +180,10 @@ def prop_footprint(prop: Prop) -> tuple[np.ndarray, float]:
     """The prop's outline on the table (around its own centre) and its height."""
     if isinstance(prop, Disc):
         return prop.footprint() - [prop.x, prop.y], prop.height
-    w, h, d = prop.size
-    if _standing(prop):  # corners with v = 0 (index u + 2v + 4w) lie on the table
-        foot = prop.corners()[[0, 1, 5, 4], :2]
-        return foot - foot.mean(axis=0), h
-    yaw = math.atan2(prop.axes[0][1], prop.axes[0][0])
-    return rectangle(0, 0, w, h, yaw), d
-
-
-def _standing(body: Body) -> bool:
-    """Whether the body's face stands upright (its up axis ``b`` vertical), as a row of books does."""
-    return abs(float(body.axes[1][2])) > 0.5
+    corners = prop.corners()
+    low = corners[:, 2] <= corners[:, 2].min() + 1e-6  # the four corners on the table, lying or standing
+    foot = corners[low, :2] - corners[low, :2].mean(axis=0)
+    return foot[np.argsort(np.arctan2(foot[:, 1], foot[:, 0]))], float(np.ptp(corners[:, 2]))
 
 
 def _card_texture(rng: np.random.Generator) -> Texture:
@@ -404,21 +393,10 @@ def _turned_title(
     across, along = int(x1 - x0), int(y1 - y0)
     if across < 6 or along < 20:
         return
-    strip = np.zeros((across, along, 4), np.uint8)
+    strip = np.zeros((across, along), np.uint8)
     words = "".join(chr(int(c)) for c in rng.integers(65, 91, int(rng.integers(6, 16))))
     cv2.putText(
-        strip,
-        words,
-        (2, int(across * 0.72)),
-        cv2.FONT_HERSHEY_SIMPLEX,
-        across / 40,
-        (*colour, 255),
-        2,
-        cv2.LINE_AA,
+        strip, words, (2, int(across * 0.72)), cv2.FONT_HERSHEY_SIMPLEX, across / 40, 255, 2, cv2.LINE_AA
     )
-    turned = np.rot90(strip, -1 if rng.random() < 0.5 else 1)
-    alpha = turned[..., 3:].astype(np.float32) / 255.0
-    roi = ink.rgba[int(y0) : int(y0) + along, int(x0) : int(x0) + across]
-    shown = turned[: roi.shape[0], : roi.shape[1]]
-    a = alpha[: roi.shape[0], : roi.shape[1]]
-    roi[:] = (roi * (1 - a) + shown * a + 0.5).astype(np.uint8)
+    turned = np.rot90(strip, -1 if rng.random() < 0.5 else 1).astype(np.float32) / 255.0
+    ink.coverage(turned, x0, y0, colour)
