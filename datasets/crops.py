@@ -138,31 +138,21 @@ def part_boxes(rng: random.Random, boxes: np.ndarray, count: int) -> np.ndarray:
         x1, y1, x2, y2 = (float(v) for v in boxes[rng.choice(list(legible))])
         w, h = x2 - x1, y2 - y1
         kind = rng.choices(kinds, weights)[0]
-        if kind == "half":
-            side = rng.randrange(4)
-            if side < 2:  # the upper or the lower half
-                top = y1 if side == 0 else y1 + h / 2
-                found.append([x1, top, x2, top + h / 2])
-            else:
-                left = x1 if side == 2 else x1 + w / 2
-                found.append([left, y1, left + w / 2, y2])
-        elif kind == "pip":
+        if kind == "pip":
             pip = w * rng.uniform(0.25, 0.4)
-            x, y = (
-                rng.uniform(x1 + 0.08 * w, x2 - 0.08 * w - pip),
-                rng.uniform(y1 + 0.08 * h, y2 - 0.08 * h - pip),
-            )
+            x = rng.uniform(x1 + 0.08 * w, x2 - 0.08 * w - pip)
+            y = rng.uniform(y1 + 0.08 * h, y2 - 0.08 * h - pip)
             found.append([x, y, x + pip, y + pip])
-        else:
-            share = rng.uniform(0.2, 0.35)
-            if rng.random() < 0.5:
-                found.append(
-                    [x1, y1, x1 + share * w, y2] if rng.random() < 0.5 else [x2 - share * w, y1, x2, y2]
-                )
-            else:
-                found.append(
-                    [x1, y1, x2, y1 + share * h] if rng.random() < 0.5 else [x1, y2 - share * h, x2, y2]
-                )
+            continue
+        share = 0.5 if kind == "half" else rng.uniform(0.2, 0.35)
+        found.append(  # a strip of ``share`` of the tile along its top, bottom, left or right side
+            [
+                [x1, y1, x2, y1 + share * h],
+                [x1, y2 - share * h, x2, y2],
+                [x1, y1, x1 + share * w, y2],
+                [x2 - share * w, y1, x2, y2],
+            ][rng.randrange(4)]
+        )
     return np.array(found, np.float32).reshape(-1, 4)
 
 
