@@ -8,7 +8,6 @@ the requested ratios. Adding images of a new source never moves an existing sour
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from datasets.duplicates import DisjointSets, DuplicateGroup
 from datasets.labels import DatasetError, LabelledImage
+from datasets.scenes import SCENES, scene_rows, write_scene_rows
 
 SPLIT_NAMES = ("train", "val", "test")
 
@@ -132,23 +132,16 @@ def resplit(root: Path | str, ratios: Sequence[float], out: Path | str | None = 
 def _carry_scenes(root: Path, out: Path, assigned: Sequence[LabelledImage]) -> None:
     """A synthetic dataset's ``scenes.jsonl`` (what the benchmarks read a scene's truth from) written to
     ``out`` with each scene's image at its new place, ``images/<split>/<name>``; scenes whose image is not
-    in ``assigned`` are left out. A dataset without one is left as it is."""
-    scenes = root / "scenes.jsonl"
-    if not scenes.is_file():
+    in ``assigned`` (or that name none) are left out. A dataset without one is left as it is."""
+    if not (root / SCENES).is_file():
         return
     placed = {item.image.name: f"images/{item.split}/{item.image.name}" for item in assigned}
     rows = []
-    for number, line in enumerate(scenes.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            name = Path(str(row["image"])).name
-        except (ValueError, TypeError, KeyError) as error:
-            raise DatasetError(f"{scenes}:{number}: not a scene with its image ({error})") from None
+    for _, _, row in scene_rows(root):
+        name = Path(str(row.get("image", ""))).name
         if name in placed:
-            rows.append(json.dumps({**row, "image": placed[name]}, ensure_ascii=False, separators=(",", ":")))
-    (out / "scenes.jsonl").write_text("".join(f"{row}\n" for row in rows), encoding="utf-8")
+            rows.append({**row, "image": placed[name]})
+    write_scene_rows(out, rows)
 
 
 def _move_in_place(root: Path, assigned: Sequence[LabelledImage]) -> None:

@@ -11,7 +11,6 @@ under others) can be greyed out of the windows (``dont_care``), so they are neit
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -21,6 +20,7 @@ import numpy as np
 from PIL import Image
 
 from datasets.labels import Box, DatasetError, LabelledImage
+from datasets.scenes import scene_rows
 from datasets.yolo import write_yolo
 from vision.detect.looks import PAD_GREY
 from vision.detections import HONOUR
@@ -33,23 +33,17 @@ Region = tuple[float, float, float, float]  # x1, y1, x2, y2 in the image's pixe
 def dont_care_regions(folder: Path | str) -> dict[str, list[Region]]:
     """The don't-care outlines of a synthetic dataset's scenes (``scenes.jsonl``'s ``ignored``), by image file
     name; empty for a dataset without them (real photos, older scenes)."""
-    scenes = Path(folder) / "scenes.jsonl"
-    if not scenes.is_file():
-        return {}
     regions: dict[str, list[Region]] = {}
-    for number, line in enumerate(scenes.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
+    for path, number, row in scene_rows(folder):
         try:
-            row = json.loads(line)
             ignored = [
                 (float(x1), float(y1), float(x2), float(y2)) for x1, y1, x2, y2 in row.get("ignored") or ()
             ]
             if ignored:
                 regions[Path(row["image"]).name] = ignored
-        except (ValueError, TypeError, KeyError, AttributeError) as error:
+        except (ValueError, TypeError, KeyError) as error:
             raise DatasetError(
-                f"{scenes}:{number}: not a scene with its don't-care outlines ({error})"
+                f"{path}:{number}: not a scene with its don't-care outlines ({error})"
             ) from None
     return regions
 

@@ -241,6 +241,17 @@ def test_split_keeps_a_synthetic_dataset_s_scenes_pointing_at_their_images(smj, 
     capsys.readouterr()
 
 
+def test_a_broken_scenes_file_is_refused_naming_its_line(tmp_path: Path) -> None:
+    from datasets.labels import DatasetError
+    from datasets.scenes import scene_rows
+
+    assert list(scene_rows(tmp_path)) == []  # a dataset without scenes (real photos)
+    for text, line in (('{"image": "a.jpg"}\n\n{"image"\n', 3), ('["a.jpg"]\n', 1)):
+        (tmp_path / "scenes.jsonl").write_text(text, encoding="utf-8")
+        with pytest.raises(DatasetError, match=rf"scenes.jsonl:{line}: not a JSON scene"):
+            list(scene_rows(tmp_path))
+
+
 def test_split_follows_sources_csv(smj, dataset: Path):
     text = (dataset / "sources.csv").read_text()
     for s in range(1, 12):  # every image now comes from one photo: all must land together

@@ -22,6 +22,7 @@ import numpy as np
 from PIL import Image
 
 from datasets.labels import DatasetError
+from datasets.scenes import scene_line
 from datasets.synth.art import ArtSource
 from datasets.synth.scene import LABEL_BOXES, Scene, SceneOptions, render_scene
 from vision.detections import DETECTOR_CLASSES
@@ -165,7 +166,7 @@ def _render_one(index: int) -> str:
     record = scene.to_json(f"images/{name}.jpg", with_boxes=job.with_boxes)
     if job.options.set_seed is not None:  # one set in every scene: which (``smj dataset synth --set-seed``)
         record["set_seed"] = job.options.set_seed
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    return scene_line(record)
 
 
 def encode_jpeg(scene: Scene, orientation: int = 1) -> bytes:
