@@ -171,6 +171,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--classifier", type=Path, help="the tile classifier (default: shipped)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N photos of each folder")
     args = parser.parse_args(argv)
+    if not args.folders and args.real is None:
+        parser.error("give scene folders, --real DIR, or both")
     detector = reader(args.weights, classifier=args.classifier)  # a run's .pt checkpoint, or .onnx weights
     if args.real is not None:
         strips, clean, boxes = measure_backgrounds(args.real, args.split, detector)

@@ -582,9 +582,10 @@ def run_crops(args: argparse.Namespace) -> int:
     from datasets.yolo import read_yolo
     from vision.contract import CLASSIFIER_CLASSES
 
+    folders = [spec.split(":")[0] for spec in args.data]
     sources = [
-        CropSource.parse(spec, read_yolo(spec.split(":")[0]), dont_care_regions(spec.split(":")[0]))
-        for spec in args.data
+        CropSource.parse(spec, read_yolo(folder), dont_care_regions(folder))
+        for spec, folder in zip(args.data, folders, strict=True)
     ]
     if args.rendered < 0:
         raise DatasetError(f"--rendered {args.rendered}: a number of crops, 0 or more")

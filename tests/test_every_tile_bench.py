@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from bench_loader import load_benchmark
 
 from vision.detections import BACK
@@ -77,3 +78,9 @@ def test_a_real_photo_s_strips_beyond_its_tiles_are_read_as_photos_of_no_tile() 
     narrow = bench.background_strips(pixels, np.array([[50, 50, 550, 350]], np.float32))
     assert narrow == []  # no strip as much as 96 px across
     assert [s.shape for s in bench.background_strips(pixels, np.zeros((0, 4), np.float32))] == [pixels.shape]
+
+
+def test_the_benchmark_asked_for_nothing_says_what_to_give(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        bench.main([])
+    assert stopped.value.code == 2 and "--real DIR" in capsys.readouterr().err

@@ -317,10 +317,11 @@ class Detector:
         """
         height, width = pixels.shape[:2]
         first = looks.whole_photo(width, height, self._close_up_side(enlarged=enlarged))
-        found = self._look(pixels, first, conf, DEFAULT_IOU if iou is None else iou)
+        close_iou = DEFAULT_IOU if iou is None else iou
+        found = self._look(pixels, first, conf, close_iou)
         big = looks.large_tile(found[0], found[1], first.scale) if self.dynamic else None
         if big is not None:  # tiles larger than it trained on: seen again reduced to the trained size
-            farther = self._look(pixels, looks.farther_look(width, height, big), conf, iou or DEFAULT_IOU)
+            farther = self._look(pixels, looks.farther_look(width, height, big), conf, close_iou)
             if looks.confident_count(farther[1]) >= looks.confident_count(found[1]):
                 return Sought(*farther, close_up=True)
             return Sought(*found, close_up=True)
@@ -348,9 +349,8 @@ class Detector:
         elsewhere = (found[0][outside], found[1][outside], found[2][outside])
         closer = looks.closer_looks(region, tile, max_side)
         merged = self._merged(pixels, closer, conf, iou, elsewhere)
-        for _ in range(
-            looks.REFINES if self.dynamic else 0
-        ):  # its tiles measured again (vision.detect.looks)
+        # its tiles measured again in the closer looks (vision.detect.looks)
+        for _ in range(looks.REFINES if self.dynamic else 0):
             inner = looks.inside(merged[0], region)
             measured = looks.typical_tile(merged[0][inner], merged[1][inner])
             refined = looks.refined_tile(tile, measured, closer[0].scale)
