@@ -69,15 +69,21 @@ def _win(page: Page, winners: dict[int, tuple[str, str]], discarder: int | None)
     )
 
 
+def _open_table(page: Page, base: str | None = None) -> None:
+    """A new table of Ann, Bo, Cai and Dee (``base``: its stake, else the page's default), opened."""
+    page.locator("#table-new summary").click()
+    for seat, name in enumerate(["Ann", "Bo", "Cai", "Dee"]):
+        page.locator('#table-new input[name="seat"]').nth(seat).fill(name)
+    if base is not None:
+        page.fill("#table-base", base)
+    page.locator("#table-create").click()
+    expect(page.locator("#table-play")).to_be_visible()
+
+
 def test_a_night_at_the_table_on_the_page(server: str, tmp_path: Path) -> None:
     with sync_playwright() as playwright:
         page = phone(playwright, tmp_path / "phone1", server)
-        page.locator("#table-new summary").click()
-        for seat, name in enumerate(["Ann", "Bo", "Cai", "Dee"]):
-            page.locator('#table-new input[name="seat"]').nth(seat).fill(name)
-        page.fill("#table-base", "2")
-        page.locator("#table-create").click()
-        expect(page.locator("#table-play")).to_be_visible()
+        _open_table(page, base="2")
         code = page.locator("#table-info").inner_text().split("code ")[1].split(" ")[0]
         page.locator("#round-new").click()
         expect(page.locator("#event-kong")).to_be_visible()
@@ -178,10 +184,7 @@ def test_a_win_s_flags_are_listed_as_players_say_them(server: str, tmp_path: Pat
     """杠上炮 in the round's list of events, not the API's ``gang_shang_pao``."""
     with sync_playwright() as playwright:
         page = phone(playwright, tmp_path / "phone", server)
-        page.locator("#table-new summary").click()
-        for seat, name in enumerate(["Ann", "Bo", "Cai", "Dee"]):
-            page.locator('#table-new input[name="seat"]').nth(seat).fill(name)
-        page.locator("#table-create").click()
+        _open_table(page)
         page.locator("#round-new").click()
         _kong(page, 1, "concealed", "7s")
         _record(page, tmp_path, "flag_kong")
