@@ -114,7 +114,7 @@ QQ_XUEZHAN_7CAP = replace(
     QQ_XUEZHAN,
     name="qq_xuezhan_7cap",
     description=(
-        "QQ 血战 capped at 7 fan (极品): as qq_xuezhan, a hand of 7 fan or more scores 7; 直杠 pays 2 base."
+        "QQ 血战 极品 (7 fan cap): as qq_xuezhan, a hand of 7 fan or more scores 7; 直杠 pays 2 base."
     ),
     cap=7,
     # seed 004: 直杠 2 base from the discarder, 面下杠 1 and 暗杠 2 from each player still in
@@ -148,7 +148,7 @@ SICHUAN_BLOODY = replace(
     CHENGDU,
     name="sichuan_bloody",
     description=(
-        '四川血战 英文版 (the English "Sichuan Bloody Rules"): as chengdu, capped at 3 fan; 金钩钓 (+1) for '
+        '四川血战 英文版: the English "Sichuan Bloody Rules", as chengdu, capped at 3 fan; 金钩钓 (+1) for '
         "any 对对胡 won on the pair, 海底 +1; 自摸加底; a 花猪 pays the cap to every other seat; 查叫 counts "
         "no kong fan; 退税 repays players who have won since."
     ),

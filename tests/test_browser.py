@@ -296,6 +296,9 @@ def test_a_hand_typed_is_scored_without_a_photo(page: Page, tmp_path: Path) -> N
 
 
 def test_a_condition_that_scores_nothing_under_the_preset_says_so(page: Page, tmp_path: Path) -> None:
+    # every preset is named in Chinese in the list, as the players say it
+    for name in page.locator("#preset option").all_inner_texts():
+        assert re.search(r"[\u4e00-\u9fff]", name), f"{name!r} is not named in Chinese"
     page.fill("#typed-hand", "123345m66999p kong 2p win 6p")
     page.locator("#typed button[type=submit]").click()
     expect(page.get_by_test_id("total-fan")).to_have_text("1 番")
