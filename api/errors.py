@@ -12,6 +12,8 @@ code                        status  raised by
 ==========================  ======  ==============================================================
 ``invalid_request``         422     a body, form or query that does not fit the schema (FastAPI / pydantic)
 ``invalid_tile``            422     ``scoring.TileParseError``: text that is not a tile
+``typed_hand``              422     ``scoring.typed.TypedHandError``: a typed hand that is not tiles and meld
+                                    words (the message in Chinese and English names the word)
 ``unknown_preset``          422     ``scoring.UnknownPresetError``
 ``wrong_tile_count`` ...    422     an impossible hand (``ScoreError`` codes of ``scoring.errors``: wrong tile
                                     count, a fifth copy, the winning tile not in the hand, a contradictory
@@ -64,6 +66,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scoring import InvalidHandError, TileParseError, UnknownPresetError
 from scoring.settlement import RoundError
+from scoring.typed import TypedHandError
 from vision.images import ImageError
 
 log = logging.getLogger("api")
@@ -145,6 +148,10 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _tile(_: Request, error: TileParseError) -> JSONResponse:
         return error_response(422, "invalid_tile", str(error))
 
+    @app.exception_handler(TypedHandError)
+    async def _typed(_: Request, error: TypedHandError) -> JSONResponse:
+        return error_response(422, "typed_hand", str(error))
+
     @app.exception_handler(UnknownPresetError)
     async def _preset(_: Request, error: UnknownPresetError) -> JSONResponse:
         return error_response(422, "unknown_preset", str(error))
@@ -156,7 +163,8 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RoundError)
     async def _round(_: Request, error: RoundError) -> JSONResponse:
         where = f"event {error.event}: " if error.event is not None else ""
-        return error_response(422, error.code.value, where + error.message)
+        path = f"{error.path}: " if error.path else ""
+        return error_response(422, error.code.value, where + path + error.message)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, error: StarletteHTTPException) -> JSONResponse:

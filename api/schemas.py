@@ -26,7 +26,8 @@ from pydantic import (
 from scoring import Hand, Meld, MeldKind, WinContext
 from scoring.conditions import WIN_CONDITIONS
 from scoring.presets import DEFAULT_PRESET, PRESETS
-from scoring.tiles import CLASS_NAMES, TileParseError, parse_tile, parse_tiles
+from scoring.tiles import CLASS_NAMES, Tile, TileParseError, parse_tile, parse_tiles
+from scoring.typed import MAX_TYPED, parse_typed
 from vision.contract import CLASSIFIER_CLASSES
 from vision.detections import DETECTOR_CLASSES
 
@@ -142,6 +143,32 @@ class HandIn(_In):
             )
 
 
+TypedHandText = Annotated[
+    str,
+    Field(
+        max_length=MAX_TYPED,
+        description="the hand as a player types it (scoring.typed): tiles, then meld words and their tiles, "
+        "e.g. 123345m66999p kong 2p win 6p, or 12345m11p 碰3m 暗杠9m",
+        examples=["123345m66999p kong 2p win 6p"],
+    ),
+]
+
+
+def hand_of(given: HandIn | str) -> Hand:
+    """The winning hand of a request: as ``Hand.to_json()`` writes it, or typed (``scoring.typed``; its
+    errors are ``TypedHandError``, a 422 ``typed_hand``)."""
+    if isinstance(given, str):
+        return parse_typed(given).hand()
+    return given.to_hand()
+
+
+def waiting_hand_of(given: WaitingHandIn | str) -> tuple[tuple[Tile, ...], tuple[Meld, ...]]:
+    """The concealed tiles and melds of a hand one tile short, as ``hand_of`` reads a winning one."""
+    if isinstance(given, str):
+        return parse_typed(given).final()
+    return given.tiles()
+
+
 class WaitingHandIn(_In):
     """A hand one tile short of a win: concealed tiles and melds, no winning tile."""
 
@@ -184,7 +211,7 @@ else:
 
 
 class ScoreRequest(_In):
-    hand: HandIn
+    hand: HandIn | TypedHandText
     context: ContextIn = Field(default_factory=ContextIn)
     preset: str = Field(
         default=DEFAULT_PRESET,
@@ -195,7 +222,7 @@ class ScoreRequest(_In):
 
 
 class WaitsRequest(_In):
-    hand: WaitingHandIn
+    hand: WaitingHandIn | TypedHandText
     context: ContextIn = Field(default_factory=ContextIn)
     preset: str = Field(default=DEFAULT_PRESET, max_length=64, json_schema_extra=PRESET_ENUM)
 

@@ -396,6 +396,33 @@ def test_malformed_or_impossible_hands_are_422(
     assert_error(client.post("/api/v1/score", json=payload), 422, code)
 
 
+def test_a_hand_typed_as_the_page_takes_it_scores_as_its_json(client: TestClient) -> None:
+    """``hand`` as text, the page's typed-hand syntax (``scoring.typed``), for /score and /waits."""
+    as_json = {
+        "concealed": "123345m66999p",
+        "melds": [{"type": "kong_exposed", "tile": "2p"}],
+        "win_tile": "6p",
+    }
+    for typed in ("123345m66999p kong 2p win 6p", "123345m 66999p 杠2p 胡6p"):
+        scored = client.post("/api/v1/score", json={"hand": typed, "preset": "chengdu"})
+        assert scored.status_code == 200, scored.text
+        assert (
+            scored.json() == client.post("/api/v1/score", json={"hand": as_json, "preset": "chengdu"}).json()
+        )
+    waits = client.post("/api/v1/waits", json={"hand": "12334567m66999p"})
+    assert waits.status_code == 200, waits.text
+    assert (
+        waits.json() == client.post("/api/v1/waits", json={"hand": {"concealed": "12334567m66999p"}}).json()
+    )
+    for path, typed, says in (
+        ("/api/v1/score", "123345m66999p kang 2p", "“kang”"),
+        ("/api/v1/waits", "12334567m6699p win 9p", "winning tile"),
+    ):
+        refused = client.post(path, json={"hand": typed})
+        assert_error(refused, 422, "typed_hand")
+        assert says in refused.json()["error"]["message"] and " / " in refused.json()["error"]["message"]
+
+
 def test_invalid_json_is_a_422_in_the_same_shape(client: TestClient) -> None:
     response = client.post(
         "/api/v1/score", content=b"{not json", headers={"content-type": "application/json"}
@@ -471,7 +498,7 @@ def test_settle_answers_what_smj_settle_json_prints(
         ({"round": []}, "invalid_request"),
         (
             {"round": {"events": [{"type": "win", "player": "A", "self_drawn": True, "hand": "²m"}]}},
-            "malformed",
+            "typed_hand",
         ),
     ],
     ids=[

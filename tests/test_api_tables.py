@@ -150,3 +150,35 @@ def test_two_phones_writing_one_round_at_once_lose_nothing(client: TestClient) -
         statuses = sorted(pool.map(write, kongs))
     assert statuses == [200, 409, 409, 409]
     assert len(client.get(url).json()["rounds"][0]["events"]) == 1
+
+
+def test_a_winner_holding_a_kong_types_the_hand(client: TestClient) -> None:
+    """The hand as the page's box takes it, the recorded kong named or left out; a typo is refused in
+    Chinese and English naming the player and the word, never a JSON path."""
+    table, code = _table(client)
+    url = f"/api/v1/tables/{table['id']}"
+    version = client.post(f"{url}/rounds", headers=code).json()["rounds"][0]["version"]
+    kong = {"type": "kong", "player": "B", "kind": "concealed", "tile": "5p"}
+    version = _version(_enter(client, url, version, kong, code))
+    typo = _enter(
+        client,
+        url,
+        version,
+        {"type": "win", "player": "B", "discarder": "A", "hand": "123456789m11p kang 5p"},
+        code,
+    )
+    assert typo.status_code == 422 and typo.json()["error"]["code"] == "typed_hand"
+    message = typo.json()["error"]["message"]
+    assert message.startswith("B 的手牌: “kang”") and "B's hand: " in message and "events[" not in message
+    for typed in ("123456789m11p kong 5p", "123456789m11p"):
+        won = _enter(
+            client, url, version, {"type": "win", "player": "B", "discarder": "A", "hand": typed}, code
+        )
+        assert won.status_code == 200, won.text
+        played = won.json()["rounds"][0]
+        assert played["events"][-1]["hand"] == typed  # kept as typed
+        reasons = [payment["reason"] for payment in played["ledger"]["payments"]]
+        assert reasons.count("下雨 暗杠 5p") == 3 and reasons[-1].startswith("点炮")
+        version = _version(
+            client.post(f"{url}/rounds/1/undo", json={"version": played["version"]}, headers=code)
+        )

@@ -194,3 +194,80 @@ def test_a_win_s_flags_are_listed_as_players_say_them(server: str, tmp_path: Pat
         events = page.locator("#table-rounds")
         expect(events).to_contain_text("杠上炮")
         expect(events).not_to_contain_text("gang_shang_pao")
+
+
+TYPED = [
+    "123345m66999p kong 2p win 6p",
+    "123345m66999p 杠2p 胡6p",
+    "KONG 2p 123 345m 66999p WIN 6p",
+    "22m 碰3m 加杠4m 暗杠5m 面下杠6m",
+    "123345万66999筒 明杠2筒",
+    "123456789m11p kang 5p",
+]
+
+
+def test_the_page_reads_a_typed_hand_as_the_server_does(server: str, tmp_path: Path) -> None:
+    """The typed-hand box's reading (app.js) and the server's (scoring.typed) score every hand alike."""
+    with sync_playwright() as playwright:
+        page = phone(playwright, tmp_path / "phone", server)
+        answers = page.evaluate(
+            """async (typed) => {
+                const score = (hand) => fetch('/api/v1/score', {method: 'POST',
+                    headers: {'Content-Type': 'application/json'}, body: JSON.stringify({hand})})
+                    .then(async (r) => [r.status, await r.json()]);
+                const out = [];
+                for (const text of typed) {
+                    out.push([await score(text), await score(window.smjPage.parseTyped(text))]);
+                }
+                return out;
+            }""",
+            TYPED,
+        )
+        for text, (server_read, page_read) in zip(TYPED, answers, strict=True):
+            if server_read[0] == 200:  # the melds' order apart (the page sends them by kind)
+                for read in (server_read, page_read):
+                    read[1]["decomposition"].sort()
+                assert page_read == server_read, text
+            else:  # a word the page passes on as tiles: both refuse it, naming the word
+                assert server_read[1]["error"]["code"] == "typed_hand" and page_read[0] == 422, text
+                assert "kang" in server_read[1]["error"]["message"], text
+
+
+def test_a_winner_holding_a_kong_types_the_hand_on_the_page(server: str, tmp_path: Path) -> None:
+    """Bo declared 暗杠 5p and types the tiles in the hand: the kong is joined; a typo is refused in
+    Chinese and English naming Bo and the word; a final hand at the wall's end is typed the same way."""
+    with sync_playwright() as playwright:
+        page = phone(playwright, tmp_path / "phone", server)
+        _open_table(page, base="1")
+        page.locator("#round-new").click()
+        _kong(page, 1, "concealed", "5p")
+        _record(page, tmp_path, "typed_kong")
+        _kong(page, 2, "concealed", "9s")
+        _record(page, tmp_path, "typed_kong2")
+        _win(page, {1: ("typed", "123456789m11p kang 5p")}, discarder=0)
+        page.locator("#table-form button[type=submit]").click()
+        status = page.locator("#table-status")
+        expect(status).to_contain_text("Bo 的手牌: “kang”")
+        expect(status).to_contain_text("Bo's hand")
+        assert "events[" not in status.inner_text()
+        page.screenshot(path=str(tmp_path / "table_typed_typo.png"), full_page=True)
+        page.locator("#table-form fieldset.winner").nth(1).locator("input:not([type])").fill("123456789m11p")
+        _record(page, tmp_path, "typed_win_with_kong")
+        expect(page.locator("#table-status")).not_to_have_class("error")
+        # the wall runs out: Cai typed with her kong left out (ready on 1m/4m), Ann and Dee not ready
+        page.locator("#event-end").click()
+        form = page.locator("#table-form")
+        form.locator("select").nth(0).select_option("not_ready")
+        form.locator("select").nth(1).select_option("hand")
+        form.locator("input").nth(1).fill("23m456789m11p")
+        form.locator("select").nth(2).select_option("not_ready")
+        _record(page, tmp_path, "typed_wall_end")
+        night = page.evaluate(
+            "fetch('/api/v1/tables/' + JSON.parse(localStorage.getItem('smj-table')).id)"
+            ".then((r) => r.json())"
+        )
+        played = night["rounds"][0]
+        assert played["finished"] and played["events"][2]["hand"] == "123456789m11p"
+        assert played["events"][3]["hands"]["2"] == "23m456789m11p"  # Cai, by seat
+        reasons = [payment["reason"] for payment in played["ledger"]["payments"]]
+        assert reasons.count("下雨 暗杠 5p") == 3 and any(reason.startswith("点炮") for reason in reasons)

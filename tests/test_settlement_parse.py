@@ -220,11 +220,6 @@ MALFORMED = [
         "inside the list",
     ),
     (
-        "winner-bad-tiles",
-        {"events": [{"type": "win", "discarder": 1, "winners": [{"player": 0, "hand": "123x"}]}]},
-        "events[0].winners[0].hand.concealed",
-    ),
-    (
         "hand-bad-meld",
         {
             "events": [
@@ -238,7 +233,11 @@ MALFORMED = [
         },
         "melds[0].type",
     ),
-    ("hand-empty", {"events": [{"type": "win", "discarder": 1, "player": 0, "hand": ""}]}, "concealed tiles"),
+    (
+        "hand-empty",
+        {"events": [{"type": "win", "discarder": 1, "player": 0, "hand": {"concealed": ""}}]},
+        "concealed tiles",
+    ),
     ("end-bad-reason", {"events": [{"type": "end", "reason": "draw"}]}, "events[0].reason"),
     (
         "end-hands-list",
@@ -302,7 +301,8 @@ def test_unknown_players(player: Any) -> None:
     with pytest.raises(RoundError) as caught:
         parse_round(data)
     assert caught.value.code is RoundErrorCode.UNKNOWN_PLAYER
-    assert "events[0].player" in caught.value.message and "A, B, C, D" in caught.value.message
+    assert caught.value.path == "events[0].player" and caught.value.event == 0
+    assert "A, B, C, D" in caught.value.message and "events" not in caught.value.message
 
 
 def test_void_suits_by_name_or_seat() -> None:
@@ -317,3 +317,99 @@ def test_void_suits_by_name_or_seat() -> None:
     with pytest.raises(RoundError) as caught:
         parse_round({"void_suits": {"A": "m", "0": "p"}, "events": []})
     assert caught.value.code is RoundErrorCode.MALFORMED
+
+
+# ---- hands typed as a player types them (scoring.typed), the declared kongs joined ---------------------
+
+
+def _won(events: list[dict[str, Any]]) -> Win:
+    won = parse_round({"events": events}).events[-1]
+    assert isinstance(won, Win)
+    return won
+
+
+def test_a_typed_hand_takes_its_players_declared_kongs() -> None:
+    """A winner holding a kong types the tiles in the hand: the kong the round recorded is joined, of its
+    declared kind, whether the kong is left out, named (``kong 5p``) or typed among the tiles."""
+    declared = {"type": "kong", "player": "B", "kind": "concealed", "tile": "5p"}
+    for typed in ("123456789m11p", "123456789m11p kong 5p", "123456789m 5555p 11p", "杠5p 123456789m11p"):
+        won = _won([declared, {"type": "win", "player": "B", "discarder": "A", "hand": typed}])
+        hand = won.winners[0].hand
+        assert hand is not None, typed
+        assert hand.melds == (Meld(MeldKind.KONG_CONCEALED, parse_tile("5p")),), typed
+        assert hand.concealed == parse_tiles("123456789m11p") and hand.win_tile == parse_tile("1p"), typed
+    ledger = settle_round(
+        parse_round(
+            {
+                "events": [
+                    declared,
+                    {"type": "win", "player": "B", "self_drawn": True, "hand": "123456789m11p"},
+                ]
+            }
+        )
+    )
+    assert "下雨 暗杠 5p" in [payment.reason for payment in ledger.payments]
+
+
+def test_a_typed_pong_later_added_to_is_that_kong() -> None:
+    added = {"type": "kong", "player": "C", "kind": "added", "tile": "3m"}
+    won = _won([added, {"type": "win", "player": "C", "discarder": "A", "hand": "456789m11p 碰3m 胡1p"}])
+    hand = won.winners[0].hand
+    assert hand is not None and hand.melds == (Meld(MeldKind.KONG_ADDED, parse_tile("3m")),)
+    assert hand.win_tile == parse_tile("1p")
+
+
+def test_a_kong_not_declared_stays_unjoined() -> None:
+    """Another player's kong is not joined, and a hand that is whole without it keeps its tiles."""
+    events = [
+        {"type": "kong", "player": "A", "kind": "concealed", "tile": "5p"},
+        {"type": "win", "player": "B", "discarder": "C", "hand": "123456789m11p"},
+    ]
+    hand = _won(events).winners[0].hand
+    assert hand is not None and hand.melds == ()
+    with pytest.raises(RoundError) as caught:
+        settle_round(parse_round({"events": events}))
+    assert caught.value.code is RoundErrorCode.INVALID_HAND and "B" in caught.value.message
+
+
+def test_a_typed_final_hand_at_the_walls_end_takes_its_kongs() -> None:
+    events = [
+        {"type": "kong", "player": "A", "kind": "direct", "tile": "9s", "discarder": "B"},
+        {
+            "type": "end",
+            "reason": "wall_exhausted",
+            "hands": {
+                "A": "1234567m112p",
+                "B": {"ready": False},
+                "C": {"ready": False},
+                "D": {"ready": False},
+            },
+        },
+    ]
+    end = parse_round({"events": events}).events[-1]
+    assert isinstance(end, End)
+    final = end.hands[0]
+    assert isinstance(final, FinalHand) and final.melds == (Meld(MeldKind.KONG_EXPOSED, parse_tile("9s")),)
+    settle_round(parse_round({"events": events}))
+
+
+TYPED_ERRORS = [
+    ("a-word-unknown", "123456789m11p kang 5p", "“kang”"),
+    ("not-tiles", "123x", "“123x”"),
+    ("a-word-without-its-tile", "123456789m11p kong", "“kong”"),
+    ("two-tiles-after-a-word", "123456789m kong 55p", "55p"),
+    ("a-winning-tile-not-typed", "123456789m11p win 4s", "4s"),
+    ("empty", "", "没有牌"),
+]
+
+
+@pytest.mark.parametrize(("typed", "says"), [c[1:] for c in TYPED_ERRORS], ids=[c[0] for c in TYPED_ERRORS])
+def test_typed_hand_errors_name_the_player_in_chinese_and_english(typed: str, says: str) -> None:
+    events = [{"type": "win", "discarder": "东", "winners": [{"player": "西", "hand": typed}]}]
+    with pytest.raises(RoundError) as caught:
+        parse_round({"players": ["东", "南", "西", "北"], "events": events})
+    error = caught.value
+    assert error.code is RoundErrorCode.TYPED_HAND and error.event == 0
+    assert error.path == "events[0].winners[0].hand"
+    assert error.message.startswith("西 的手牌: ") and " / 西's hand: " in error.message
+    assert says in error.message and "events[" not in error.message

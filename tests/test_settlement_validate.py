@@ -459,6 +459,7 @@ def test_error_json() -> None:
         "code": "already_won",
         "message": "the konger A already won (event 0) and is out of the round",
         "event": 1,
+        "path": None,
     }
 
 

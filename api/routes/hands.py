@@ -20,6 +20,8 @@ from api.schemas import (
     TilesOut,
     WaitsOut,
     WaitsRequest,
+    hand_of,
+    waiting_hand_of,
 )
 from scoring import PRESETS, get_preset
 from scoring.conditions import conditions_json
@@ -40,7 +42,7 @@ async def score_hand(request: ScoreRequest, workers: WorkersDep) -> dict[str, An
     a winning tile not in the hand, a contradictory context) or an unknown tile or preset is a 422.
     """
     rules = get_preset(request.preset)
-    hand = request.hand.to_hand()
+    hand = hand_of(request.hand)
     return await workers.hands(service.score_json, hand, request.context.to_context(), rules)
 
 
@@ -52,7 +54,7 @@ async def hand_waits(request: WaitsRequest, workers: WorkersDep) -> dict[str, An
     (as a win on a discard unless the context says otherwise). ``ready: false`` when none does; a hand
     of the wrong size or with a fifth copy is a 422."""
     rules = get_preset(request.preset)
-    concealed, melds = request.hand.tiles()
+    concealed, melds = waiting_hand_of(request.hand)
     return await workers.hands(service.waits_json, concealed, melds, request.context.to_context(), rules)
 
 

@@ -775,23 +775,66 @@
     }
   }
 
-  // ---- a hand typed: "123345m66999p kong 2p win 6p"
+  // ---- a hand typed: "123345m66999p kong 2p win 6p", "12345m11p 碰3m 暗杠9m"
+  // The syntax of scoring/typed.py (the server reads a table's typed hands with it): tiles, and meld words
+  // each with its tile, in any order, apart or together; "kong"/"杠" is a kong of the kind declared (here
+  // a 直杠, as the server reads it outside a round). A browser test checks the two read alike.
 
-  const MELD_WORDS = { pong: "pong", "碰": "pong", kong: "kong_exposed", "杠": "kong_exposed", "明杠": "kong_exposed",
-    added: "kong_added", "加杠": "kong_added", concealed: "kong_concealed", "暗杠": "kong_concealed" };
+  const MELD_WORDS = { pong: "pong", "碰": "pong", kong: "kong_exposed", "杠": "kong_exposed",
+    exposed: "kong_exposed", "明杠": "kong_exposed", "直杠": "kong_exposed", added: "kong_added", "加杠": "kong_added",
+    "面下杠": "kong_added", "补杠": "kong_added", concealed: "kong_concealed", "暗杠": "kong_concealed" };
+  const WIN_WORDS = ["win", "胡", "和"];
+  const TYPED_WORDS = [...Object.keys(MELD_WORDS), ...WIN_WORDS].sort((a, b) => b.length - a.length);
+  const TYPED_TOKEN = new RegExp(`${TYPED_WORDS.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")}|\\S`, "giu");
+
+  function typedError(zhText, en) {
+    return Object.assign(new Error(`${zhText} / ${en}`), { code: "typed_hand" });
+  }
+
+  function typedWords(text) {
+    const words = [];
+    let run = "";
+    for (const match of text.matchAll(TYPED_TOKEN)) {
+      const token = match[0];
+      if (token.length > 1 || MELD_WORDS[token.toLowerCase()] || WIN_WORDS.includes(token)) {
+        if (run) words.push(run);
+        words.push(token);
+        run = "";
+      } else {
+        run += token;
+        const next = text[match.index + token.length];
+        if (next !== undefined && /\s/.test(next)) {
+          words.push(run);
+          run = "";
+        }
+      }
+    }
+    if (run) words.push(run);
+    return words;
+  }
 
   function parseTyped(text) {
-    const words = text.trim().split(/\s+/).filter(Boolean);
+    const words = typedWords(text.trim());
     if (!words.length) return null;
-    const hand = { concealed: words[0], melds: [] };
-    for (let i = 1; i < words.length; i += 2) {
-      const word = words[i].toLowerCase();
+    const concealed = [];
+    const melds = [];
+    let win = null;
+    for (let i = 0; i < words.length; i += 1) {
+      const key = words[i].toLowerCase();
+      if (!MELD_WORDS[key] && !WIN_WORDS.includes(key)) {
+        concealed.push(words[i]);
+        continue;
+      }
       const tile = words[i + 1];
-      if (!tile) throw new Error(`"${words[i]}" needs a tile after it`);
-      if (word === "win" || word === "胡") hand.win_tile = tile;
-      else if (MELD_WORDS[word]) hand.melds.push({ type: MELD_WORDS[word], tile });
-      else throw new Error(`"${words[i]}": pong, kong, added, concealed or win`);
+      if (!tile || !/^[1-9](m|p|s|万|筒|条)$/i.test(tile)) {
+        throw typedError(`“${words[i]}” 后面要写一张牌, 比如 ${words[i]} 5p`, `"${words[i]}" takes one tile such as 5p`);
+      }
+      if (WIN_WORDS.includes(key)) win = tile;
+      else melds.push({ type: MELD_WORDS[key], tile });
+      i += 1;
     }
+    const hand = { concealed: concealed.join(""), melds };
+    if (win) hand.win_tile = win;
     return hand;
   }
 
@@ -1179,6 +1222,7 @@
         winFlags: () => state.winFlags,
         zh,
         hand: () => (state.grouping && state.grouping.hand) || null,
+        parseTyped,
       };
       window.dispatchEvent(new Event("smj-ready"));
       document.body.dataset.ready = "true";

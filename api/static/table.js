@@ -386,7 +386,7 @@
           if (row.state.value === "ready") hands[row.seat] = { ready: true, fan: Number(row.value.value) };
           else if (row.state.value === "not_ready") hands[row.seat] = { ready: false };
           else if (row.state.value === "hua_zhu") hands[row.seat] = { hua_zhu: true };
-          else hands[row.seat] = { concealed: row.value.value.trim() };
+          else hands[row.seat] = row.value.value.trim(); // typed as the hand box takes it: the server joins its kongs
         }
         return { type: "end", reason: "wall_exhausted", hands };
       };

@@ -1,15 +1,18 @@
 """The round JSON (see the ``scoring.settlement`` docstring) to ``Round`` and back.
 
 ``parse_round(data)`` reads a decoded JSON object strictly: a wrong type, a missing field, an unknown
-field or a non-tile raises ``RoundError`` (code ``malformed``, or ``unknown_player``) whose message names
-the place, e.g. ``events[2].tile``. It checks the shape only; ``validate_round`` checks the rules.
+field or a non-tile raises ``RoundError`` (code ``malformed``, ``typed_hand`` or ``unknown_player``) whose
+``path`` names the place, e.g. ``events[2].tile``, and whose message names the player. A hand may be typed
+as a player types it (``scoring.typed``: ``123456789m11p kong 5p``); the kongs its player declared
+before it are joined where it leaves them out. It checks the shape only; ``validate_round`` checks the
+rules.
 ``round_to_json(round)`` writes the canonical form (players by name), which ``parse_round`` reads back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from scoring.hand import Hand, Meld, MeldKind
 from scoring.settlement.events import (
@@ -29,6 +32,7 @@ from scoring.settlement.events import (
 )
 from scoring.settlement.validate import RoundError, RoundErrorCode
 from scoring.tiles import SUITS, Tile, TileParseError, format_tiles, parse_tile, parse_tiles, tile_name
+from scoring.typed import TypedHand, TypedHandError, parse_typed
 
 __all__ = ["parse_round", "round_to_json"]
 
@@ -37,8 +41,12 @@ _MELD_KINDS = {kind.value: kind for kind in MeldKind} | {kind.value: kind.meld_k
 _COMMENT = "comment"  # allowed on the round and on each event, and ignored
 
 
+_T = TypeVar("_T")
+Declared = dict[Seat, list[Meld]]  # the kongs each player declared so far, as their hands show them
+
+
 def _malformed(path: str, message: str) -> RoundError:
-    return RoundError(RoundErrorCode.MALFORMED, f"{path}: {message}")
+    return RoundError(RoundErrorCode.MALFORMED, message, path=path)
 
 
 def _object(
@@ -91,7 +99,8 @@ class _Players:
                 return int(value)
         raise RoundError(
             RoundErrorCode.UNKNOWN_PLAYER,
-            f"{path}: no player {value!r}; the players are {', '.join(self.names)} (or seats 0-3)",
+            f"没有玩家 {value!r} / no player {value!r}: the players are {', '.join(self.names)} (or 0-3)",
+            path=path,
         )
 
 
@@ -111,25 +120,34 @@ def parse_round(data: object) -> Round:
         if suit not in tuple(SUITS) or seat in void_suits:
             raise _malformed(f"void_suits.{key}", f"expected one 'm', 'p' or 's' per player, got {suit!r}")
         void_suits[seat] = suit
-    events = _typed(top["events"], list, "events", "a list of events")
+    declared: Declared = {seat: [] for seat in range(4)}
+    parsed = []
+    for index, event in enumerate(_typed(top["events"], list, "events", "a list of events")):
+        try:
+            parsed.append(_event(event, f"events[{index}]", players, declared))
+        except RoundError as error:
+            error.event = index
+            raise
+        if isinstance(parsed[-1], Kong):
+            declared[parsed[-1].player].append(Meld(parsed[-1].kind.meld_kind, parsed[-1].tile))
     return Round(
-        events=tuple(_event(event, f"events[{index}]", players) for index, event in enumerate(events)),
+        events=tuple(parsed),
         players=names,
         dealer=None if dealer is None else players.seat(dealer, "dealer"),
         void_suits=void_suits,
     )
 
 
-def _event(value: object, path: str, players: _Players) -> Event:
+def _event(value: object, path: str, players: _Players, declared: Declared) -> Event:
     if not isinstance(value, Mapping):
         raise _malformed(path, f"expected an event object, got {type(value).__name__}")
     kind = value.get("type")
     if kind == "kong":
         return _kong(value, path, players)
     if kind == "win":
-        return _win(value, path, players)
+        return _win(value, path, players, declared)
     if kind == "end":
-        return _end(value, path, players)
+        return _end(value, path, players, declared)
     raise _malformed(f"{path}.type", f"expected 'kong', 'win' or 'end', got {kind!r}")
 
 
@@ -149,7 +167,7 @@ def _kong(value: object, path: str, players: _Players) -> Kong:
     )
 
 
-def _win(value: object, path: str, players: _Players) -> Win:
+def _win(value: object, path: str, players: _Players, declared: Declared) -> Win:
     fields = ("type", "player", "hand", "fan", "winners", "discarder", "self_drawn", *WIN_FLAGS, _COMMENT)
     data = _object(value, path, fields)
     flags = {
@@ -161,9 +179,12 @@ def _win(value: object, path: str, players: _Players) -> Win:
         if "hand" in data or "fan" in data:
             raise _malformed(path, "with 'winners', give each winner's 'hand' or 'fan' inside the list")
         listed = _typed(data["winners"], list, f"{path}.winners", "a list of winners")
-        winners = tuple(_winner(item, f"{path}.winners[{i}]", players) for i, item in enumerate(listed))
+        winners = tuple(
+            _winner(item, f"{path}.winners[{i}]", players, declared) for i, item in enumerate(listed)
+        )
     else:
-        winners = (_winner({k: data[k] for k in ("player", "hand", "fan") if k in data}, path, players),)
+        given = {k: data[k] for k in ("player", "hand", "fan") if k in data}
+        winners = (_winner(given, path, players, declared),)
     self_drawn = _typed(data.get("self_drawn", False), bool, f"{path}.self_drawn", "true or false")
     discarder = data.get("discarder")
     if self_drawn and discarder is not None:
@@ -177,14 +198,17 @@ def _win(value: object, path: str, players: _Players) -> Win:
     )
 
 
-def _winner(value: object, path: str, players: _Players) -> Winner:
+def _winner(value: object, path: str, players: _Players, declared: Declared) -> Winner:
     data = _object(value, path, ("player", "hand", "fan"), ("player",))
     if ("hand" in data) == ("fan" in data):
         raise _malformed(path, "give the winning 'hand' or its 'fan' (one of them)")
     fan = data.get("fan")
+    seat = players.seat(data["player"], f"{path}.player")
     return Winner(
-        player=players.seat(data["player"], f"{path}.player"),
-        hand=_hand(data["hand"], f"{path}.hand") if "hand" in data else None,
+        player=seat,
+        hand=_hand(data["hand"], f"{path}.hand", players.names[seat], declared[seat])
+        if "hand" in data
+        else None,
         fan=None if fan is None else _typed(fan, int, f"{path}.fan", "a whole number of fan"),
     )
 
@@ -200,10 +224,21 @@ def _melds(value: object, path: str) -> tuple[Meld, ...]:
     return tuple(melds)
 
 
-def _hand(value: object, path: str) -> Hand:
-    """A winning hand: concealed tiles as text (winning tile last), or ``{concealed, melds, win_tile}``."""
+def _from_typed(text: str, path: str, who: str, make: Callable[[TypedHand], _T]) -> _T:
+    """What ``make`` makes of ``text`` typed (``scoring.typed``); an error names the player."""
+    try:
+        return make(parse_typed(text))
+    except TypedHandError as error:
+        raise RoundError(
+            RoundErrorCode.TYPED_HAND, f"{who} 的手牌: {error.zh} / {who}'s hand: {error.en}", path=path
+        ) from None
+
+
+def _hand(value: object, path: str, who: str, declared: list[Meld]) -> Hand:
+    """A winning hand: typed as text (``scoring.typed``, the kongs ``declared`` joined), or ``{concealed,
+    melds, win_tile}``."""
     if isinstance(value, str):
-        value = {"concealed": value}
+        return _from_typed(value, path, who, lambda typed: typed.hand(declared))
     data = _object(value, path, ("concealed", "melds", "win_tile"), ("concealed",))
     concealed = _tiles(data["concealed"], f"{path}.concealed")
     win = data.get("win_tile")
@@ -213,7 +248,7 @@ def _hand(value: object, path: str) -> Hand:
     return Hand(tuple(sorted(concealed)), _melds(data.get("melds", []), f"{path}.melds"), win_tile)
 
 
-def _end(value: object, path: str, players: _Players) -> End:
+def _end(value: object, path: str, players: _Players, declared: Declared) -> End:
     data = _object(value, path, ("type", "reason", "hands", _COMMENT), ("reason",))
     reasons = {reason.value: reason for reason in EndReason}
     reason = reasons.get(data["reason"]) if isinstance(data["reason"], str) else None
@@ -226,16 +261,17 @@ def _end(value: object, path: str, players: _Players) -> End:
         seat = players.seat(key, f"{path}.hands.{key}")
         if seat in hands:
             raise _malformed(f"{path}.hands.{key}", f"a second final hand for {players.names[seat]}")
-        hands[seat] = _final(item, f"{path}.hands.{key}")
+        hands[seat] = _final(item, f"{path}.hands.{key}", players.names[seat], declared[seat])
     return End(reason, hands)
 
 
-def _final(value: object, path: str) -> FinalHand | FinalStatus:
-    """Final tiles (text, or ``{concealed, melds}``), or a declared ``{hua_zhu}`` / ``{ready, fan}``."""
-    if isinstance(value, str) or (isinstance(value, Mapping) and "concealed" in value):
-        data = _object(
-            value if not isinstance(value, str) else {"concealed": value}, path, ("concealed", "melds")
-        )
+def _final(value: object, path: str, who: str, declared: list[Meld]) -> FinalHand | FinalStatus:
+    """Final tiles (typed as text, the kongs ``declared`` joined, or ``{concealed, melds}``), or a declared
+    ``{hua_zhu}`` / ``{ready, fan}``."""
+    if isinstance(value, str):
+        return FinalHand(*_from_typed(value, path, who, lambda typed: typed.final(declared)))
+    if isinstance(value, Mapping) and "concealed" in value:
+        data = _object(value, path, ("concealed", "melds"))
         return FinalHand(
             _tiles(data["concealed"], f"{path}.concealed"), _melds(data.get("melds", []), f"{path}.melds")
         )

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 
-from scoring.errors import InvalidHandError
+from scoring.errors import ErrorCode, InvalidHandError
 from scoring.hand import Meld, MeldKind
 from scoring.result import Score
 from scoring.rules import Rules
@@ -55,6 +55,7 @@ class RoundErrorCode(StrEnum):
     """Machine-readable reason a round cannot be settled."""
 
     MALFORMED = "malformed"  # not the round format: a wrong type, a missing or unknown field, a non-tile
+    TYPED_HAND = "typed_hand"  # a hand typed as text (``scoring.typed``) that is not tiles and meld words
     UNKNOWN_PLAYER = "unknown_player"  # a seat outside 0-3 or a name not at the table
     OUT_OF_ORDER = "out_of_order"  # an event where it cannot happen
     ALREADY_WON = "already_won"  # a player acting (or holding a final hand) after winning
@@ -76,15 +77,22 @@ def _too_many_fan(who: str, fan: int, what: str = "") -> str:
 class RoundError(ValueError):
     """A round that is malformed or impossible. ``event`` is the index of the offending event, if any."""
 
-    def __init__(self, code: RoundErrorCode, message: str, event: int | None = None) -> None:
-        where = f"event {event}: " if event is not None else ""
-        super().__init__(f"{where}{message} [{code.value}]")
+    def __init__(
+        self, code: RoundErrorCode, message: str, event: int | None = None, path: str | None = None
+    ) -> None:
+        super().__init__(message)
         self.code = code
         self.message = message
         self.event = event
+        self.path = path
+
+    def __str__(self) -> str:
+        where = f"event {self.event}: " if self.event is not None else ""
+        path = f"{self.path}: " if self.path else ""
+        return f"{where}{path}{self.message} [{self.code.value}]"
 
     def to_json(self) -> dict[str, object]:
-        return {"code": self.code.value, "message": self.message, "event": self.event}
+        return {"code": self.code.value, "message": self.message, "event": self.event, "path": self.path}
 
 
 @dataclass(frozen=True)
@@ -308,7 +316,8 @@ class _Replay:
             assert result.error is not None
             raise RoundError(
                 RoundErrorCode.INVALID_HAND,
-                f"{who}'s hand is not a win ({result.error.code.value}): {result.error.message}",
+                f"{who} 的手牌不是和牌, {_WHY_ZH[result.error.code]} / {who}'s hand is not a win "
+                f"({result.error.code.value}): {result.error.message}",
                 index,
             )
         if winner.hand is not None:
@@ -340,12 +349,15 @@ class _Replay:
             return
         missing = declared - shown
         extra = shown - declared
+        who = self.name(seat)
         problem = (
-            f"declared {_kong_names(missing)} but the hand does not show it"
+            f"{who} 报了 {_kong_names(missing)}, 手牌里却没有 / {who} declared {_kong_names(missing)} but "
+            "the hand does not show it"
             if missing
-            else f"the hand shows {_kong_names(extra)} that no kong event declared"
+            else f"{who} 的手牌有 {_kong_names(extra)}, 却没报过这个杠 / {who}'s hand shows "
+            f"{_kong_names(extra)} that no kong event declared"
         )
-        raise RoundError(RoundErrorCode.KONG_NOT_HELD, f"{self.name(seat)}: {problem}", index)
+        raise RoundError(RoundErrorCode.KONG_NOT_HELD, problem, index)
 
     def end(self, index: int, end: End) -> None:
         self.ended = True
@@ -400,7 +412,8 @@ class _Replay:
         except InvalidHandError as invalid:
             raise RoundError(
                 RoundErrorCode.INVALID_HAND,
-                f"{who}'s final hand ({invalid.error.code.value}): {invalid.error.message}",
+                f"{who} 流局的手牌{_WHY_ZH[invalid.error.code]} / {who}'s final hand "
+                f"({invalid.error.code.value}): {invalid.error.message}",
                 index,
             ) from None
 
@@ -421,8 +434,22 @@ class _Replay:
             if count > 4:
                 raise RoundError(
                     RoundErrorCode.TOO_MANY_COPIES,
-                    f"{count} copies of {tile_name(tile)} across the hands and kongs; there are 4",
+                    f"手牌和杠里有 {count} 张 {tile_name(tile)}, 一种牌只有 4 张 / {count} copies of "
+                    f"{tile_name(tile)} across the hands and kongs; there are 4",
                 )
+
+
+_WHY_ZH = {
+    ErrorCode.WRONG_TILE_COUNT: "张数不对 (和牌 14 张, 每个杠多 1 张; 流局 13 张)",
+    ErrorCode.TOO_MANY_COPIES: "有第五张",
+    ErrorCode.THREE_SUITS: "有三门牌 (要缺一门)",
+    ErrorCode.VOID_SUIT_PRESENT: "有定缺的那门牌",
+    ErrorCode.WIN_TILE_NOT_IN_HAND: "和的牌不在手牌里",
+    ErrorCode.NOT_A_WINNING_SHAPE: "不成和牌 (四组加一对, 或七对)",
+    ErrorCode.CONTRADICTORY_CONTEXT: "和法互相矛盾",
+    ErrorCode.TOO_FEW_FAN: "番数不够起胡",
+}
+"""Why a hand is no win, in Chinese (``scoring.errors.ErrorCode``; the English is the error's message)."""
 
 
 def _kong_names(kongs: Counter[tuple[MeldKind, Tile]]) -> str:
