@@ -16,17 +16,19 @@ import argparse
 import json
 import sys
 import unicodedata
+from dataclasses import replace
 from typing import Any
 
 from scoring.conditions import WIN_CONDITIONS
 from scoring.errors import IMPOSSIBLE, InvalidHandError, ScoreError, UnknownPresetError
-from scoring.hand import Hand, MeldKind, WinContext
+from scoring.hand import Hand, Meld, MeldKind, WinContext
 from scoring.presets import CHENGDU, DEFAULT_PRESET, PRESETS, get_preset
 from scoring.result import Payers, Score
 from scoring.rules import Numbering, Rules, SelfDrawBonus
 from scoring.score import score
 from scoring.settlement import Ledger, RoundError, parse_round, settle_round
-from scoring.tiles import SUITS, TileParseError, format_tiles, tile_name, tile_name_zh
+from scoring.tiles import SUITS, TileParseError, format_tiles, parse_tile, tile_name, tile_name_zh
+from scoring.typed import TypedHandError, parse_typed
 from scoring.waits import Wait, never_wins, waits, waits_to_json
 
 _MELD_NAMES = {
@@ -44,7 +46,8 @@ def add_hand_arguments(parser: argparse.ArgumentParser, hand_required: bool) -> 
         "--hand",
         metavar="TILES",
         required=hand_required,
-        help="concealed tiles, the winning tile included: 123345m66999p (or 123万345万66999筒)",
+        help="concealed tiles, the winning tile included: 123345m66999p (or 123万345万66999筒); or the hand "
+        "typed with its melds as the page takes it: '123345m66999p kong 2p win 6p'",
     )
     for option, what in (
         ("--pong", "a pong 碰"),
@@ -110,7 +113,7 @@ def run_score(args: argparse.Namespace) -> int:
     try:
         context, rules = context_from_args(args)
         hand = _hand(args)
-    except (TileParseError, UnknownPresetError) as problem:
+    except (TileParseError, TypedHandError, UnknownPresetError) as problem:
         return _fail(f"smj score: {problem}")
     result = score(hand, context, rules)
     if args.json:
@@ -132,7 +135,7 @@ def run_waits(args: argparse.Namespace) -> int:
     try:
         context, rules = context_from_args(args)
         hand = _hand(args)
-    except (TileParseError, UnknownPresetError) as problem:
+    except (TileParseError, TypedHandError, UnknownPresetError) as problem:
         return _fail(f"smj waits: {problem}")
     found: tuple[Wait, ...] = ()
     error: ScoreError | None = None
@@ -326,14 +329,18 @@ def _describe_hand(hand: Hand, waiting: bool = False) -> str:
 
 
 def _hand(args: argparse.Namespace) -> Hand:
-    return Hand.parse(
-        args.hand,
-        pongs=tuple(args.pong),
-        kongs=tuple(args.kong),
-        added_kongs=tuple(args.added_kong),
-        concealed_kongs=tuple(args.concealed_kong),
-        win=args.win,
+    """The hand of ``--hand`` (typed, ``scoring.typed``) with the melds and winning tile of the options."""
+    typed = parse_typed(args.hand)
+    options = (
+        (MeldKind.PONG, args.pong),
+        (MeldKind.KONG_EXPOSED, args.kong),
+        (MeldKind.KONG_ADDED, args.added_kong),
+        (MeldKind.KONG_CONCEALED, args.concealed_kong),
     )
+    melds = tuple(Meld(kind, parse_tile(text)) for kind, texts in options for text in texts)
+    win = parse_tile(args.win) if args.win is not None else typed.win_tile
+    hand = replace(typed, win_tile=win).hand()
+    return replace(hand, melds=hand.melds + melds)
 
 
 def _context(args: argparse.Namespace) -> WinContext:

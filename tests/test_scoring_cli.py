@@ -42,6 +42,21 @@ def test_score_json_points_linear(main: Main, capsys: pytest.CaptureFixture[str]
     assert payload["decomposition"] == ["123m", "345m", "999p", "2222p(kong)", "66p"]
 
 
+def test_score_takes_the_hand_typed_as_the_page_takes_it(
+    main: Main, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--hand`` typed with its melds (``scoring.typed``) scores as the options give it; a typo exits 2
+    naming the word in Chinese and English."""
+    flags = run(main, capsys, "score", "--hand", "123345m66999p", "--kong", "2p", "--win", "6p", "--json")
+    typed = run(main, capsys, "score", "--hand", "123345m66999p kong 2p win 6p", "--json")
+    both = run(main, capsys, "score", "--hand", "123345m 66999p 胡6p", "--kong", "2p", "--json")
+    assert flags[0] == 0 and typed == flags and both == flags
+    code, out, err = run(main, capsys, "score", "--hand", "123345m66999p kang 2p")
+    assert code == 2 and out == "" and "“kang” 不是牌" in err and "'k'" in err
+    waits = run(main, capsys, "waits", "--hand", "12334567m 66999p", "--json")
+    assert waits == run(main, capsys, "waits", "--hand", "12334567m66999p", "--json")
+
+
 def test_score_text_is_bilingual(main: Main, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
         main,
