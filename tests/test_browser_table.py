@@ -271,3 +271,90 @@ def test_a_winner_holding_a_kong_types_the_hand_on_the_page(server: str, tmp_pat
         assert played["events"][3]["hands"]["2"] == "23m456789m11p"  # Cai, by seat
         reasons = [payment["reason"] for payment in played["ledger"]["payments"]]
         assert reasons.count("下雨 暗杠 5p") == 3 and any(reason.startswith("点炮") for reason in reasons)
+
+
+def _night(page: Page) -> dict:
+    return dict(
+        page.evaluate(
+            "fetch('/api/v1/tables/' + JSON.parse(localStorage.getItem('smj-table')).id)"
+            ".then((r) => r.json())"
+        )
+    )
+
+
+def test_a_past_event_is_corrected_from_its_filled_form_beside_it(server: str, tmp_path: Path) -> None:
+    """改 Correct opens the form beside the event, filled with it as it was; the wall's end is corrected
+    and undone like any event; a message left from before is cleared when a form opens."""
+    with sync_playwright() as playwright:
+        page = phone(playwright, tmp_path / "phone", server)
+        _open_table(page, base="1")
+        page.locator("#round-new").click()
+        _win(page, {0: ("fan", "2")}, discarder=1)
+        page.locator("#table-form label", has_text="海底").locator("input").check()
+        _record(page, tmp_path, "fix_win")
+        page.locator("#event-end").click()
+        form = page.locator("#table-form")
+        form.locator("select").nth(0).select_option("not_ready")
+        form.locator("select").nth(1).select_option("ready")
+        form.locator("input").nth(1).fill("1")
+        form.locator("select").nth(2).select_option("hua_zhu")
+        _record(page, tmp_path, "fix_end")
+        before = _night(page)["totals"]
+
+        # the win: Ann ticked, her 2 fan, Bo's discard, 海底, the form inside the event's line
+        page.locator('#table-rounds li[data-at="1:0"] button').click()
+        opened = page.locator('#table-rounds li[data-at="1:0"] #table-form')
+        expect(opened).to_be_visible()
+        ann = opened.locator("fieldset.winner").nth(0)
+        expect(ann.locator("input[type=checkbox]")).to_be_checked()
+        expect(ann.locator("select")).to_have_value("fan")
+        expect(ann.locator("input:not([type])")).to_have_value("2")
+        expect(opened.locator("label", has_text="点炮").locator("select")).to_have_value("1")
+        expect(opened.locator("label", has_text="海底").locator("input")).to_be_checked()
+        page.screenshot(path=str(tmp_path / "table_fix_win_form.png"), full_page=True)
+        ann.locator("input:not([type])").fill("3")
+        _record(page, tmp_path, "fix_win_done")
+        night = _night(page)
+        assert night["rounds"][0]["events"][0]["fan"] == 3 and night["rounds"][0]["events"][0]["hai_di"]
+        assert night["totals"][0] > before[0]
+
+        # another phone writes first: the message shows; opening a form clears it
+        page.evaluate(
+            """async () => {
+                const {id, code} = JSON.parse(localStorage.getItem('smj-table'));
+                const table = await fetch('/api/v1/tables/' + id).then((r) => r.json());
+                await fetch(`/api/v1/tables/${id}/rounds/1/undo`, {method: 'POST',
+                    headers: {'Content-Type': 'application/json', 'X-Table-Code': code},
+                    body: JSON.stringify({version: table.rounds[0].version})});
+            }"""
+        )
+        page.locator('#table-rounds li[data-at="1:1"] button').click()
+        page.locator("#table-form button[type=submit]").click()
+        page.wait_for_timeout(1000)
+        print("STATUS", page.locator("#table-status").inner_text(), page.locator("#table-status").evaluate("e => e.parentNode.id || e.parentNode.tagName"))
+        page.screenshot(path="/tmp/stale.png", full_page=True)
+        expect(page.locator("#table-status")).to_contain_text("Another phone wrote")
+        page.locator("#table-form button", has_text="Cancel").click()
+        page.locator("#event-end").click()
+        expect(page.locator("#table-status")).to_have_text("")
+
+        # the wall's end entered again, then corrected from its filled form: Bo was ready for 2 fan
+        form.locator("select").nth(0).select_option("not_ready")
+        form.locator("select").nth(1).select_option("ready")
+        form.locator("input").nth(1).fill("1")
+        form.locator("select").nth(2).select_option("hua_zhu")
+        _record(page, tmp_path, "fix_end_again")
+        page.locator('#table-rounds li[data-at="1:1"] button').click()
+        opened = page.locator('#table-rounds li[data-at="1:1"] #table-form')
+        expect(opened.locator("select").nth(0)).to_have_value("not_ready")
+        expect(opened.locator("select").nth(1)).to_have_value("ready")
+        expect(opened.locator("input").nth(1)).to_have_value("1")
+        expect(opened.locator("select").nth(2)).to_have_value("hua_zhu")
+        opened.locator("select").nth(0).select_option("ready")
+        opened.locator("input").nth(0).fill("2")
+        _record(page, tmp_path, "fix_end_done")
+        end = _night(page)["rounds"][0]["events"][1]
+        assert end["type"] == "end" and end["hands"]["1"] == {"ready": True, "fan": 2}  # Bo, by seat
+        page.locator("#event-undo").click()  # the wall's end taken back like any event
+        expect(page.locator("#event-end")).to_be_visible()
+        assert len(_night(page)["rounds"][0]["events"]) == 1

@@ -7,16 +7,22 @@
   const $ = (id) => document.getElementById(id);
   const page = () => window.smjPage; // app.js: call, element, context, hand, conditions, preset
   const KINDS = { direct: "直杠 direct (刮风)", added: "面下杠 added (刮风)", concealed: "暗杠 concealed (下雨)" };
-  const table = { id: null, code: null, data: null, form: null, poll: null };
+  // ``target``: the event a correction form is open on, {round, index}; null for the next event
+  const table = { id: null, code: null, data: null, form: null, target: null, poll: null };
 
   const el = (tag, className, text) => page().element(tag, className, text);
+  // the form and its messages move beside an event being corrected (out of the document while its round's
+  // list is redrawn): held here, not looked up by id
+  const nodes = {};
+  const formNode = () => nodes.form || (nodes.form = $("table-form"));
+  const statusNode = () => nodes.status || (nodes.status = $("table-status"));
   const current = () => (table.data && table.data.rounds.length ? table.data.rounds[table.data.rounds.length - 1] : null);
   const inPlay = () => current() && !current().finished;
   const headers = () => ({ "Content-Type": "application/json", "X-Table-Code": table.code || "" });
 
   function status(text, isError = false) {
-    $("table-status").textContent = text;
-    $("table-status").classList.toggle("error", isError);
+    statusNode().textContent = text;
+    statusNode().classList.toggle("error", isError);
   }
 
   function remember() {
@@ -200,18 +206,22 @@
 
   function renderRounds() {
     const list = $("table-rounds");
+    if (list.contains(formNode())) list.before(formNode(), statusNode()); // kept while the list is redrawn
     list.replaceChildren();
+    const target = table.target;
     for (const round of [...table.data.rounds].reverse()) {
       const details = el("details");
-      details.open = round === current();
+      details.open = round === current() || Boolean(target && target.round.number === round.number);
       const totals = round.ledger.totals.map((t, seat) => `${name(seat)} ${t > 0 ? "+" : ""}${t}`).join(" · ");
       details.append(el("summary", "", `第 ${round.number} 局 Round ${round.number}: ${totals}`));
       const events = el("ol");
       round.events.forEach((event, index) => {
         const item = el("li", "", describe(event));
-        if (event.type === "kong" || event.type === "win") {
+        item.dataset.at = `${round.number}:${index}`;
+        const correct = { kong: kongForm, win: winForm, end: event.reason === "wall_exhausted" ? endForm : null }[event.type];
+        if (correct) {
           const fix = Object.assign(el("button", "button small", "改 Correct"), { type: "button" });
-          fix.addEventListener("click", () => (event.type === "kong" ? kongForm : winForm)({ round, index }));
+          fix.addEventListener("click", () => correct({ round, index }));
           item.append(" ", fix);
         }
         for (const payment of round.ledger.payments.filter((p) => p.event === index)) {
@@ -223,14 +233,30 @@
       for (const note of round.ledger.notes) details.append(el("p", "note", note));
       list.append(details);
     }
+    placeForm();
+  }
+
+  // The form and its messages: beside the event a correction is made on, else above the rounds.
+  function placeForm() {
+    const form = formNode();
+    const said = statusNode();
+    const target = table.target;
+    const spot = target && $("table-rounds").querySelector(`li[data-at="${target.round.number}:${target.index}"]`);
+    if (spot) {
+      if (form.parentNode !== spot) spot.append(form, said);
+    } else if (form.nextSibling !== said || said.nextSibling !== $("table-rounds")) {
+      $("table-rounds").before(form, said);
+    }
   }
 
   // ---- entering events
 
   function closeForm() {
     table.form = null;
-    $("table-form").hidden = true;
-    $("table-form").replaceChildren();
+    table.target = null;
+    formNode().hidden = true;
+    formNode().replaceChildren();
+    if (table.data) placeForm();
   }
 
   function seatSelect(label, names) {
@@ -241,31 +267,40 @@
     return [wrap, select];
   }
 
-  // ``target``: {round, index} to correct an entered event (PUT), else the next event of the round in play
+  // ``target``: {round, index} to correct an entered event (PUT), opened beside it and filled with the event
+  // as it was; else the next event of the round in play. A message left from before is cleared.
   function openForm(kind, build, target = null) {
     table.form = kind;
-    const form = $("table-form");
+    table.target = target;
+    status("");
+    const form = formNode();
     form.replaceChildren();
     form.hidden = false;
-    const submit = build(form);
+    const submit = build(form, target ? target.round.events[target.index] : null);
     const actions = el("div", "table-actions");
     const ok = Object.assign(el("button", "button primary", "记入 Record"), { type: "submit" });
     const cancel = Object.assign(el("button", "button", "取消 Cancel"), { type: "button" });
     cancel.addEventListener("click", closeForm);
     actions.append(ok, cancel);
     form.append(actions);
-    if (target) form.prepend(el("p", "note", `改 Correcting event ${target.index + 1} of round ${target.round.number}: enter it as it was.`));
+    if (target) form.prepend(el("p", "note", `改 Correcting event ${target.index + 1} of round ${target.round.number}: change what was wrong.`));
+    placeForm();
+    form.scrollIntoView({ block: "nearest" });
     form.onsubmit = (event) => {
       event.preventDefault();
       const body = submit();
       if (!body) return;
-      if (target) write(`/rounds/${target.round.number}/events/${target.index}`, "PUT", { version: target.round.version, event: body });
+      if (target) {
+        // the round as this phone holds it now (another phone may have moved it on since the form opened)
+        const round = table.data.rounds.find((r) => r.number === target.round.number) || target.round;
+        write(`/rounds/${round.number}/events/${target.index}`, "PUT", { version: round.version, event: body });
+      }
       else write(`/rounds/${current().number}/events`, "POST", { version: current().version, event: body });
     };
   }
 
   function kongForm(target = null) {
-    openForm("kong", (form) => {
+    openForm("kong", (form, was) => {
       const [who, player] = seatSelect("谁 Who", table.data.players);
       const kindLabel = el("label", "", "杠 Kind");
       const kind = el("select");
@@ -276,6 +311,13 @@
       tileLabel.append(tile);
       const [fromLabel, from] = seatSelect("放杠 Discarded by", table.data.players);
       kind.addEventListener("change", () => (fromLabel.hidden = kind.value !== "direct"));
+      if (was) {
+        player.value = String(seatOf(was.player));
+        kind.value = was.kind;
+        tile.value = was.tile;
+        if (was.discarder !== undefined) from.value = String(seatOf(was.discarder));
+        fromLabel.hidden = kind.value !== "direct";
+      }
       form.append(el("legend", "", "刮风下雨 A kong"), who, kindLabel, tileLabel, fromLabel);
       return () => {
         const event = { type: "kong", player: Number(player.value), kind: kind.value, tile: tile.value.trim() };
@@ -287,7 +329,7 @@
 
   function winForm(target = null) {
     const won = target ? winnersSoFar(target.round, target.index) : winnersSoFar();
-    openForm("win", (form) => {
+    openForm("win", (form, was) => {
       form.append(el("legend", "", "胡 A win (一炮多响: tick every winner)"));
       const photoHand = page().hand();
       const rows = [];
@@ -301,8 +343,14 @@
         if (photoHand) source.append(Object.assign(el("option", "", `照片 the photo's hand ${photoHand.concealed}`), { value: "photo" }));
         source.append(Object.assign(el("option", "", "番数 fan"), { value: "fan" }));
         source.append(Object.assign(el("option", "", "打字 typed hand"), { value: "typed" }));
-        const value = Object.assign(el("input"), { maxLength: 40, size: 14, placeholder: "2 / 123345m66999p" });
+        const value = Object.assign(el("input"), { maxLength: 120, size: 14, placeholder: "2 / 123345m66999p" });
         value.setAttribute("aria-label", `${player}'s fan or hand`);
+        const had = was && (was.winners || [was]).find((winner) => seatOf(winner.player) === seat);
+        if (had) {
+          pick.checked = true;
+          source.value = had.fan !== undefined ? "fan" : "typed";
+          value.value = had.fan !== undefined ? String(had.fan) : typedText(had.hand);
+        }
         row.append(pickLabel, source, value);
         rows.push({ seat, pick, source, value });
         form.append(row);
@@ -310,13 +358,14 @@
       const [fromLabel, from] = seatSelect("点炮 On the discard of", table.data.players);
       from.prepend(Object.assign(el("option", "", "— 选 choose —"), { value: "" }), Object.assign(el("option", "", "自摸 self-drawn"), { value: "self" }));
       from.value = ""; // said each time: never 自摸 by default
+      if (was) from.value = was.self_drawn ? "self" : String(seatOf(was.discarder));
       form.append(fromLabel);
       const flags = el("fieldset");
       const boxes = {};
       for (const key of page().winFlags()) {
         const condition = page().conditions().find((c) => c.key === key);
         const label = el("label");
-        boxes[key] = Object.assign(el("input"), { type: "checkbox" });
+        boxes[key] = Object.assign(el("input"), { type: "checkbox", checked: Boolean(was && was[key]) });
         label.append(boxes[key], el("span", "", condition ? `${condition.name_zh} ${condition.name_en}` : key));
         flags.append(label);
       }
@@ -355,9 +404,9 @@
     }, target);
   }
 
-  function endForm() {
-    const won = winnersSoFar();
-    openForm("end", (form) => {
+  function endForm(target = null) {
+    const won = target ? winnersSoFar(target.round, target.index) : winnersSoFar();
+    openForm("end", (form, was) => {
       form.append(el("legend", "", "流局 The wall ran out: each player still in"));
       const rows = [];
       table.data.players.forEach((player, seat) => {
@@ -368,8 +417,15 @@
           state.append(Object.assign(el("option", "", text), { value: key }));
         }
         state.setAttribute("aria-label", `${player} at the wall's end`);
-        const value = Object.assign(el("input"), { maxLength: 40, size: 14, placeholder: "1 / 1123m456p..." });
+        const value = Object.assign(el("input"), { maxLength: 120, size: 14, placeholder: "1 / 1123m456p..." });
         value.setAttribute("aria-label", `${player}'s fan or tiles`);
+        const had = was && was.hands && (was.hands[player] !== undefined ? was.hands[player] : was.hands[String(seat)]);
+        if (had !== undefined && had !== null) {
+          if (typeof had === "string" || had.concealed !== undefined) [state.value, value.value] = ["hand", typedText(had)];
+          else if (had.hua_zhu) state.value = "hua_zhu";
+          else if (had.ready) [state.value, value.value] = ["ready", String(had.fan)];
+          else state.value = "not_ready";
+        }
         row.append(el("span", "", `${player} `), state, value);
         rows.push({ seat, state, value });
         form.append(row);
@@ -390,7 +446,15 @@
         }
         return { type: "end", reason: "wall_exhausted", hands };
       };
-    });
+    }, target);
+  }
+
+  // a hand as it was entered, as the typed-hand box takes it: typed text as typed, a photo's hand written out
+  function typedText(hand) {
+    if (typeof hand === "string") return hand;
+    const words = { pong: "碰", kong_exposed: "直杠", kong_added: "加杠", kong_concealed: "暗杠" };
+    const melds = (hand.melds || []).map((meld) => `${words[meld.type] || meld.type}${meld.tile}`);
+    return [hand.concealed, ...melds, ...(hand.win_tile ? [`胡${hand.win_tile}`] : [])].join(" ");
   }
 
   function endThreeWon() {
