@@ -59,7 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
     _register_optional(commands, "store.cli")
     _register_optional(commands, "api.cli")
     settle = commands.choices["settle"]
-    settle.add_argument("--table", metavar="ID", help="settle a stored round of this table (smj table)")
+    settle.add_argument(
+        "--table",
+        metavar="TABLE",
+        help="settle a stored round of this table, by its id or join code (smj table)",
+    )
     settle.add_argument("--number", type=int, metavar="N", help="with --table: round N (default the last)")
     settle.set_defaults(func=_run_settle)
     detect = commands.choices.get("detect")

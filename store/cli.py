@@ -202,11 +202,11 @@ def register_tables(commands: argparse._SubParsersAction) -> None:
     new.add_argument("--set", dest="tile_set", help="the set its photos are read with (smj set add)")
     new.set_defaults(func=run_table_new)
     show = tables.add_parser("show", help="a table's rounds, payments and the night's totals")
-    show.add_argument("table", help="the table's id")
+    show.add_argument("table", help="the table's id, or its join code as the page shows it")
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=run_table_show)
     export = tables.add_parser("export", help="the night as CSV (a line a payment, then the totals) or JSON")
-    export.add_argument("table", help="the table's id")
+    export.add_argument("table", help="the table's id, or its join code as the page shows it")
     export.add_argument("--format", choices=("csv", "json"), default="csv")
     export.add_argument("--out", help="write it to this file (default: standard output)")
     export.set_defaults(func=run_table_export)
@@ -228,10 +228,10 @@ def run_table_new(args: argparse.Namespace) -> int:
 def run_table_show(args: argparse.Namespace) -> int:
     from scoring.cli import format_ledger
     from store import StoreError
-    from store.tables import TableError, table_state
+    from store.tables import TableError, find_table
 
     try:
-        state = table_state(_store(), args.table)
+        state = find_table(_store(), args.table)
     except (StoreError, TableError) as error:
         return _fail(str(error), "table")
     if args.json:
@@ -249,10 +249,10 @@ def run_table_show(args: argparse.Namespace) -> int:
 
 def run_table_export(args: argparse.Namespace) -> int:
     from store import StoreError
-    from store.tables import TableError, export_csv, table_state
+    from store.tables import TableError, export_csv, find_table
 
     try:
-        state = table_state(_store(), args.table)
+        state = find_table(_store(), args.table)
     except (StoreError, TableError) as error:
         return _fail(str(error), "table")
     text = (
@@ -276,12 +276,12 @@ def settle_stored(args: argparse.Namespace) -> int:
     preset and base."""
     from scoring.cli import settle_data
     from store import StoreError
-    from store.tables import TableError, round_json, table_state
+    from store.tables import TableError, find_table, round_json
 
     if args.round is not None:
         return _fail("give a round file or --table, not both", "settle")
     try:
-        state = table_state(_store(), args.table)
+        state = find_table(_store(), args.table)
         if not state.rounds:
             raise TableError("no_such_round", f"table {state.id} has no round yet")
         number = args.number or state.rounds[-1].number

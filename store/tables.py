@@ -177,6 +177,18 @@ def table_state(store: Store, table_id: str) -> TableState:
         return _state(_table(session, table_id))
 
 
+def find_table(store: Store, table: str) -> TableState:
+    """The table named by its id or by its join code (as the page shows it): ``no_such_table`` when
+    neither opens one."""
+    with store.transaction() as session:
+        row = session.get(TableRow, table.strip().lower())
+        if row is None:
+            row = session.scalar(select(TableRow).where(TableRow.code_hash == _hash(table)))
+        if row is None:
+            raise TableError("no_such_table", f"no table has the id or join code {table!r}")
+        return _state(row)
+
+
 def start_round(
     store: Store,
     table_id: str,

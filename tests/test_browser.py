@@ -222,8 +222,18 @@ def test_photo_correct_score_and_save(page: Page, server: tuple[str, Path], tmp_
     page.check("#flags input[name=tian_hu]")  # implies self-drawn and dealer; impossible with a kong
     assert page.is_checked("#flags input[name=self_drawn]") and page.is_checked("#flags input[name=dealer]")
     expect(page.locator("#score")).to_contain_text("天胡")
-    page.uncheck("#flags input[name=tian_hu]")
+    page.uncheck("#flags input[name=tian_hu]")  # what it brought goes with it: 自摸 and 庄家 unticked
+    assert not page.is_checked("#flags input[name=self_drawn]") and not page.is_checked(
+        "#flags input[name=dealer]"
+    )
     expect(page.locator("[data-testid=total-fan]")).to_have_text("2 番")
+    expect(page.locator("[data-testid=payment]")).to_contain_text("点炮 the discarder pays")
+    page.check("#flags input[name=self_drawn]")  # ticked by the player: it stays when 天胡 comes and goes
+    page.check("#flags input[name=tian_hu]")
+    page.uncheck("#flags input[name=tian_hu]")
+    assert page.is_checked("#flags input[name=self_drawn]") and not page.is_checked(
+        "#flags input[name=dealer]"
+    )
     expect(page.locator("[data-testid=payment]")).to_contain_text("自摸 each player still in pays")
 
     # Saving is opt-in.
@@ -291,7 +301,8 @@ def test_a_hand_typed_is_scored_without_a_photo(page: Page, tmp_path: Path) -> N
     expect(page.get_by_test_id("total-fan")).to_have_text("1 番")  # 根: the kong's four 2p
     page.fill("#typed-hand", "123345m66999p bump 2p")
     page.locator("#typed button[type=submit]").click()
-    expect(page.locator("#status")).to_contain_text("pong, kong, added, concealed or win")
+    expect(page.locator("#status")).to_contain_text("“bump” 不是牌")
+    expect(page.locator("#status")).to_contain_text('"bump" is not tiles (words: pong, kong, exposed, added')
     page.screenshot(path=str(tmp_path / "typed.png"), full_page=True)
 
 
@@ -360,6 +371,48 @@ def test_names_never_pile_up_nor_stand_outside_the_photo(
         for a1, b1, a2, b2 in shown[i + 1 :]:
             assert not (x1 < a2 and a1 < x2 and y1 < b2 and b1 < y2), "two names overlap"
     assert laid["meld"] == 1  # the kong's label, below it as a rule, is drawn inside it on the photo's edge
+
+
+def test_the_hands_label_is_never_drawn_across_its_row(
+    page: Page, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hand's row on the photo's top edge (no room for its label above): the label is drawn below the
+    row or not at all, never over the hand's tiles."""
+    import dataclasses
+
+    import api.fakes as fakes
+
+    plain = fakes.layout
+
+    def on_top(rows: Any, *, aspect: float = 4 / 3) -> list[fakes.Placed]:
+        placed = plain(rows, aspect=aspect)
+        up = min(p.box[1] for p in placed) - 0.002
+        return [
+            dataclasses.replace(p, box=(p.box[0], p.box[1] - up, p.box[2], p.box[3] - up)) for p in placed
+        ]
+
+    monkeypatch.setattr(fakes, "layout", on_top)
+    photo = tmp_path / "top.jpg"
+    photo.write_bytes(fakes.fake_photo((1200, 900)))
+    page.set_input_files("#file", str(photo))
+    expect(page.locator("#overlay .tile-box")).to_have_count(15)
+    laid = page.evaluate(
+        """() => {
+        const box = (node) => {
+          const r = node.getBoundingClientRect();
+          return [r.left, r.top, r.right, r.bottom];
+        };
+        return {
+          labels: [...document.querySelectorAll('#overlay .group-outline.hand > span')]
+            .filter((n) => !n.hidden).map(box),
+          tiles: [...document.querySelectorAll('#overlay .tile-box')].map(box),
+        };
+    }"""
+    )
+    page.screenshot(path=str(tmp_path / "top.png"), full_page=True)
+    for x1, y1, x2, y2 in laid["labels"]:
+        for a1, b1, a2, b2 in laid["tiles"]:
+            assert not (x1 < a2 - 1 and a1 + 1 < x2 and y1 < b2 - 1 and b1 + 1 < y2), "a label over a tile"
 
 
 def test_a_large_photo_is_shrunk_in_the_browser_before_it_is_sent(page: Page, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
+import smj
 from api.app import create_app
 from api.fakes import FakeDetector, fake_photo
 from api.settings import Settings
@@ -24,10 +25,14 @@ from tests.test_browser import phone, running
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 
+STORE: dict[str, str] = {}  # the served store's URL, for what smj reads of it
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("browser_table")
-    settings = Settings(dataset_dir=folder / "dataset", database_url=f"sqlite:///{folder / 'store.db'}")
+    STORE["url"] = f"sqlite:///{folder / 'store.db'}"
+    settings = Settings(dataset_dir=folder / "dataset", database_url=STORE["url"])
     with running(create_app(settings, load_detector=lambda _: FakeDetector())) as base:
         yield base
 
@@ -217,7 +222,13 @@ def test_the_page_reads_a_typed_hand_as_the_server_does(server: str, tmp_path: P
                     .then(async (r) => [r.status, await r.json()]);
                 const out = [];
                 for (const text of typed) {
-                    out.push([await score(text), await score(window.smjPage.parseTyped(text))]);
+                    let read;
+                    try {
+                        read = await score(window.smjPage.parseTyped(text));
+                    } catch (error) {
+                        read = [0, error.message];  // refused on the page, before any request
+                    }
+                    out.push([await score(text), read]);
                 }
                 return out;
             }""",
@@ -228,9 +239,10 @@ def test_the_page_reads_a_typed_hand_as_the_server_does(server: str, tmp_path: P
                 for read in (server_read, page_read):
                     read[1]["decomposition"].sort()
                 assert page_read == server_read, text
-            else:  # a word the page passes on as tiles: both refuse it, naming the word
-                assert server_read[1]["error"]["code"] == "typed_hand" and page_read[0] == 422, text
-                assert "kang" in server_read[1]["error"]["message"], text
+            else:  # both refuse it, naming the word in Chinese and English
+                assert server_read[1]["error"]["code"] == "typed_hand" and page_read[0] == 0, text
+                for message in (server_read[1]["error"]["message"], page_read[1]):
+                    assert "“kang” 不是牌" in message and "pong, kong" in message, text
 
 
 def test_a_winner_holding_a_kong_types_the_hand_on_the_page(server: str, tmp_path: Path) -> None:
@@ -331,7 +343,11 @@ def test_a_past_event_is_corrected_from_its_filled_form_beside_it(server: str, t
         page.locator('#table-rounds li[data-at="1:1"] button').click()
         page.locator("#table-form button[type=submit]").click()
         page.wait_for_timeout(1000)
-        print("STATUS", page.locator("#table-status").inner_text(), page.locator("#table-status").evaluate("e => e.parentNode.id || e.parentNode.tagName"))
+        print(
+            "STATUS",
+            page.locator("#table-status").inner_text(),
+            page.locator("#table-status").evaluate("e => e.parentNode.id || e.parentNode.tagName"),
+        )
         page.screenshot(path="/tmp/stale.png", full_page=True)
         expect(page.locator("#table-status")).to_contain_text("Another phone wrote")
         page.locator("#table-form button", has_text="Cancel").click()
@@ -358,3 +374,47 @@ def test_a_past_event_is_corrected_from_its_filled_form_beside_it(server: str, t
         page.locator("#event-undo").click()  # the wall's end taken back like any event
         expect(page.locator("#event-end")).to_be_visible()
         assert len(_night(page)["rounds"][0]["events"]) == 1
+
+
+def test_the_next_dealer_the_export_and_the_photo_first(
+    server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With a table in play, 拍照 Take photo is on the first screen (the night in one line above it); after
+    a photo its score's line is too. A round over names its next dealer, chosen for the next round; the
+    night downloaded from the page is what ``smj table export`` writes, by the code the page shows."""
+    with sync_playwright() as playwright:
+        page = phone(playwright, tmp_path / "phone", server)
+        _open_table(page, base="1")
+        code = page.locator("#table-info").inner_text().split("code ")[1].split(" ")[0]
+        page.locator("#round-new").click()
+        _win(page, {1: ("fan", "1")}, discarder=0)  # Bo wins first: the next dealer
+        _record(page, tmp_path, "dealer_win1")
+        _win(page, {2: ("fan", "2"), 3: ("fan", "0")}, discarder=0)
+        _record(page, tmp_path, "dealer_win2")
+        expect(page.locator("#table-round")).to_contain_text("next dealer Bo")
+        expect(page.locator("#round-banker")).to_have_value("1")
+        expect(page.locator("#table-bar")).to_contain_text(code)
+
+        page.evaluate("window.scrollTo(0, 0)")
+        photo_button = page.locator("label[for=camera]").bounding_box()
+        assert photo_button is not None and photo_button["y"] + photo_button["height"] <= 915
+        (tmp_path / "hand.jpg").write_bytes(fake_photo())
+        page.set_input_files("#file", str(tmp_path / "hand.jpg"))
+        expect(page.get_by_test_id("summary")).to_contain_text("番")
+        page.evaluate("window.scrollTo(0, 0)")
+        summary = page.get_by_test_id("summary").bounding_box()
+        assert summary is not None and summary["y"] + summary["height"] <= 915, summary
+        expect(page.get_by_test_id("summary")).to_contain_text("点炮 the discarder pays")
+        page.screenshot(path=str(tmp_path / "table_first_screen.png"))
+
+        with page.expect_download() as download:
+            page.locator("#table-export-csv").click()
+        csv_text = Path(download.value.path()).read_text(encoding="utf-8")
+        with page.expect_download() as download:
+            page.locator("#table-export-json").click()
+        night = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    monkeypatch.setenv("SMJ_DATABASE_URL", STORE["url"])
+    assert smj.main(["table", "export", code]) == 0
+    assert capsys.readouterr().out.splitlines() == csv_text.splitlines()
+    assert smj.main(["table", "export", code, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == night and night["totals"] == [-7, 2, 4, 1]

@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from smj_runner import run
 from sqlalchemy import update
 
+import smj
 from scoring.presets import get_preset
 from scoring.settlement import parse_round, settle_round
 from store import open_store
@@ -25,6 +27,7 @@ from store.tables import (
     correct_event,
     create_table,
     export_csv,
+    find_table,
     history,
     join,
     round_json,
@@ -228,3 +231,31 @@ def test_two_writers_on_one_version_lose_nothing(store: Store) -> None:
     state = table_state(store, table_id)
     assert len(state.rounds[0].events) == 1 and state.rounds[0].version == version + 1
     assert len(history(store, table_id, 1)) == 2  # started, one kong: no write lost or doubled
+
+
+def test_a_table_is_found_by_its_id_or_the_code_the_page_shows(store: Store) -> None:
+    table_id, code, _ = _played(store, ROUND["events"][:2])
+    for given in (table_id, table_id.upper(), code, code.lower(), f" {code} "):
+        assert find_table(store, given).id == table_id, given
+    with pytest.raises(TableError) as caught:
+        find_table(store, "QQQQQQ")
+    assert caught.value.code == "no_such_table" and "QQQQQQ" in str(caught.value)
+
+
+def test_smj_table_and_settle_take_the_join_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``smj table show|export`` and ``smj settle --table`` read a table by the code the page shows, as
+    by its id."""
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    monkeypatch.setenv("SMJ_DATABASE_URL", url)
+    table_id, code, _ = _played(open_store(url), ROUND["events"])
+    by_id = run(smj.main, capsys, "table", "export", table_id, "--format", "json")
+    by_code = run(smj.main, capsys, "table", "export", code, "--format", "json")
+    assert by_id[0] == 0 and by_code == by_id and json.loads(by_code[1])["id"] == table_id
+    shown = run(smj.main, capsys, "table", "show", code.lower())
+    assert shown[0] == 0 and f"table {table_id}" in shown[1]
+    settled = run(smj.main, capsys, "settle", "--table", code, "--json")
+    assert settled[0] == 0 and json.loads(settled[1])["totals"] == json.loads(by_id[1])["totals"]
+    missing = run(smj.main, capsys, "table", "show", "NOSUCH")
+    assert missing[0] != 0 and "no table has the id or join code 'NOSUCH'" in missing[2]

@@ -190,7 +190,10 @@
     state.file = file;
     state.zoomed = true; // a small hand in a large photo is shown zoomed to it
     // a new photo is a new hand: the last one's win conditions (自摸, 杠上花, ...) are not its
-    for (const { key } of state.conditions) flagBox(key).checked = false;
+    for (const { key } of state.conditions) {
+      flagBox(key).checked = false;
+      delete flagBox(key).dataset.by;
+    }
     const image = $("photo");
     if (image.src) URL.revokeObjectURL(image.src);
     image.src = URL.createObjectURL(file);
@@ -228,11 +231,17 @@
           : "没有找到牌 No tile found: add the tiles by tapping where they are, or take a closer photo.",
       );
       render();
-      $("result").scrollIntoView({ block: "start" }); // at once: the boxes are measured where they land
+      $("photo-section").scrollIntoView({ block: "start" }); // the photo and its score's line; the boxes are measured where they land
       if (scoring !== state.scored) rescore(); // the win conditions or rules changed meanwhile
     } catch (error) {
       if (sequence !== state.grouped) return;
-      $("stage").hidden = error.status === 415 || error.status === 422 || error.status === 413;
+      const unreadable = error.status === 415 || error.status === 422 || error.status === 413;
+      $("stage").hidden = unreadable;
+      if (unreadable) {
+        state.file = null; // nothing of it is read, scored nor saved
+        state.width = state.height = 0;
+        render(); // no score left on show from before
+      }
       setStatus(`出错 ${zh(error.code)}${error.message}`, true);
     }
   }
@@ -606,7 +615,9 @@
       node.classList.remove("flipped");
       let rect = node.getBoundingClientRect();
       if (!fits(rect)) {
-        node.classList.add("flipped"); // a tile's name above it; a group's label inside its outline
+        // a tile's name above it; a group's label below its outline, never across its tiles (the strip
+        // under the photo names every group)
+        node.classList.add("flipped");
         rect = node.getBoundingClientRect();
       }
       if (fits(rect)) laid.push(rect);
@@ -715,7 +726,27 @@
       target.append(summary);
     }
     for (const note of unscoredConditions(rules)) target.append(element("p", "note", note));
+    renderSummary(unit, unitEn);
     renderWarnings();
+  }
+
+  // The score in one line under the photo (and the typed hand): the fan, the multiplier and who pays what,
+  // on the first screen with the photo; the whole breakdown is below (番数 Score).
+  function renderSummary(unit, unitEn) {
+    const summary = $("summary");
+    const score = state.score;
+    summary.hidden = !score;
+    summary.classList.toggle("not-win", Boolean(score && (!score.ok || !score.value.valid)));
+    if (!score) return summary.replaceChildren();
+    if (!score.ok || !score.value.valid) {
+      const error = score.ok ? score.value.error : score;
+      const waiting = score.waits && score.waits.ready;
+      summary.textContent = waiting ? `听牌 A waiting hand: ${score.waits.waits.map((w) => w.tile).join(" ")}` : `不能计分 Not a win: ${zh(error.code)}${error.message}`;
+      return;
+    }
+    const s = score.value;
+    const payers = { discarder: "点炮 the discarder pays", robbed_konger: "抢杠 the konger robbed pays", each_player_still_in: "自摸 each player still in pays" };
+    summary.textContent = `${s.total_fan} ${unit} (${unitEn}) ×${s.multiplier} · ${payers[s.payers]} ${s.payment} 底 base`;
   }
 
   // A ticked condition that is a fan of its own but scores nothing under these rules (海底 under chengdu).
@@ -787,6 +818,10 @@
   const TYPED_WORDS = [...Object.keys(MELD_WORDS), ...WIN_WORDS].sort((a, b) => b.length - a.length);
   const TYPED_TOKEN = new RegExp(`${TYPED_WORDS.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")}|\\S`, "giu");
 
+  // what scoring/tiles.py reads as tiles: digits (一..九 too) and suits (m p s, 万 筒 条 and their aliases)
+  const TILE_TEXT = /^[1-9一二三四五六七八九mpsw万萬筒饼餅条條索,+_-]+$/i;
+  const ONE_TILE = /^([1-9一二三四五六七八九][mpsw万萬筒饼餅条條索]|[mps][1-9])$/i;
+
   function typedError(zhText, en) {
     return Object.assign(new Error(`${zhText} / ${en}`), { code: "typed_hand" });
   }
@@ -822,11 +857,14 @@
     for (let i = 0; i < words.length; i += 1) {
       const key = words[i].toLowerCase();
       if (!MELD_WORDS[key] && !WIN_WORDS.includes(key)) {
+        if (!TILE_TEXT.test(words[i])) {
+          throw typedError(`“${words[i]}” 不是牌 (牌写作 123m 456p 789s, 词有 碰 杠 明杠 加杠 暗杠 胡)`, `"${words[i]}" is not tiles (words: pong, kong, exposed, added, concealed, win)`);
+        }
         concealed.push(words[i]);
         continue;
       }
       const tile = words[i + 1];
-      if (!tile || !/^[1-9](m|p|s|万|筒|条)$/i.test(tile)) {
+      if (!tile || !ONE_TILE.test(tile)) {
         throw typedError(`“${words[i]}” 后面要写一张牌, 比如 ${words[i]} 5p`, `"${words[i]}" takes one tile such as 5p`);
       }
       if (WIN_WORDS.includes(key)) win = tile;
@@ -861,10 +899,15 @@
     state.detections = [];
     state.winIndex = null;
     state.photoWarnings = [];
+    // the typed hand is the hand now: the last photo and its tools go (and it is not saved as this hand's)
+    state.file = null;
+    state.width = state.height = 0;
+    $("stage").hidden = true;
+    $("tools").hidden = true;
     setStatus("打字的手牌 The typed hand:");
     render();
     await rescore();
-    $("result").scrollIntoView({ block: "start" });
+    $("summary").scrollIntoView({ block: "nearest" });
   }
 
   // ---- the set on the table
@@ -1138,11 +1181,25 @@
 
   // Ticking a condition ticks what it brings (what it implies or requires: 天胡 is self-drawn, by the
   // 庄家) and clears what it cannot go with, so the context sent is one the rules accept.
+  // Unticking it unticks what it brought and was not ticked otherwise (天胡 off: 庄家 and 自摸 off with it).
   function onFlag(event) {
-    const condition = state.conditions.find((c) => c.key === event.target.name);
-    if (event.target.checked) {
+    const box = event.target;
+    const condition = state.conditions.find((c) => c.key === box.name);
+    delete box.dataset.by; // ticked or unticked by the player now
+    if (box.checked) {
       for (const other of condition.clears) flagBox(other).checked = false;
-      for (const other of condition.brings) flagBox(other).checked = true;
+      for (const other of condition.brings) {
+        const brought = flagBox(other);
+        if (!brought.checked) Object.assign(brought, { checked: true }).dataset.by = box.name;
+      }
+    } else {
+      for (const other of condition.brings) {
+        const brought = flagBox(other);
+        if (brought.dataset.by === box.name) {
+          brought.checked = false;
+          delete brought.dataset.by;
+        }
+      }
     }
     rescore();
   }

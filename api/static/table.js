@@ -8,7 +8,8 @@
   const page = () => window.smjPage; // app.js: call, element, context, hand, conditions, preset
   const KINDS = { direct: "直杠 direct (刮风)", added: "面下杠 added (刮风)", concealed: "暗杠 concealed (下雨)" };
   // ``target``: the event a correction form is open on, {round, index}; null for the next event
-  const table = { id: null, code: null, data: null, form: null, target: null, poll: null };
+  // ``dealerFor``: the finished round whose next dealer the dealer box was last set to
+  const table = { id: null, code: null, data: null, form: null, target: null, poll: null, dealerFor: null };
 
   const el = (tag, className, text) => page().element(tag, className, text);
   // the form and its messages move beside an event being corrected (out of the document while its round's
@@ -160,9 +161,17 @@
     const playing = Boolean(table.data);
     $("table-setup").hidden = playing;
     $("table-play").hidden = !playing;
+    $("table-bar").hidden = !playing;
     if (!playing) return;
     const data = table.data;
     $("table-info").textContent = `桌号 code ${table.code || "?"} · ${data.preset} · 底 base ${data.base}`;
+    // the night at the top of the page, one line, without pushing the photo off the first screen
+    const night = data.players.map((player, seat) => `${player} ${data.totals[seat] > 0 ? "+" : ""}${data.totals[seat]}`).join(" · ");
+    $("table-bar-link").textContent = `牌桌 ${table.code || ""} · ${night}`;
+    $("table-export-csv").href = `/api/v1/tables/${data.id}/export?format=csv`;
+    $("table-export-csv").download = `table-${data.id}.csv`;
+    $("table-export-json").href = `/api/v1/tables/${data.id}/export?format=json`;
+    $("table-export-json").download = `table-${data.id}.json`;
     const seats = $("table-seats");
     seats.replaceChildren();
     data.players.forEach((player, seat) => {
@@ -174,8 +183,10 @@
       seats.append(box);
     });
     const round = current();
+    const next = round && round.finished ? round.ledger.next_dealer : null;
+    const nextText = next !== null && next !== undefined ? ` · 下一局庄家 next dealer ${name(next)}` : "";
     $("table-round").textContent = round
-      ? `第 ${round.number} 局 Round ${round.number}: ${round.finished ? "结束 over" : "进行中 in play"} · ${round.events.length} events`
+      ? `第 ${round.number} 局 Round ${round.number}: ${round.finished ? "结束 over" : "进行中 in play"} · ${round.events.length} events${nextText}`
       : "还没开局 No round yet.";
     $("round-new").hidden = Boolean(inPlay());
     $("round-banker-label").hidden = Boolean(inPlay());
@@ -198,6 +209,13 @@
     if (dealer.options.length !== 5) {
       dealer.replaceChildren(Object.assign(el("option", "", "—"), { value: "" }));
       data.players.forEach((player, seat) => dealer.append(Object.assign(el("option", "", player), { value: String(seat) })));
+    }
+    // the next round's dealer (the first winner; the discarder of a 一炮多响; the dealer again when nobody
+    // won), chosen once a round is over: the players may choose another
+    const over = round && round.finished ? `${data.id}:${round.number}:${next}` : null;
+    if (over && table.dealerFor !== over) {
+      table.dealerFor = over;
+      dealer.value = next !== null && next !== undefined ? String(next) : "";
     }
     for (const id of ["event-kong", "event-win", "event-end", "event-undo"]) $(id).hidden = !inPlay();
     if (round && round.finished && round.events.length) $("event-undo").hidden = false; // take back the end
