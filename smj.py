@@ -148,7 +148,7 @@ EXTRA_OF = {
     "uvicorn": "serve",
     "multipart": "serve",
     "pydantic_settings": "serve",
-    "swagger_ui_bundle": "serve",
+    "fastapi_offline": "serve",
     "torch": "train",
     "ultralytics": "train",
 }

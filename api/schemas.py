@@ -220,11 +220,34 @@ class ScoreRequest(_In):
         json_schema_extra=PRESET_ENUM,
     )
 
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "hand": {
+                        "concealed": "123345m66999p",
+                        "melds": [{"type": "kong_exposed", "tile": "2p"}],
+                        "win_tile": "6p",
+                    },
+                    "context": {"self_drawn": True},
+                    "preset": DEFAULT_PRESET,
+                },
+                {"hand": "123345m66999p kong 2p win 6p", "preset": DEFAULT_PRESET},
+            ]
+        },
+    )
+
 
 class WaitsRequest(_In):
     hand: WaitingHandIn | TypedHandText
     context: ContextIn = Field(default_factory=ContextIn)
     preset: str = Field(default=DEFAULT_PRESET, max_length=64, json_schema_extra=PRESET_ENUM)
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"examples": [{"hand": {"concealed": "12334567m66999p"}, "preset": DEFAULT_PRESET}]},
+    )
 
 
 # ---- scores

@@ -458,3 +458,24 @@ def test_a_small_hand_in_a_large_photo_is_shown_zoomed_to_its_tiles(
     assert whole is not None and whole["width"] < zoomed["width"] / 2
     assert page.locator("#overlay .tile-box .tag").count() == 0  # too small to name without piling up
     page.screenshot(path=str(tmp_path / "zoomed.png"), full_page=True)
+
+
+def test_the_api_docs_render_in_chromium_and_try_it_out_answers(page: Page, server: tuple[str, Path]) -> None:
+    """``/docs`` (Swagger UI 5, served from here) reads the OpenAPI 3.1 FastAPI writes: every operation is
+    listed, and "Try it out" on /api/v1/score sends its example and shows the answer."""
+    base, _ = server
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(base + "/docs")
+    expect(page.locator(".opblock").first).to_be_visible(timeout=20_000)
+    assert "Unable to render this definition" not in page.content()
+    paths = set(page.locator(".opblock-summary-path").all_inner_texts())
+    schema = page.evaluate("fetch('/openapi.json').then((r) => r.json())")
+    assert {path.replace("\u200b", "") for path in paths} == set(schema["paths"])
+    score = page.locator(".opblock-post", has=page.locator(".opblock-summary-path", has_text="/api/v1/score"))
+    score = score.filter(has_not=page.locator(".opblock-summary-path", has_text="score-photo")).first
+    score.locator(".opblock-summary").click()
+    score.locator("button.try-out__btn").click()
+    score.locator("button.execute").click()
+    answer = score.locator(".live-responses-table tbody td.response-col_status").first
+    expect(answer).to_have_text("200")
+    expect(score.locator(".live-responses-table .microlight").first).to_contain_text('"valid": true')

@@ -7,10 +7,11 @@ from pathlib import Path
 from fastapi import APIRouter
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse
-from swagger_ui_bundle import swagger_ui_path
+from importlib.resources import files
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
-SWAGGER_DIR = Path(swagger_ui_path)  # Swagger UI's own files, from the PyPI package
+# Swagger UI's own files (5.x: it reads the OpenAPI 3.1 FastAPI writes), as PyPI fastapi-offline ships them
+SWAGGER_DIR = Path(str(files("fastapi_offline") / "static"))
 SWAGGER_URL = "/static/swagger"
 # Nothing leaves the machine: scripts, styles, images, requests only from this origin (blob: the photo).
 CONTENT_SECURITY_POLICY = (
@@ -32,13 +33,13 @@ def page() -> FileResponse:
 
 @router.get("/docs", include_in_schema=False)
 def docs() -> HTMLResponse:
-    """The API's interactive documentation (Swagger UI, served from this server: PyPI swagger-ui-bundle)."""
+    """The API's interactive documentation (Swagger UI 5, served from this server: PyPI fastapi-offline)."""
     page = get_swagger_ui_html(
         openapi_url="/openapi.json",
         title="smj API",
         swagger_js_url=f"{SWAGGER_URL}/swagger-ui-bundle.js",
         swagger_css_url=f"{SWAGGER_URL}/swagger-ui.css",
-        swagger_favicon_url=f"{SWAGGER_URL}/favicon-32x32.png",
+        swagger_favicon_url=f"{SWAGGER_URL}/favicon.png",
     )
     page.headers["X-Frame-Options"] = "DENY"
     return page
