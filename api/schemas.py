@@ -246,7 +246,9 @@ class WaitsRequest(_In):
 
     model_config = ConfigDict(
         extra="forbid",
-        json_schema_extra={"examples": [{"hand": {"concealed": "12334567m66999p"}, "preset": DEFAULT_PRESET}]},
+        json_schema_extra={
+            "examples": [{"hand": {"concealed": "12334567m66999p"}, "preset": DEFAULT_PRESET}],
+        },
     )
 
 

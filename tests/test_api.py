@@ -715,6 +715,10 @@ def test_openapi_documents_the_versioned_api(client: TestClient) -> None:
     assert scripts and all(url.startswith("/static/swagger/") for url in scripts)
     assert all(client.get(url).status_code == 200 for url in scripts)
     assert "frame-ancestors 'none'" in client.get("/").headers["content-security-policy"]
+    rules = client.get("/rules")  # the rules document, linked from the page
+    assert rules.status_code == 200 and rules.headers["content-type"].startswith("text/plain")
+    assert "查花猪" in rules.text and "| preset | 直杠" in rules.text
+    assert 'href="/rules"' in client.get("/").text
 
 
 def test_unknown_paths_and_methods_answer_in_the_error_shape(client: TestClient) -> None:

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from importlib.resources import files
 from pathlib import Path
 
 from fastapi import APIRouter
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse
-from importlib.resources import files
+from fastapi.responses import FileResponse, HTMLResponse, PlainTextResponse
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 # Swagger UI's own files (5.x: it reads the OpenAPI 3.1 FastAPI writes), as PyPI fastapi-offline ships them
 SWAGGER_DIR = Path(str(files("fastapi_offline") / "static"))
 SWAGGER_URL = "/static/swagger"
+RULES = files("scoring") / "RULES.md"  # the rules the project scores and settles, in Chinese and English
 # Nothing leaves the machine: scripts, styles, images, requests only from this origin (blob: the photo).
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; "
@@ -43,3 +44,9 @@ def docs() -> HTMLResponse:
     )
     page.headers["X-Frame-Options"] = "DENY"
     return page
+
+
+@router.get("/rules", include_in_schema=False)
+def rules() -> PlainTextResponse:
+    """The rules document (``scoring/RULES.md``), as text: the page links to it."""
+    return PlainTextResponse(RULES.read_text(encoding="utf-8"), headers={"X-Frame-Options": "DENY"})
