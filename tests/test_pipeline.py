@@ -158,6 +158,38 @@ def test_smj_score_photo_prints_the_whole_answer(capsys: pytest.CaptureFixture[s
     assert out.stat().st_size > 10_000
 
 
+def test_names_drawn_on_an_annotated_photo_never_overlap_and_are_whole() -> None:
+    """A row of touching tiles narrower than their names: every name placed meets no other, inside the
+    photo; one with no free place is left out, never drawn over another."""
+    from vision.annotate import label_spots
+
+    boxes = np.array([[100 + 12 * i, 300, 112 + 12 * i, 316] for i in range(14)], dtype=np.float32)
+    names = ["honour", "m1", "back", *(["p5"] * 11)]
+    spots = label_spots(boxes, names, (400, 400), 0.5)
+    placed = [spot for spot in spots if spot is not None]
+    assert len(placed) >= 8
+    for i, (x1, y1, x2, y2) in enumerate(placed):
+        assert 0 <= x1 < x2 <= 400 and 0 <= y1 < y2 <= 400
+        for a1, b1, a2, b2 in placed[i + 1 :]:
+            assert not (x1 < a2 and a1 < x2 and y1 < b2 and b1 < y2)
+    first = spots[0]
+    assert first is not None and first[2] - first[0] > 40  # "honour" whole, wider than its 12 px tile
+
+
+@needs_model
+def test_an_annotated_12_mp_photo_says_its_size_and_carries_the_hand_and_score(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "phone.png"
+    smj.main(["score", str(EXAMPLES / "hand_phone.jpg"), "--annotate", str(out)])
+    said = capsys.readouterr().out
+    assert f"annotated: {out} (2016x1512, 0.5 of the photo's 4032x3024)" in said
+    drawn = cv2.imread(str(out))
+    assert drawn.shape[1] == 2016 and drawn.shape[0] > 1512  # the caption's band under the photo
+    band = drawn[1512:]
+    assert (band < 100).any() and (band > 250).mean() > 0.8  # dark lines of text on white
+
+
 @needs_model
 @pytest.mark.parametrize(
     ("content", "message"),

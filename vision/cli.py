@@ -363,6 +363,23 @@ def run_ship(args: argparse.Namespace) -> int:
     return 0
 
 
+def _caption(payload: dict[str, Any], size: str) -> list[str]:
+    """The lines under an annotated photo (ASCII: OpenCV draws no Chinese): the hand, the score, the size."""
+    hand = payload.get("hand")
+    lines = []
+    if hand:
+        melds = " ".join(f"[{m['type']} {m['tile']}]" for m in hand["melds"])
+        lines.append(f"hand: {hand['concealed']} {melds} win {hand['win_tile']}".replace("  ", " "))
+    score = payload.get("score")
+    if score and score.get("valid"):
+        fans = ", ".join(f"{fan['name_en']} {fan['fan']:+d}" for fan in score["fans"])
+        lines.append(f"{score['total_fan']} fan, x{score['multiplier']}: {fans}")
+    elif score:
+        lines.append(f"not a win: {score['error']['code']}")
+    lines.append(f"drawn at {size}")
+    return lines
+
+
 def run_score_photo(args: argparse.Namespace, tile_set_for: SetLoader | None = None) -> int:
     """``smj score PHOTO``: detect, group and score a photographed hand (its faces read with the set
     ``tile_set_for`` gives for the detector, ``--set``)."""
@@ -407,14 +424,24 @@ def run_score_photo(args: argparse.Namespace, tile_set_for: SetLoader | None = N
         if result.waits is not None:
             print(scoring_cli.describe_waits(result.waits, rules))
     if args.annotate:  # after the result is printed: a folder that cannot be written loses nothing
+        photo = result.photo
+        width, height = photo.size
+        size = f"{width}x{height}"
+        if photo.scale > 1:  # drawn on the photo as the reader decoded it
+            size += (
+                f", {1 / photo.scale:.2g} of the photo's {photo.original_size[0]}x{photo.original_size[1]}"
+            )
         pixels = draw_detections(
-            result.photo.pixels,
-            result.detections.scaled(1 / result.photo.scale),
+            photo.pixels,
+            result.detections.scaled(1 / photo.scale),
             [g.indices for g in result.grouping.groups],
             result.grouping.win_index,
+            caption=_caption(payload, size),
         )
         try:
             save_rgb(pixels, args.annotate)
         except OSError as error:
             return _fail(str(error))
+        if not args.json:
+            print(f"annotated: {args.annotate} ({size})")
     return 0 if result.score is not None and result.score.valid else 1
