@@ -29,7 +29,6 @@ to its boxes.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections import Counter, defaultdict
@@ -38,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from datasets.scenes import one_line_errors, scene_images
 
 GOOD_IOU = 0.7
 MATCH_IOU = 0.3  # a found box belongs to the true tile it overlaps most, at least this much
@@ -148,6 +149,7 @@ def _style(row: dict) -> str:
     return "held-out" if row.get("tiles") in HELD_OUT else "usual"
 
 
+@one_line_errors("bench_boxes")
 def main(argv: Sequence[str] | None = None) -> int:
     from vision.detect.detector import DEFAULT_WEIGHTS
 
@@ -190,8 +192,7 @@ def measure(
     from vision.detections import BACK
     from vision.pipeline import detect_tiles
 
-    lines = (folder / "scenes.jsonl").read_text(encoding="utf-8").splitlines()
-    rows = [json.loads(line) for line in lines]
+    rows = scene_images(folder)
     if limit:
         rows = rows[:limit]
     seconds: dict[str, list[float]] = defaultdict(list)

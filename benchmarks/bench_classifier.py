@@ -17,7 +17,6 @@ itself (its validation split).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -26,6 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from datasets.scenes import one_line_errors, scene_images
 
 if TYPE_CHECKING:
     from vision.detect.classifier import TileClassifier
@@ -39,8 +40,7 @@ def _scene_tiles(
     """(true class, read class, keys) for each labelled tile of the given roles."""
     from vision.images import load_photo
 
-    for line in (data / "scenes.jsonl").read_text(encoding="utf-8").splitlines():
-        scene = json.loads(line)
+    for scene in scene_images(data):
         boxes = [b for b in scene.get("boxes", []) if b["role"] in roles and b["cls"] <= 27]
         if not boxes:
             continue
@@ -131,6 +131,7 @@ def _tally(tiles: Iterable[tuple[int, int, tuple[str, ...]]]) -> TopOne:
     )
 
 
+@one_line_errors("bench_classifier")
 def main(argv: Sequence[str] | None = None) -> int:
     from vision.detect.detector import DEFAULT_CLASSIFIER
 

@@ -24,7 +24,6 @@ it, which must give no box either.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -34,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from datasets.scenes import one_line_errors, scene_images
 
 FOUND_IOU = 0.5  # a labelled tile counts as found by a box overlapping it this much
 FALSE_IOU = 0.3  # a box overlapping no labelled tile nor don't-care outline this much is a false box
@@ -78,7 +79,7 @@ def measure(folder: Path, detector: object, limit: int = 0) -> list[PhotoResult]
     from vision.images import load_photo
     from vision.reading import first_detections
 
-    rows = [json.loads(line) for line in (folder / "scenes.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = scene_images(folder)
     results = []
     for row in rows[: limit or None]:
         start = time.perf_counter()
@@ -153,6 +154,7 @@ def summary(results: Sequence[PhotoResult]) -> str:
     )
 
 
+@one_line_errors("bench_every_tile")
 def main(argv: Sequence[str] | None = None) -> int:
     from vision.detect.detector import DEFAULT_WEIGHTS
     from vision.factory.torch_models import reader
@@ -181,9 +183,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{args.real} {args.split}: {strips} strips beyond the tiles, no box {share:.3f}, {boxes} boxes"
         )
     for folder in args.folders:
-        if not (folder / "scenes.jsonl").is_file():
-            print(f"{folder}: no scenes.jsonl (smj dataset synth writes one)", file=sys.stderr)
-            return 2
         print(f"{folder}: {summary(measure(folder, detector, args.limit))}", flush=True)
     return 0
 

@@ -19,7 +19,6 @@ the grouper alone.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -187,6 +186,7 @@ def measure(
     from its JPEG bytes with ``detector``, or from its labelled boxes when ``detector`` is None, and
     compare with the truth (the faces read with ``tile_set`` when given). Raises ``ValueError`` when the
     folder has no winning scene."""
+    from datasets.scenes import scene_images
     from scoring import WinContext, score
     from scoring.hand import Hand
     from scoring.presets import CHENGDU
@@ -195,8 +195,7 @@ def measure(
     from vision.grouping.result import WarningCode
     from vision.pipeline import score_photo
 
-    rows = [json.loads(line) for line in (folder / "scenes.jsonl").read_text(encoding="utf-8").splitlines()]
-    rows = [r for r in rows if r.get("winning", True)]
+    rows = [r for r in scene_images(folder) if r.get("winning", True)]
     if limit:
         rows = rows[:limit]
     if not rows:

@@ -13,11 +13,12 @@ tile don't-care is the exact hand (the player's tiles found and read, as a multi
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from datasets.scenes import one_line_errors, scene_images
 
 
 def role_images(data: Path, roles: set[str]) -> list[Any]:
@@ -27,8 +28,7 @@ def role_images(data: Path, roles: set[str]) -> list[Any]:
     from vision.detections import HONOUR
 
     images = []
-    for line in (data / "scenes.jsonl").read_text(encoding="utf-8").splitlines():
-        scene = json.loads(line)
+    for scene in scene_images(data):
         width, height = scene["width"], scene["height"]
         boxes = tuple(
             Box.from_xyxy(b["cls"] if b["role"] in roles else HONOUR, tuple(b["box"]), width, height)
@@ -38,6 +38,7 @@ def role_images(data: Path, roles: set[str]) -> list[Any]:
     return images
 
 
+@one_line_errors("bench_roles")
 def main(argv: Sequence[str] | None = None) -> int:
     from vision.detect.detector import DEFAULT_WEIGHTS
     from vision.factory.evaluate import evaluate

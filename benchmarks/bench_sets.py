@@ -13,7 +13,6 @@ and the share of the later photos holding FACE whose every FACE tile reads right
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -23,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from datasets.scenes import one_line_errors, scene_images
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class Tiles:
 def read_tiles(folder: Path, detector: object, limit: int = 0) -> list[Tiles]:
     from vision.images import load_photo
 
-    rows = [json.loads(line) for line in (folder / "scenes.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = scene_images(folder)
     rows = [row for row in rows if row.get("hand")][: limit or None]
     out = []
     for row in rows:
@@ -79,6 +80,7 @@ def face_right(photo: Tiles, face: int, tile_set: object) -> bool:
     return bool((read == face).all())
 
 
+@one_line_errors("bench_sets")
 def main(argv: Sequence[str] | None = None) -> int:
     from vision.detect.detector import Detector
     from vision.detect.tileset import TileSet
@@ -186,7 +188,7 @@ def _latency(folder: Path, detector: object, tile_set: object, count: int, round
     from scoring import CHENGDU, WinContext
     from vision.pipeline import score_photo
 
-    rows = [json.loads(line) for line in (folder / "scenes.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = scene_images(folder)
     added, alone = [], []
     for row in rows[:count]:
         data = (folder / row["image"]).read_bytes()

@@ -3,8 +3,10 @@ its true hand and boxes, and its don't-care outlines (``ignored``)."""
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,41 @@ def scene_rows(folder: Path | str) -> Iterator[tuple[Path, int, dict[str, Any]]]
         if not isinstance(row, dict):
             raise DatasetError(f"{path}:{number}: not a JSON scene (a {type(row).__name__})")
         yield path, number, row
+
+
+def scene_images(folder: Path | str) -> list[dict[str, Any]]:
+    """The scenes of ``folder/scenes.jsonl`` whose images a benchmark reads: ``DatasetError`` in one line
+    where the folder has no ``scenes.jsonl`` or a scene's image is not where the line says (moved since)."""
+    folder = Path(folder)
+    if not (folder / SCENES).is_file():
+        raise DatasetError(f"{folder}: no {SCENES} (smj dataset synth writes one)")
+    rows = []
+    for path, number, row in scene_rows(folder):
+        image = row.get("image")
+        if not isinstance(image, str) or not (folder / image).is_file():
+            raise DatasetError(
+                f"{path}:{number}: its image {image!r} is not in {folder} (moved since it was written?)"
+            )
+        rows.append(row)
+    return rows
+
+
+def one_line_errors(prog: str) -> Callable[[Callable[..., int]], Callable[..., int]]:
+    """For a benchmark's ``main``: a ``DatasetError`` (a missing ``scenes.jsonl``, a moved image) said in
+    one line, ``prog: message``, exit status 2, not a traceback."""
+
+    def wrap(main: Callable[..., int]) -> Callable[..., int]:
+        @functools.wraps(main)
+        def run(*args: Any, **kwargs: Any) -> int:
+            try:
+                return main(*args, **kwargs)
+            except DatasetError as error:
+                print(f"{prog}: {error}", file=sys.stderr)
+                return 2
+
+        return run
+
+    return wrap
 
 
 def scene_line(row: dict[str, Any]) -> str:

@@ -69,6 +69,29 @@ def test_the_command_measures_a_folder_and_refuses_one_without_scenes(tmp_path: 
     assert bench.main([str(tmp_path)]) == 2
 
 
+def test_a_moved_image_is_named_in_one_line_by_every_benchmark_reading_scenes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A scene whose image is gone (moved since its scenes.jsonl was written): each benchmark says which, in
+    one line, exit 2, no traceback."""
+    from datasets.synth.scene import SceneOptions
+    from datasets.synth.writer import write_dataset
+
+    folder = tmp_path / "moved"
+    write_dataset(folder, 2, seed=3, options=SceneOptions(size=(320, 240)), progress=False)
+    gone = sorted((folder / "images").iterdir())[1]
+    gone.unlink()
+    for name, argv in (
+        ("bench_every_tile", [str(folder)]),
+        ("bench_pipeline", [str(folder), "--truth-detections"]),
+        ("bench_roles", [str(folder)]),
+    ):
+        assert load_benchmark(name).main(argv) == 2, name
+        said = capsys.readouterr().err.strip()
+        assert "\n" not in said and "Traceback" not in said, name
+        assert said.startswith(name) and f"images/{gone.name}" in said and "scenes.jsonl:2" in said, said
+
+
 def test_a_real_photo_s_strips_beyond_its_tiles_are_read_as_photos_of_no_tile() -> None:
     pixels = np.zeros((400, 600, 3), np.uint8)
     tiles = np.array([[200, 150, 240, 210], [250, 150, 290, 210]], np.float32)  # a row in the middle
