@@ -31,6 +31,7 @@ code                        status  raised by
 ``not_an_image``            415     ``vision.images.ImageError``: the upload is not an image
 ``corrupt_image``           422     ``vision.images.ImageError``: a truncated or corrupt image
 ``too_many_pixels``         413     ``vision.images.ImageError``: more pixels than ``SMJ_MAX_PIXELS``
+``too_many_tiles``          422     a photo showing more than ``vision.detect.detector.MAX_TILES`` (400) tiles
 ``upload_too_large``        413     a body larger than ``SMJ_MAX_UPLOAD_BYTES`` (checked while it arrives)
 ``body_too_large``          413     a JSON body larger than ``SMJ_MAX_JSON_BYTES`` (refused before parsing)
 ``invalid_text``            422     a JSON body holding a lone surrogate (text that is not Unicode)
@@ -71,7 +72,12 @@ from vision.images import ImageError
 
 log = logging.getLogger("api")
 
-IMAGE_ERROR_STATUS = {"not_an_image": 415, "corrupt_image": 422, "too_many_pixels": 413}
+IMAGE_ERROR_STATUS = {
+    "not_an_image": 415,
+    "corrupt_image": 422,
+    "too_many_pixels": 413,
+    "too_many_tiles": 422,
+}
 MULTIPART_ALLOWANCE = 256 * 1024  # room for the form fields that travel with a photo
 
 

@@ -6,10 +6,11 @@
 Starts ``python smj.py serve`` on a free 127.0.0.1 port (``--fake``: the app with
 ``api.fakes.FakeDetector``, for a machine without the shipped model), then:
 
-1. Replays each hostile request of issue 29 (``CASES``: a fan of a billion, a 7000x7000 PNG, six of them
-   at once, a decompression bomb, a 16-bit PNG, two files in one request, an example with a script
-   after the JPEG's end, a cross-site form) and prints, per case, the status and error code answered
-   against the expected ones, the time taken and the server's peak resident memory (RSS, /proc).
+1. Replays each hostile request (``build_cases``: a fan of a billion, a 7000x7000 PNG, six of them at once,
+   a decompression bomb, a 16-bit PNG, two files in one request, a mosaic of ~1,100 tiles, an example with
+   a script after the JPEG's end, a cross-site form) and prints, per case, the status and error code
+   answered against the expected ones, the time taken and the server's peak resident memory (RSS, /proc);
+   for the mosaic also its RSS before and 10 s after.
 2. While the slowest case runs again, probes ``/healthz`` and prints its slowest answer (target: 100 ms).
 3. ``--photos`` ``POST /api/v1/score-photo`` from ``--photo-clients`` clients, then ``--hands``
    ``POST /api/v1/score`` from ``--hand-clients``: errors, p50/p95 latency, throughput, and RSS before,
@@ -111,6 +112,23 @@ class Case:
     name: str
     expected: tuple[int, str | None]  # status, error code (None: a success without one)
     send: Callable[[httpx.Client], list[httpx.Response]]
+    after_s: float = 0.0  # > 0: the server's RSS is read this long after the case too (memory let go)
+
+
+def mosaic_jpeg(copies: int = 5) -> bytes:
+    """The bundled hand photo tiled ``copies`` x ``copies`` times in one JPEG (5: 5120x3840, ~1,100 tiles,
+    2.4 MB): under every size limit, and no hand."""
+    from PIL import Image
+
+    hand = Image.open(ROOT / "examples" / "hand.jpg").convert("RGB")
+    width, height = hand.size
+    mosaic = Image.new("RGB", (width * copies, height * copies))
+    for column in range(copies):
+        for row in range(copies):
+            mosaic.paste(hand, (column * width, row * height))
+    out = io.BytesIO()
+    mosaic.save(out, "JPEG", quality=90)
+    return out.getvalue()
 
 
 def _settle(fan: int, base: int = 1) -> Callable[[httpx.Client], list[httpx.Response]]:
@@ -183,6 +201,12 @@ def build_cases(big_side: int = 7000) -> list[Case]:
             _photo("/api/v1/recognize", sixteen_bit_png(ROOT / "examples" / "hand.jpg")),
         ),
         Case("two_files", (422, "too_many_files"), _two_files),
+        Case(
+            "mosaic_1000_tiles",
+            (422, "too_many_tiles"),
+            _photo("/api/v1/score-photo", mosaic_jpeg(), "mosaic.jpg", "image/jpeg"),
+            after_s=10.0,
+        ),
         Case("example_script_trailer", (201, None), _script_trailer),
         Case("example_cross_site", (403, "cross_site_request"), _cross_site),
         Case("example_fifth_copy", (422, "too_many_copies"), _impossible_example),
@@ -300,6 +324,8 @@ class CaseRun:
     outcomes: tuple[Outcome, ...]
     peak_mb: float
     script_stored: bool = False
+    before_mb: float = 0.0
+    after_mb: float | None = None  # ``case.after_s`` after it, where the case asks
 
     @property
     def unexpected(self) -> int:
@@ -409,9 +435,14 @@ def _replay(
     replayed: list[CaseRun] = []
     with httpx.Client(base_url=base, timeout=120) as client:
         for case in cases:
+            before = rss_mb(pid) or 0.0
             outcomes, peak = run_case(client, case, pid)
             stored = case.name == "example_script_trailer" and bool(_stored_scripts(data_dir))
-            replayed.append(CaseRun(case, tuple(outcomes), peak, stored))
+            after = None
+            if case.after_s > 0:
+                time.sleep(case.after_s)
+                after = rss_mb(pid) or 0.0
+            replayed.append(CaseRun(case, tuple(outcomes), peak, stored, before, after))
     if not replayed:
         return (), None
     slowest = max(replayed, key=lambda run: max(outcome.seconds for outcome in run.outcomes)).case
@@ -498,6 +529,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         if replayed.script_stored:
             print(f"  {case.name:<24} UNEXPECTED: the script after the JPEG's end was stored")
+        if replayed.after_mb is not None:
+            print(
+                f"  {case.name:<24} RSS before {replayed.before_mb:.0f} MB, peak {replayed.peak_mb:.0f} MB, "
+                f"{case.after_s:g} s after {replayed.after_mb:.0f} MB "
+                "(target: peak under +1 GB, after within 200 MB of before)"
+            )
     if run.healthz is not None:
         name, worst = run.healthz
         print(f"  /healthz while {name} runs: slowest answer {worst * 1000:.0f} ms (target 100 ms)")

@@ -109,3 +109,16 @@ def test_an_unusable_weights_file_is_named_without_the_librarys_text(tmp_path: P
     said = health["model_error"].lower()
     assert "onnxruntime" not in said and "protobuf" not in said and "[" not in said
     assert refused.status_code == 503 and "tiles.onnx: not a loadable" in refused.json()["error"]["message"]
+
+
+def test_a_mosaic_of_a_thousand_tiles_is_refused_by_name(client: TestClient) -> None:
+    """A photo holding ~1,100 tiles (the bundled hand 5x5 times) is no hand: 422 ``too_many_tiles``, before
+    the classifier reads a face (its memory: ``benchmarks/bench_hostile.py``, case ``mosaic_1000_tiles``)."""
+    from bench_loader import load_benchmark
+
+    mosaic = load_benchmark("bench_hostile").mosaic_jpeg(5)
+    for path in ("/api/v1/recognize", "/api/v1/score-photo"):
+        answer = client.post(path, files={"image": ("mosaic.jpg", mosaic, "image/jpeg")})
+        assert answer.status_code == 422, answer.text
+        error = answer.json()["error"]
+        assert error["code"] == "too_many_tiles" and "at most 400" in error["message"]

@@ -339,3 +339,56 @@ def test_a_photo_stored_at_half_or_twice_its_size_gives_the_same_tiles(
     (tiles, boxes), (tiles_scaled, boxes_scaled) = found
     assert tiles == tiles_scaled and sum(tiles.values()) >= 14
     assert (box_iou(boxes, boxes_scaled).max(axis=1) > 0.85).all()
+
+
+class _BatchSizes:
+    """An ONNX Runtime session's stand-in that records the batch of every call."""
+
+    def __init__(self, session: object) -> None:
+        self._session = session
+        self.batches: list[int] = []
+
+    def run(self, outputs: object, feeds: dict[str, np.ndarray]) -> object:
+        self.batches.append(len(next(iter(feeds.values()))))
+        return self._session.run(outputs, feeds)  # type: ignore[attr-defined]
+
+
+def test_the_classifier_reads_any_number_of_crops_in_bounded_chunks(detector: Detector) -> None:
+    """However many tiles a photo shows, the network sees at most ``CHUNK`` crops a call (its memory is
+    bounded), and each crop reads as it does alone."""
+    from vision.detect.classifier import CHUNK
+
+    classifier = detector.classifier
+    assert classifier is not None
+    crops = np.random.default_rng(5).integers(0, 255, (2 * CHUNK + 7, 96, 96, 3), dtype=np.uint8)
+    whole, features = classifier.infer(crops)
+    spy = _BatchSizes(classifier._session)
+    classifier._session, kept = spy, classifier._session
+    try:
+        chunked, chunked_features = classifier.infer(crops)
+    finally:
+        classifier._session = kept
+    assert spy.batches == [CHUNK, CHUNK, 7]
+    alone = classifier.infer(crops[CHUNK + 3 : CHUNK + 4])[0]
+    np.testing.assert_allclose(chunked[CHUNK + 3 : CHUNK + 4], alone, atol=1e-4)
+    np.testing.assert_allclose(chunked, whole, atol=1e-5)
+    assert features is not None and chunked_features is not None and chunked_features.shape == features.shape
+
+
+def test_a_photo_of_more_tiles_than_a_hand_holds_is_refused_before_any_face_is_read(
+    detector: Detector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vision.detect.detector import MAX_TILES
+    from vision.images import ImageError
+
+    many = MAX_TILES + 1
+    boxes = np.array(
+        [[(i % 40) * 20, (i // 40) * 30, (i % 40) * 20 + 18, (i // 40) * 30 + 26] for i in range(many)]
+    )
+    sought = Sought(boxes.astype(np.float32), np.full(many, 0.9, np.float32), np.zeros(many, np.int64), True)
+    monkeypatch.setattr(detector, "find_tiles", lambda *args, **kwargs: sought)
+    read: list[int] = []
+    monkeypatch.setattr(detector.classifier, "read_views", lambda *args, **kwargs: read.append(1))
+    with pytest.raises(ImageError) as caught:
+        detector.detect(np.zeros((480, 820, 3), np.uint8))
+    assert caught.value.code == "too_many_tiles" and f"{many} tiles" in caught.value.message and not read

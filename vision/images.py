@@ -18,7 +18,8 @@ DEFAULT_MAX_PIXELS = 50_000_000  # a 48 MP phone photo still loads; a decompress
 
 
 class ImageError(ValueError):
-    """The input is not a usable image. ``code`` is one of: not_an_image, corrupt_image, too_many_pixels."""
+    """The input is not a usable image. ``code`` is one of: not_an_image, corrupt_image, too_many_pixels,
+    too_many_tiles (``vision.detect.detector.MAX_TILES``)."""
 
     def __init__(self, code: str, message: str, detail: str | None = None) -> None:
         super().__init__(f"{message} ({detail})" if detail else message)

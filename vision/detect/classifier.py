@@ -36,6 +36,11 @@ class Views:
     features: np.ndarray | None
 
 
+CHUNK = 64
+"""Crops the network reads in one call: a photo's tiles go through in chunks of this many, so the memory a
+photo takes is bounded whatever it holds (``benchmarks/bench_hostile.py``, case ``mosaic_1000_tiles``)."""
+
+
 class TileClassifier:
     """``TileClassifier(path)``: ``.onnx`` weights through ONNX Runtime (a ``.pt`` checkpoint is the model
     factory's: ``vision.factory.torch_models``)."""
@@ -100,10 +105,17 @@ class TileClassifier:
             return probs, np.zeros((0, self.feature_size), np.float32) if self.has_features else None
         if crops.shape[1] != self.imgsz:
             crops = np.stack([cv2.resize(c, (self.imgsz, self.imgsz)) for c in crops])
-        blob = crops_to_blob(crops)
-        out, features = self._outputs(blob)
-        probs[:, self._class_map] = out
-        return probs, None if features is None else features.astype(np.float32, copy=False)
+        # the network sees CHUNK crops at a time: its activations (and ONNX Runtime's arena, which keeps
+        # its largest) are bounded by the chunk, not by how many tiles a photo shows
+        outs, features = [], []
+        for start in range(0, len(crops), CHUNK):
+            out, feature = self._outputs(crops_to_blob(crops[start : start + CHUNK]))
+            outs.append(out)
+            features.append(feature)
+        probs[:, self._class_map] = np.concatenate(outs)
+        if not self.has_features:
+            return probs, None
+        return probs, np.concatenate(features).astype(np.float32, copy=False)
 
     def read(
         self,

@@ -27,7 +27,7 @@ from vision.detect.onnx_model import Runtime, load_onnx
 from vision.detect.tileset import TileSet
 from vision.detect.view import AS_IS, ONE_VIEW, Located, View, Views
 from vision.detections import DETECTOR_CLASSES, HONOUR, Detections
-from vision.images import Photo
+from vision.images import ImageError, Photo
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_WEIGHTS = MODELS_DIR / "tiles.onnx"
@@ -35,6 +35,10 @@ DEFAULT_CLASSIFIER = MODELS_DIR / "tile_faces.onnx"
 LOCALISER_NAMES = (["tile"], ["item"])  # a single-class model: ultralytics names it "item"
 DEFAULT_CONF = 0.55  # the operating point of best exact-tiles rate on the real validation photos
 BOX_CONF = 0.3  # with a classifier: the localiser's own floor, whatever ``conf`` is asked for
+MAX_TILES = 400
+"""The most tiles a photo is read with: a photo of a whole table (four players' rows, melds, discards) shows
+under 150; beyond this it is no photo of a hand (a mosaic, a wall of tiles) and is refused,
+``ImageError`` ``too_many_tiles``, before any face is read."""
 DEFAULT_IOU = 0.6  # non-maximum suppression of a close-up's boxes
 # ... and of a whole table's (its tiles small at the first look): its flat tiles in diagonal rows and
 # packed discards get boxes that overlap a neighbour's as much as a second box on one tile (IoU 0.4-0.6).
@@ -281,6 +285,12 @@ class Detector:
             pixels = view.turn.pixels(pixels)
         sought = self.find_tiles(pixels, floor, iou, enlarged=view.enlarged)
         boxes, scores, classes = parts.without_parts(sought.boxes, sought.scores, sought.classes)
+        if len(boxes) > MAX_TILES:
+            raise ImageError(
+                "too_many_tiles",
+                f"the photo shows {len(boxes)} tiles; a photo of a hand holds at most {MAX_TILES}: "
+                "photograph the hand, not the wall",
+            )
         return Located(view, pixels, boxes, scores, classes, (width, height), sought.close_up)
 
     def _close_up_side(self, *, enlarged: bool = False) -> int:
