@@ -26,7 +26,10 @@ code                        status  raised by
 ``cross_site_request``      403     ``/examples`` sent by another site's page (its ``Origin``)
 ``token_required``          401     ``/examples`` or a set's write without ``SMJ_EXAMPLES_TOKEN`` (one is set)
 ``wrong_token``             401     ... with a token other than ``SMJ_EXAMPLES_TOKEN``
-``too_many_guesses``        429     10 wrong tokens in a minute from one address (api.examples.Guesses)
+``too_many_guesses``        429     10 wrong tokens, or 10 wrong table codes, in a minute from one address
+                                    (``api.examples.Guesses``; ``Retry-After`` says when to try again)
+``too_many_tables``         429     30 tables made in an hour from one address
+``code_expired``            403     a table's code used a day after the table's last write
 ``quota_full``              507     ``/examples`` past ``SMJ_MAX_EXAMPLES`` or ``SMJ_MAX_EXAMPLES_BYTES``
 ``not_an_image``            415     ``vision.images.ImageError``: the upload is not an image
 ``corrupt_image``           422     ``vision.images.ImageError``: a truncated or corrupt image
@@ -85,13 +88,19 @@ class ApiError(Exception):
     """An error answered as ``{"error": {"code", "message"}}`` with ``status_code``."""
 
     def __init__(
-        self, status_code: int, code: str, message: str, details: list[dict[str, Any]] | None = None
+        self,
+        status_code: int,
+        code: str,
+        message: str,
+        details: list[dict[str, Any]] | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.status_code = status_code
         self.code = code
         self.message = message
         self.details = details  # e.g. the table as it is now, with a 409 on a stale write
+        self.headers = headers or {}  # e.g. Retry-After with a 429
 
 
 def upload_too_large_message(limit: int) -> str:
@@ -134,7 +143,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, error: ApiError) -> JSONResponse:
-        return error_response(error.status_code, error.code, error.message, error.details)
+        response = error_response(error.status_code, error.code, error.message, error.details)
+        response.headers.update(error.headers)
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def _request_validation(_: Request, error: RequestValidationError) -> JSONResponse:

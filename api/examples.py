@@ -50,12 +50,20 @@ def _host_name(host_header: str) -> str:
 
 
 class Guesses:
-    """Wrong tokens a client sent lately: past ``limit`` within ``window_s`` seconds, its next tries are
-    refused (429 ``too_many_guesses``) until the oldest falls out of the window. Per process, in memory: a
-    guesser against several workers still meets the limit in each."""
+    """What a client did lately that counts against it (a wrong token, a wrong table code, a table made):
+    past ``limit`` within ``window_s`` seconds, its next tries are refused (429 ``code``, the message saying
+    ``what`` and when to try again) until the oldest falls out of the window. Keyed on the client's own
+    address (``client_key``). Per process, in memory: a guesser against several workers still meets the
+    limit in each."""
 
-    def __init__(self, limit: int = 10, window_s: float = 60.0) -> None:
-        self.limit, self.window_s = limit, window_s
+    def __init__(
+        self,
+        limit: int = 10,
+        window_s: float = 60.0,
+        what: str = "wrong tokens",
+        code: str = "too_many_guesses",
+    ) -> None:
+        self.limit, self.window_s, self.what, self.code = limit, window_s, what, code
         self._failures: dict[str, deque[float]] = defaultdict(deque)
         self._lock = threading.Lock()
 
@@ -71,7 +79,10 @@ class Guesses:
             if len(times) >= self.limit:
                 wait = int(self.window_s - (time.monotonic() - times[0])) + 1
                 raise ApiError(
-                    429, "too_many_guesses", f"too many wrong tokens from this address: try again in {wait} s"
+                    429,
+                    self.code,
+                    f"too many {self.what} from this address: try again in {wait} s",
+                    headers={"Retry-After": str(wait)},
                 )
             if not times:
                 self._failures.pop(client, None)  # no memory kept of clients who stopped guessing
@@ -79,6 +90,12 @@ class Guesses:
     def failed(self, client: str) -> None:
         with self._lock:
             self._recent(client, time.monotonic()).append(time.monotonic())
+
+
+def client_key(request: Request) -> str:
+    """The address a limit counts against: the peer that connected (behind a proxy named in
+    ``SMJ_TRUSTED_PROXIES``, the client it forwarded for; uvicorn sets it so, ``api.server``)."""
+    return (request.client.host if request.client else "") or "?"
 
 
 guesses = Guesses()
@@ -103,7 +120,7 @@ def check_may_save(
         raise ApiError(403, "cross_site_request", "examples are saved only from this server's own page")
     expected = settings.examples_token
     if expected is not None:
-        client = (request.client.host if request.client else "") or "?"
+        client = client_key(request)
         guesses.check(client)
         given = token or request.headers.get(TOKEN_HEADER) or ""
         if not given:

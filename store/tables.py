@@ -1,8 +1,9 @@
 """Tables at the table: a night of 血战到底 kept round by round (the rules stay in ``scoring.settlement``).
 
-A table has four seats with names, a preset, a base stake and a short join code (stored hashed: only holders
-of it may write). Its rounds are lists of events in the round JSON ``scoring.settlement`` reads (a kong, a win
-with one or several winners, the end); every event is checked as it is entered, against the round so far,
+A table has four seats with names, a preset, a base stake and a join code (stored hashed: only holders
+of it may write or read a round's history; the code stops opening the table ``CODE_HOURS`` after its last
+write). Its rounds are lists of events in the round JSON ``scoring.settlement`` reads (a kong, a win with
+one or several winners, the end); every event is checked as it is entered, against the round so far,
 by the settlement's own checks (``parse_round`` and ``settle_round``), and the round's payments and the
 night's totals are recomputed from the events each time, so a correction of a past round moves the totals and
 nothing is stored twice. Every write names the version of the round it was made on and moves it on; a write
@@ -19,6 +20,7 @@ import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Any
 
 from sqlalchemy import select
@@ -32,7 +34,8 @@ from store.database import Store
 from store.schema import RevisionRow, RoundRow, TableRow, now
 
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud across a table
-CODE_LENGTH = 6
+CODE_LENGTH = 8  # 31**8: 850 billion codes, against 10 wrong guesses a minute (``api.routes.tables``)
+CODE_HOURS = 24  # a code opens its table until this long after the table's last write (the night is over)
 ID_BYTES = 8
 MAX_NAME = 24
 MAX_BASE = 1_000_000
@@ -168,6 +171,7 @@ def join(store: Store, code: str) -> TableState:
         row = session.scalar(select(TableRow).where(TableRow.code_hash == _hash(code)))
         if row is None:
             raise TableError("wrong_code", "no table has this code")
+        _live(row)
         table_id = row.id
     return table_state(store, table_id)
 
@@ -175,6 +179,12 @@ def join(store: Store, code: str) -> TableState:
 def table_state(store: Store, table_id: str) -> TableState:
     with store.transaction() as session:
         return _state(_table(session, table_id))
+
+
+def coded_state(store: Store, table_id: str, code: str) -> TableState:
+    """The table, for a holder of its code (its export): ``wrong_code`` / ``code_expired`` otherwise."""
+    with store.transaction() as session:
+        return _state(_coded(session, table_id, code, "exporting this table"))
 
 
 def find_table(store: Store, table: str) -> TableState:
@@ -263,10 +273,10 @@ def correct_event(
     return _write(store, table_id, code, number, version, change, end_when_won=True)
 
 
-def history(store: Store, table_id: str, number: int) -> list[dict[str, Any]]:
-    """Round ``number`` as every write left it, oldest first."""
+def history(store: Store, table_id: str, code: str, number: int) -> list[dict[str, Any]]:
+    """Round ``number`` as every write left it, oldest first (for holders of the table's code)."""
     with store.transaction() as session:
-        played = _round(_table(session, table_id), number)
+        played = _round(_coded(session, table_id, code), number)
         return [
             {
                 "version": revision.version,
@@ -279,14 +289,16 @@ def history(store: Store, table_id: str, number: int) -> list[dict[str, Any]]:
 
 
 def export_csv(state: TableState) -> str:
-    """The night as CSV: a line a payment (round, event, payer, payee, amount, reason), then the totals."""
+    """The night as CSV: a line a payment (round, event, payer, payee, amount, reason; rounds and events
+    numbered from 1, as the page numbers them), then the totals."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["round", "event", "payer", "payee", "amount", "reason"])
     for played in state.rounds:
         for payment in played.ledger.payments:
             payer, payee = state.players[payment.payer], state.players[payment.payee]
-            writer.writerow([played.number, payment.event, payer, payee, payment.amount, payment.reason])
+            event = payment.event + 1 if payment.event is not None else ""
+            writer.writerow([played.number, event, payer, payee, payment.amount, payment.reason])
     writer.writerow([])
     writer.writerow(["total", "", *state.players])
     writer.writerow(["", "", *state.totals])
@@ -312,9 +324,28 @@ def _table(session: Session, table_id: str) -> TableRow:
 
 
 def _writable(session: Session, table_id: str, code: str) -> TableRow:
+    return _coded(session, table_id, code, "writing to this table")
+
+
+def _coded(session: Session, table_id: str, code: str, what: str = "this") -> TableRow:
+    """The table, for a holder of its code while the code is live; ``wrong_code`` / ``code_expired``."""
     table = _table(session, table_id)
     if not secrets.compare_digest(table.code_hash, _hash(code or "")):
-        raise TableError("wrong_code", "writing to this table needs its code")
+        raise TableError("wrong_code", f"{what} needs the table's code")
+    return _live(table)
+
+
+def _live(table: TableRow) -> TableRow:
+    """The table while its code still opens it: ``code_expired`` ``CODE_HOURS`` after its last write."""
+    written = [table.created_at, *(played.updated_at for played in table.rounds)]
+    last = max(moment if moment.tzinfo else moment.replace(tzinfo=UTC) for moment in written)
+    hours = (now() - last).total_seconds() / 3600
+    if hours > CODE_HOURS:
+        raise TableError(
+            "code_expired",
+            f"this table's code stopped opening it {CODE_HOURS} hours after its last write ({hours:.0f} "
+            "hours ago): its rounds stay readable by its id; open a new table for a new night",
+        )
     return table
 
 

@@ -70,11 +70,18 @@ def test_a_round_played_through_the_api_settles_as_smj_settle_does(client: TestC
     assert client.get(url).json()["totals"] == list(expected.totals)
     joined = client.post("/api/v1/tables/join", json={"code": table["code"]})
     assert joined.status_code == 200 and joined.json()["id"] == table["id"] and "code" not in joined.json()
-    exported = client.get(f"{url}/export")
+    assert client.get(f"{url}/export").status_code == 422  # the code is asked for, as writing asks
+    assert (
+        client.get(f"{url}/export", headers={"X-Table-Code": "WRONGWRO"}).json()["error"]["code"]
+        == "wrong_code"
+    )
+    exported = client.get(f"{url}/export", headers=code)
     assert exported.headers["content-type"].startswith("text/csv")
     rows = list(csv.reader(io.StringIO(exported.text)))
     assert rows[-1][2:] == [str(total) for total in expected.totals]
-    assert client.get(f"{url}/export", params={"format": "json"}).json()["totals"] == list(expected.totals)
+    night = client.get(f"{url}/export", params={"format": "json"}, headers=code).json()
+    assert night["totals"] == list(expected.totals)
+    assert rows[1][:2] == ["1", "1"]  # round 1, event 1: numbered as the page numbers them
 
 
 def test_refusals_name_their_code(client: TestClient) -> None:
@@ -124,7 +131,8 @@ def test_undo_and_correction_keep_the_history(client: TestClient) -> None:
     assert undone.status_code == 200 and undone.json()["rounds"][0]["events"] == []
     empty = client.post(f"{url}/rounds/1/undo", json={"version": version + 1}, headers=code)
     assert empty.status_code == 404 and empty.json()["error"]["code"] == "no_event"
-    revisions = client.get(f"{url}/rounds/1/history").json()["revisions"]
+    assert client.get(f"{url}/rounds/1/history").status_code == 422  # no code
+    revisions = client.get(f"{url}/rounds/1/history", headers=code).json()["revisions"]
     assert [r["action"] for r in revisions] == [
         "round 1 started",
         "event 0 entered: kong",
@@ -182,3 +190,61 @@ def test_a_winner_holding_a_kong_types_the_hand(client: TestClient) -> None:
         version = _version(
             client.post(f"{url}/rounds/1/undo", json={"version": played["version"]}, headers=code)
         )
+
+
+def test_join_codes_cannot_be_guessed(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Eight characters of 31 letters; ten wrong codes a minute from one address, joins and writes alike,
+    and its next try is 429 with Retry-After, the right code too; another address is not held back."""
+    from api.examples import Guesses
+    from api.routes import tables
+
+    monkeypatch.setattr(tables, "code_guesses", Guesses(10, 60.0, "wrong table codes"))
+    table, code = _table(client)
+    assert len(table["code"]) == 8 and set(table["code"]) <= set("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
+    url = f"/api/v1/tables/{table['id']}"
+    for guess in range(5):
+        wrong = client.post("/api/v1/tables/join", json={"code": f"WRONG{guess:03d}"})
+        assert wrong.status_code == 403 and wrong.json()["error"]["code"] == "wrong_code"
+        written = client.post(f"{url}/rounds", headers={"X-Table-Code": f"BAD{guess:05d}"})
+        assert written.status_code == 403
+    held = client.post("/api/v1/tables/join", json={"code": table["code"]})
+    assert held.status_code == 429 and held.json()["error"]["code"] == "too_many_guesses"
+    assert "wrong table codes" in held.json()["error"]["message"] and int(held.headers["retry-after"]) > 0
+    assert client.post(f"{url}/rounds", headers=code).status_code == 429
+    other = TestClient(client.app, client=("203.0.113.7", 50000))
+    assert other.post("/api/v1/tables/join", json={"code": table["code"]}).status_code == 200
+
+
+def test_one_address_makes_a_limited_number_of_tables(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from api.examples import Guesses
+    from api.routes import tables
+
+    monkeypatch.setattr(tables, "tables_made", Guesses(3, 3600.0, "tables made", "too_many_tables"))
+    for _ in range(3):
+        _table(client)
+    refused = client.post("/api/v1/tables", json={"players": ["A", "B", "C", "D"], "preset": "chengdu"})
+    assert refused.status_code == 429 and refused.json()["error"]["code"] == "too_many_tables"
+
+
+def test_a_code_stops_opening_its_table_a_day_after_its_last_write(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    import store.tables as stored
+
+    table, code = _table(client)
+    url = f"/api/v1/tables/{table['id']}"
+    assert client.post(f"{url}/rounds", headers=code).status_code == 200
+    later = datetime.now(UTC) + timedelta(hours=stored.CODE_HOURS + 1)
+    monkeypatch.setattr(stored, "now", lambda: later)
+    for answer in (
+        client.post("/api/v1/tables/join", json={"code": table["code"]}),
+        client.post(f"{url}/rounds/1/undo", json={"version": 1}, headers=code),
+        client.get(f"{url}/export", headers=code),
+    ):
+        assert answer.status_code == 403 and answer.json()["error"]["code"] == "code_expired", answer.text
+        assert "open a new table" in answer.json()["error"]["message"]
+    assert client.get(url).status_code == 200  # still readable by its id

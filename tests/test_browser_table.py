@@ -68,7 +68,8 @@ def _win(page: Page, winners: dict[int, tuple[str, str]], discarder: int | None)
             source, value = winners[seat]
             box.check()
             row.locator("select").select_option(source)
-            row.locator("input:not([type])").fill(value)
+            if source != "photo":  # the photo's hand needs no box
+                row.locator("input:not([type])").fill(value)
     form.locator("label", has_text="点炮").locator("select").select_option(
         "self" if discarder is None else str(discarder)
     )
@@ -169,7 +170,9 @@ def test_a_night_at_the_table_on_the_page(server: str, tmp_path: Path) -> None:
         assert json.dumps(night["rounds"][0]["events"][3]).count('"player"') == 2  # two winners, one event
         assert night["rounds"][0]["events"][1]["tile"] == "8s"
         history = page.evaluate(
-            f"fetch('/api/v1/tables/{night['id']}/rounds/1/history').then((r) => r.json())"
+            "([id, code]) => fetch(`/api/v1/tables/${id}/rounds/1/history`,"
+            " {headers: {'X-Table-Code': code}}).then((r) => r.json())",
+            [night["id"], code],
         )
         assert history["revisions"][-1]["action"] == "event 1 corrected"
 

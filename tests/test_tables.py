@@ -110,7 +110,7 @@ def test_undo_and_a_correction_of_a_past_round_move_the_totals_and_keep_the_hist
     assert state.totals != before and sum(state.totals) == 0
     fixed = {**ROUND, "events": [*ROUND["events"][:2], scored, *ROUND["events"][3:]]}
     assert state.rounds[0].ledger.totals == settle_round(parse_round(fixed), get_preset("chengdu"), 1).totals
-    revisions = history(store, table_id, 1)
+    revisions = history(store, table_id, code, 1)
     assert [r["action"] for r in revisions][-1] == "event 2 corrected"
     assert revisions[-2]["events"] == ROUND["events"]  # the round as it was
 
@@ -138,7 +138,9 @@ def test_the_third_win_ends_the_round_and_an_undo_takes_both_back(store: Store) 
     with pytest.raises(TableError) as over:
         add_event(store, table_id, code, 1, played.version, {"type": "end", "reason": "three_won"})
     assert over.value.code == "round_over"
-    assert history(store, table_id, 1)[-1]["action"] == "event 1 entered: win; the round ends: three_won"
+    assert (
+        history(store, table_id, code, 1)[-1]["action"] == "event 1 entered: win; the round ends: three_won"
+    )
     state = undo(store, table_id, code, 1, played.version)
     assert state.rounds[0].events == wins[:1] and not state.rounds[0].finished
 
@@ -230,7 +232,7 @@ def test_two_writers_on_one_version_lose_nothing(store: Store) -> None:
     assert sorted(outcomes) == ["stale"] * 7 + ["written"]
     state = table_state(store, table_id)
     assert len(state.rounds[0].events) == 1 and state.rounds[0].version == version + 1
-    assert len(history(store, table_id, 1)) == 2  # started, one kong: no write lost or doubled
+    assert len(history(store, table_id, code, 1)) == 2  # started, one kong: no write lost or doubled
 
 
 def test_a_table_is_found_by_its_id_or_the_code_the_page_shows(store: Store) -> None:

@@ -1,26 +1,31 @@
 """Tables at the table (``store.tables``): a night of 血战到底 kept round by round.
 
 ``POST /api/v1/tables`` makes one and answers its join code; ``POST /api/v1/tables/join`` opens one by its
-code; ``GET /api/v1/tables/{id}`` reads it (rounds, events, payments, the totals). Writes send the code
-in the header ``X-Table-Code`` and the round's ``version`` they were made on: a write on an older version is
-answered 409 ``stale_write`` with the table as it is now (``error.details[0].table``), never a lost update.
+code; ``GET /api/v1/tables/{id}`` reads it (rounds, events, payments, the totals). Writes, a round's history
+and the export send the code in the header ``X-Table-Code`` (never in a URL, where logs keep it), writes also
+the round's ``version`` they were made on: a write on an older version is answered 409 ``stale_write`` with
+the table as it is now (``error.details[0].table``), never a lost update. Ten wrong codes a minute from one
+address and it is refused (429) for the rest of the minute; one address makes at most 30 tables an hour;
+a code stops opening its table a day after the table's last write (403 ``code_expired``).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Header, Path, Query
+from fastapi import APIRouter, Body, Header, Path, Query, Request
 from fastapi.responses import PlainTextResponse
 
 from api.deps import StoreDep, WorkersDep
 from api.errors import ApiError
+from api.examples import Guesses, client_key
 from api.routes import API_PREFIX, error_responses
 from api.schemas import EventIn, HistoryOut, JoinIn, NewTableOut, RoundIn, TableIn, TableOut, VersionIn
 from store.tables import (
     StaleWrite,
     TableError,
     add_event,
+    coded_state,
     correct_event,
     create_table,
     export_csv,
@@ -40,12 +45,17 @@ STATUS = {
     "no_such_round": 404,
     "no_event": 404,
     "wrong_code": 403,
+    "code_expired": 403,
     "stale_write": 409,
     "round_in_play": 409,
     "round_over": 409,
     "round_started": 409,
 }
-WRITE_ERRORS = error_responses(403, 404, 409, 422, 503)
+WRITE_ERRORS = error_responses(403, 404, 409, 422, 429, 503)
+# a join code is guessed at most 10 times a minute from one address (850 billion codes: hopeless), and one
+# address makes at most 30 tables an hour
+code_guesses = Guesses(10, 60.0, "wrong table codes")
+tables_made = Guesses(30, 3600.0, "tables made", "too_many_tables")
 
 
 async def _call(workers: Any, function: Any, *args: Any, **kwargs: Any) -> Any:
@@ -59,6 +69,19 @@ async def _call(workers: Any, function: Any, *args: Any, **kwargs: Any) -> Any:
         raise ApiError(STATUS.get(error.code, 422), error.code, str(error), details) from None
 
 
+async def _with_code(request: Request, workers: Any, function: Any, *args: Any, **kwargs: Any) -> Any:
+    """``_call`` for a call that takes the table's code: a client past its wrong codes is refused (429)
+    before the store is asked, and each wrong code counts against it."""
+    client = client_key(request)
+    code_guesses.check(client)
+    try:
+        return await _call(workers, function, *args, **kwargs)
+    except ApiError as error:
+        if error.code == "wrong_code":
+            code_guesses.failed(client)
+        raise
+
+
 @router.post(
     "/tables",
     response_model=NewTableOut,
@@ -66,18 +89,25 @@ async def _call(workers: Any, function: Any, *args: Any, **kwargs: Any) -> Any:
     responses=error_responses(422, 503),
     summary="a table",
 )
-async def new_table(body: Annotated[TableIn, Body()], store: StoreDep, workers: WorkersDep) -> dict[str, Any]:
+async def new_table(
+    request: Request, body: Annotated[TableIn, Body()], store: StoreDep, workers: WorkersDep
+) -> dict[str, Any]:
     """Four seats, the preset and the base stake; answers the table and its join code (shown once: give it to
     the other players, whose phones join with it)."""
+    client = client_key(request)
+    tables_made.check(client)
     state, code = await _call(workers, create_table, store, body.players, body.preset, body.base, body.set)
+    tables_made.failed(client)  # one more made
     return {**state.to_json(), "code": code}
 
 
 @router.post(
-    "/tables/join", response_model=TableOut, responses=error_responses(403, 422, 503), summary="join"
+    "/tables/join", response_model=TableOut, responses=error_responses(403, 422, 429, 503), summary="join"
 )
-async def join_table(body: Annotated[JoinIn, Body()], store: StoreDep, workers: WorkersDep) -> dict[str, Any]:
-    return (await _call(workers, join, store, body.code)).to_json()
+async def join_table(
+    request: Request, body: Annotated[JoinIn, Body()], store: StoreDep, workers: WorkersDep
+) -> dict[str, Any]:
+    return (await _with_code(request, workers, join, store, body.code)).to_json()
 
 
 @router.get(
@@ -89,6 +119,7 @@ async def read_table(table: TableId, store: StoreDep, workers: WorkersDep) -> di
 
 @router.post("/tables/{table}/rounds", response_model=TableOut, responses=WRITE_ERRORS, summary="a new round")
 async def new_round(
+    request: Request,
     table: TableId,
     code: CodeHeader,
     store: StoreDep,
@@ -97,8 +128,8 @@ async def new_round(
 ) -> dict[str, Any]:
     """Starts the next round (the last must be over): its dealer and 定缺, both optional."""
     body = body or RoundIn()
-    state = await _call(
-        workers, start_round, store, table, code, dealer=body.dealer, void_suits=body.void_suits
+    state = await _with_code(
+        request, workers, start_round, store, table, code, dealer=body.dealer, void_suits=body.void_suits
     )
     return state.to_json()
 
@@ -110,6 +141,7 @@ async def new_round(
     summary="enter the next event of a round",
 )
 async def enter_event(
+    request: Request,
     table: TableId,
     number: RoundNumber,
     body: Annotated[EventIn, Body()],
@@ -121,7 +153,9 @@ async def enter_event(
     checked against the round so far as ``smj settle`` checks a round (a 422 with the settlement's code
     and the event's index in ``details``); the answer holds the round's payments at once. The win that makes
     the third winner ends the round in the same write (its end event, ``three_won``, is added)."""
-    state = await _call(workers, add_event, store, table, code, number, body.version, body.event)
+    state = await _with_code(
+        request, workers, add_event, store, table, code, number, body.version, body.event
+    )
     return state.to_json()
 
 
@@ -132,6 +166,7 @@ async def enter_event(
     summary="take back a round's last event",
 )
 async def undo_event(
+    request: Request,
     table: TableId,
     number: RoundNumber,
     body: Annotated[VersionIn, Body()],
@@ -139,7 +174,7 @@ async def undo_event(
     store: StoreDep,
     workers: WorkersDep,
 ) -> dict[str, Any]:
-    return (await _call(workers, undo, store, table, code, number, body.version)).to_json()
+    return (await _with_code(request, workers, undo, store, table, code, number, body.version)).to_json()
 
 
 @router.put(
@@ -149,6 +184,7 @@ async def undo_event(
     summary="correct an event of a round, a past one too",
 )
 async def correct(
+    request: Request,
     table: TableId,
     number: RoundNumber,
     index: Annotated[int, Path(ge=0, le=1_000)],
@@ -159,34 +195,48 @@ async def correct(
 ) -> dict[str, Any]:
     """The round is checked whole again and the night's totals follow; the round as it was stays in its
     history (``GET .../history``)."""
-    state = await _call(workers, correct_event, store, table, code, number, body.version, index, body.event)
+    state = await _with_code(
+        request, workers, correct_event, store, table, code, number, body.version, index, body.event
+    )
     return state.to_json()
 
 
 @router.get(
     "/tables/{table}/rounds/{number}/history",
     response_model=HistoryOut,
-    responses=error_responses(404, 503),
+    responses=error_responses(403, 404, 429, 503),
     summary="a round as every write left it",
 )
 async def round_history(
-    table: TableId, number: RoundNumber, store: StoreDep, workers: WorkersDep
+    request: Request,
+    table: TableId,
+    number: RoundNumber,
+    code: CodeHeader,
+    store: StoreDep,
+    workers: WorkersDep,
 ) -> dict[str, Any]:
-    return {"revisions": await _call(workers, history, store, table, number)}
+    """For holders of the table's code (``X-Table-Code``), as writing is."""
+    return {"revisions": await _with_code(request, workers, history, store, table, code, number)}
 
 
 @router.get(
     "/tables/{table}/export",
-    responses={**error_responses(404, 503), 200: {"content": {"text/csv": {}, "application/json": {}}}},
+    responses={
+        **error_responses(403, 404, 429, 503),
+        200: {"content": {"text/csv": {}, "application/json": {}}},
+    },
     summary="the night as CSV or JSON",
 )
 async def export(
+    request: Request,
     table: TableId,
     store: StoreDep,
     workers: WorkersDep,
+    code: CodeHeader,
     format: Annotated[str, Query(pattern="^(csv|json)$")] = "csv",
 ) -> Any:
-    state = await _call(workers, table_state, store, table)
+    """For holders of the table's code (``X-Table-Code``), as writing is."""
+    state = await _with_code(request, workers, coded_state, store, table, code)
     if format == "json":
         return state.to_json()
     return PlainTextResponse(

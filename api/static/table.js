@@ -9,7 +9,8 @@
   const KINDS = { direct: "直杠 direct (刮风)", added: "面下杠 added (刮风)", concealed: "暗杠 concealed (下雨)" };
   // ``target``: the event a correction form is open on, {round, index}; null for the next event
   // ``dealerFor``: the finished round whose next dealer the dealer box was last set to
-  const table = { id: null, code: null, data: null, form: null, target: null, poll: null, dealerFor: null };
+  // ``opened``: the number of a past round the player corrected, kept open
+  const table = { id: null, code: null, data: null, form: null, target: null, poll: null, dealerFor: null, opened: null };
 
   const el = (tag, className, text) => page().element(tag, className, text);
   // the form and its messages move beside an event being corrected (out of the document while its round's
@@ -49,7 +50,7 @@
         status("有人先记了 Another phone wrote this round first: here it is now. Enter yours again if it still applies.", true);
       } else {
         const where = error.details && error.details[0] && error.details[0].event !== undefined ? ` (event ${error.details[0].event + 1})` : "";
-        status(`出错 ${page().zh(error.code)}${error.message}${where} [${error.code}]`, true);
+        status(`出错 ${page().zh(error.code)}${error.message}${where}`, true);
         if (error.status === 409) await reload(); // another phone moved the table on: show it as it is
       }
       return false;
@@ -168,10 +169,6 @@
     // the night at the top of the page, one line, without pushing the photo off the first screen
     const night = data.players.map((player, seat) => `${player} ${data.totals[seat] > 0 ? "+" : ""}${data.totals[seat]}`).join(" · ");
     $("table-bar-link").textContent = `牌桌 ${table.code || ""} · ${night}`;
-    $("table-export-csv").href = `/api/v1/tables/${data.id}/export?format=csv`;
-    $("table-export-csv").download = `table-${data.id}.csv`;
-    $("table-export-json").href = `/api/v1/tables/${data.id}/export?format=json`;
-    $("table-export-json").download = `table-${data.id}.json`;
     const seats = $("table-seats");
     seats.replaceChildren();
     data.players.forEach((player, seat) => {
@@ -186,7 +183,7 @@
     const next = round && round.finished ? round.ledger.next_dealer : null;
     const nextText = next !== null && next !== undefined ? ` · 下一局庄家 next dealer ${name(next)}` : "";
     $("table-round").textContent = round
-      ? `第 ${round.number} 局 Round ${round.number}: ${round.finished ? "结束 over" : "进行中 in play"} · ${round.events.length} events${nextText}`
+      ? `第 ${round.number} 局 Round ${round.number}: ${round.finished ? "结束 over" : "进行中 in play"} · ${round.events.length} ${round.events.length === 1 ? "event" : "events"}${nextText}`
       : "还没开局 No round yet.";
     $("round-new").hidden = Boolean(inPlay());
     $("round-banker-label").hidden = Boolean(inPlay());
@@ -229,7 +226,7 @@
     const target = table.target;
     for (const round of [...table.data.rounds].reverse()) {
       const details = el("details");
-      details.open = round === current() || Boolean(target && target.round.number === round.number);
+      details.open = round === current() || round.number === table.opened || Boolean(target && target.round.number === round.number);
       const totals = round.ledger.totals.map((t, seat) => `${name(seat)} ${t > 0 ? "+" : ""}${t}`).join(" · ");
       details.append(el("summary", "", `第 ${round.number} 局 Round ${round.number}: ${totals}`));
       const events = el("ol");
@@ -311,7 +308,13 @@
       if (target) {
         // the round as this phone holds it now (another phone may have moved it on since the form opened)
         const round = table.data.rounds.find((r) => r.number === target.round.number) || target.round;
-        write(`/rounds/${round.number}/events/${target.index}`, "PUT", { version: round.version, event: body });
+        const what = { round: round.number, index: target.index };
+        write(`/rounds/${round.number}/events/${target.index}`, "PUT", { version: round.version, event: body }).then((done) => {
+          if (!done) return;
+          table.opened = what.round; // the corrected round stays open, the correction said
+          render();
+          status(`已改 Corrected: event ${what.index + 1} of round ${what.round}; the totals follow.`);
+        });
       }
       else write(`/rounds/${current().number}/events`, "POST", { version: current().version, event: body });
     };
@@ -358,8 +361,9 @@
         const pickLabel = el("label");
         pickLabel.append(pick, el("span", "", player));
         const source = el("select");
-        if (photoHand) source.append(Object.assign(el("option", "", `照片 the photo's hand ${photoHand.concealed}`), { value: "photo" }));
+        // the fan first: the photo's hand is chosen by the player (a photo taken rounds ago is no winner's hand)
         source.append(Object.assign(el("option", "", "番数 fan"), { value: "fan" }));
+        if (photoHand) source.append(Object.assign(el("option", "", `照片 the photo's hand ${photoHand.concealed}`), { value: "photo" }));
         source.append(Object.assign(el("option", "", "打字 typed hand"), { value: "typed" }));
         const value = Object.assign(el("input"), { maxLength: 120, size: 14, placeholder: "2 / 123345m66999p" });
         value.setAttribute("aria-label", `${player}'s fan or hand`);
@@ -369,6 +373,9 @@
           source.value = had.fan !== undefined ? "fan" : "typed";
           value.value = had.fan !== undefined ? String(had.fan) : typedText(had.hand);
         }
+        const shown = () => (value.hidden = source.value === "photo"); // the photo's hand needs no box
+        source.addEventListener("change", shown);
+        shown();
         row.append(pickLabel, source, value);
         rows.push({ seat, pick, source, value });
         form.append(row);
@@ -475,6 +482,28 @@
     return [hand.concealed, ...melds, ...(hand.win_tile ? [`胡${hand.win_tile}`] : [])].join(" ");
   }
 
+  // The night as a file: asked for with the table's code in its header (never in a URL, where logs keep it),
+  // saved from the answer
+  async function exportNight(format) {
+    try {
+      const answer = await fetch(`/api/v1/tables/${table.id}/export?format=${format}`, { headers: headers() });
+      if (!answer.ok) {
+        const body = await answer.json().catch(() => ({ error: { code: "", message: answer.statusText } }));
+        status(`出错 ${page().zh(body.error.code)}${body.error.message}`, true);
+        return;
+      }
+      const link = el("a");
+      link.href = URL.createObjectURL(await answer.blob());
+      link.download = `table-${table.id}.${format}`;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+    } catch (error) {
+      status(`出错 ${error.message}`, true);
+    }
+  }
+
   function endThreeWon() {
     return write(`/rounds/${current().number}/events`, "POST", { version: current().version, event: { type: "end", reason: "three_won" } });
   }
@@ -505,6 +534,12 @@
         if (started) for (const select of $("round-void-seats").querySelectorAll("select")) select.value = "";
       });
     });
+    for (const format of ["csv", "json"]) {
+      $(`table-export-${format}`).addEventListener("click", (event) => {
+        event.preventDefault();
+        exportNight(format);
+      });
+    }
     $("event-kong").addEventListener("click", () => kongForm());
     $("event-win").addEventListener("click", () => winForm());
     // the third win ends a round by itself; a round stored with three winners and no end yet is ended so

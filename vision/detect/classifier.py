@@ -107,13 +107,15 @@ class TileClassifier:
             crops = np.stack([cv2.resize(c, (self.imgsz, self.imgsz)) for c in crops])
         # the network sees CHUNK crops at a time: its activations (and ONNX Runtime's arena, which keeps
         # its largest) are bounded by the chunk, not by how many tiles a photo shows
-        outs, features = [], []
+        outs: list[np.ndarray] = []
+        features: list[np.ndarray] = []
         for start in range(0, len(crops), CHUNK):
             out, feature = self._outputs(crops_to_blob(crops[start : start + CHUNK]))
             outs.append(out)
-            features.append(feature)
+            if feature is not None:
+                features.append(feature)
         probs[:, self._class_map] = np.concatenate(outs)
-        if not self.has_features:
+        if not features:
             return probs, None
         return probs, np.concatenate(features).astype(np.float32, copy=False)
 
