@@ -82,6 +82,6 @@ def run_serve(args: argparse.Namespace) -> int:
         port=args.port,
         workers=args.workers,
         timeout_graceful_shutdown=grace,
-        **server_options(),  # type: ignore[arg-type]
+        **server_options(get_settings().trusted_proxies),  # type: ignore[arg-type]
     )
     return 0

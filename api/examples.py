@@ -12,8 +12,10 @@ Checked in this order, each refusal a 4xx naming the setting to change:
    minute from one address, 429 ``too_many_guesses``.
 4. Else, under ``auto`` (the default): the request must have reached a loopback address by a loopback
    name (``localhost``, ``127.0.0.1``, ``[::1]``; a page on another name that resolves here, DNS
-   rebinding, does not pass): 403 ``saving_disabled``. A local ``smj serve`` saves; one bound to
-   another address does not, unless ``SMJ_SAVE_EXAMPLES=on`` or a token is set.
+   rebinding, does not pass) and carry no forwarding header (``Forwarded``, ``X-Forwarded-For``, ...: a
+   reverse proxy on this machine makes every request look local): 403 ``saving_disabled``. A local
+   ``smj serve`` saves; one bound to another address, or behind a proxy, does not, unless
+   ``SMJ_SAVE_EXAMPLES=on`` or a token is set.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from api.errors import ApiError
 from api.settings import Settings
 
 TOKEN_HEADER = "x-smj-token"
+# a proxy in front says whom it forwards for: such a request is from elsewhere, however local its peer
+FORWARDING_HEADERS = ("forwarded", "x-forwarded-for", "x-forwarded-host", "x-real-ip")
 _LOOPBACK_NAMES = {"localhost", "localhost."}
 
 
@@ -135,6 +139,13 @@ def check_may_save(
         return
     if settings.save_examples == "on":
         return
+    if any(name in request.headers for name in FORWARDING_HEADERS):
+        raise ApiError(
+            403,
+            "saving_disabled",
+            "a request forwarded by a proxy is not from this machine: behind a proxy, set SMJ_EXAMPLES_TOKEN "
+            "(or SMJ_SAVE_EXAMPLES=on)",
+        )
     server = request.scope.get("server") or ("", 0)
     if not (is_loopback(str(server[0])) and is_loopback(_host_name(host_header))):
         raise ApiError(

@@ -13,6 +13,7 @@ import json
 import logging
 import resource
 import time
+from collections.abc import Sequence
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -151,10 +152,14 @@ def quiet_floods() -> None:
             logger.addFilter(OncePerInterval())
 
 
-def server_options() -> dict[str, object]:
-    """The uvicorn settings of ``smj serve`` besides host, port and workers."""
+def server_options(trusted_proxies: Sequence[str] = ()) -> dict[str, object]:
+    """The uvicorn settings of ``smj serve`` besides host, port and workers. ``X-Forwarded-For`` is read only
+    from ``trusted_proxies`` (``SMJ_TRUSTED_PROXIES``): otherwise the client is the peer that connected, so
+    a header a client writes itself changes no address a limit counts against."""
     return {
         "http": GuardedH11Protocol,
         "timeout_keep_alive": KEEP_ALIVE_S,
         "limit_concurrency": connection_cap(),
+        "proxy_headers": bool(trusted_proxies),
+        "forwarded_allow_ips": ",".join(trusted_proxies) if trusted_proxies else None,
     }

@@ -94,8 +94,13 @@ class Settings(BaseSettings):
     allowed_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="origins allowed by CORS; empty: same-origin only"
     )
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="addresses of the reverse proxies whose X-Forwarded-For names the client (limits key on "
+        "it); empty: the peer that connected is the client, and forwarding headers are ignored",
+    )
 
-    @field_validator("allowed_origins", mode="before")
+    @field_validator("allowed_origins", "trusted_proxies", mode="before")
     @classmethod
     def _split_origins(cls, value: object) -> object:
         """Accept ``a,b`` as well as a JSON list ``["a", "b"]``."""

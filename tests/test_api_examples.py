@@ -95,6 +95,21 @@ def test_auto_refuses_requests_from_elsewhere(tmp_path: Path, photo: bytes, base
     assert "SMJ_SAVE_EXAMPLES=on" in response.json()["error"]["message"]
 
 
+@pytest.mark.parametrize(
+    "forwarded",
+    [{"x-forwarded-for": "198.51.100.4"}, {"forwarded": "for=198.51.100.4"}, {"x-real-ip": "198.51.100.4"}],
+    ids=["x-forwarded-for", "forwarded", "x-real-ip"],
+)
+def test_auto_refuses_a_request_a_local_proxy_forwarded(
+    local: TestClient, photo: bytes, tmp_path: Path, forwarded: dict[str, str]
+) -> None:
+    """Behind nginx on the same machine every request reaches loopback: one carrying a forwarding header is
+    from elsewhere, and ``auto`` does not save it (a token is the way behind a proxy)."""
+    response = save(local, photo, headers=forwarded)
+    assert_refused(response, 403, "saving_disabled", tmp_path / "dataset")
+    assert "SMJ_EXAMPLES_TOKEN" in response.json()["error"]["message"]
+
+
 def test_a_rebound_name_on_loopback_is_refused(tmp_path: Path, photo: bytes) -> None:
     """DNS rebinding: a page of evil.test whose name now resolves to 127.0.0.1 sends its own Host."""
     with make_client(tmp_path) as client:

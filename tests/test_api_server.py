@@ -54,3 +54,7 @@ def test_connections_are_capped_below_the_file_limit(monkeypatch: pytest.MonkeyP
     assert (
         options["http"] is server.GuardedH11Protocol and options["timeout_keep_alive"] == server.KEEP_ALIVE_S
     )
+    # a client's own X-Forwarded-For is read only from proxies the operator names (SMJ_TRUSTED_PROXIES)
+    assert options["proxy_headers"] is False and options["forwarded_allow_ips"] is None
+    behind = server.server_options(["10.0.0.5", "10.0.0.6"])
+    assert behind["proxy_headers"] is True and behind["forwarded_allow_ips"] == "10.0.0.5,10.0.0.6"
