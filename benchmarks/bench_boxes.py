@@ -192,7 +192,7 @@ def measure(
     from vision.detections import BACK
     from vision.pipeline import detect_tiles
 
-    rows = scene_images(folder)
+    rows = scene_images(folder, images=detector is not None)
     if limit:
         rows = rows[:limit]
     seconds: dict[str, list[float]] = defaultdict(list)

@@ -195,7 +195,7 @@ def measure(
     from vision.grouping.result import WarningCode
     from vision.pipeline import score_photo
 
-    rows = [r for r in scene_images(folder) if r.get("winning", True)]
+    rows = [r for r in scene_images(folder, images=detector is not None) if r.get("winning", True)]
     if limit:
         rows = rows[:limit]
     if not rows:

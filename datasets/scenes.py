@@ -33,16 +33,17 @@ def scene_rows(folder: Path | str) -> Iterator[tuple[Path, int, dict[str, Any]]]
         yield path, number, row
 
 
-def scene_images(folder: Path | str) -> list[dict[str, Any]]:
-    """The scenes of ``folder/scenes.jsonl`` whose images a benchmark reads: ``DatasetError`` in one line
-    where the folder has no ``scenes.jsonl`` or a scene's image is not where the line says (moved since)."""
+def scene_images(folder: Path | str, images: bool = True) -> list[dict[str, Any]]:
+    """The scenes of ``folder/scenes.jsonl`` a benchmark reads: ``DatasetError`` in one line where the
+    folder has no ``scenes.jsonl`` or (``images``: the benchmark reads them) a scene's image is not where the
+    line says (moved since)."""
     folder = Path(folder)
     if not (folder / SCENES).is_file():
         raise DatasetError(f"{folder}: no {SCENES} (smj dataset synth writes one)")
     rows = []
     for path, number, row in scene_rows(folder):
         image = row.get("image")
-        if not isinstance(image, str) or not (folder / image).is_file():
+        if images and (not isinstance(image, str) or not (folder / image).is_file()):
             raise DatasetError(
                 f"{path}:{number}: its image {image!r} is not in {folder} (moved since it was written?)"
             )

@@ -83,7 +83,7 @@ def test_a_moved_image_is_named_in_one_line_by_every_benchmark_reading_scenes(
     gone.unlink()
     for name, argv in (
         ("bench_every_tile", [str(folder)]),
-        ("bench_pipeline", [str(folder), "--truth-detections"]),
+        ("bench_pipeline", [str(folder)]),
         ("bench_roles", [str(folder)]),
     ):
         assert load_benchmark(name).main(argv) == 2, name
