@@ -33,6 +33,7 @@ from api.server import quiet_floods
 from api.settings import Settings, get_settings
 from api.work import Workers
 from datasets.corrections import remove_leftovers
+from store import StoreError, open_store
 from vision.reading import Reader
 
 log = logging.getLogger("api")
@@ -92,6 +93,10 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
             app.state.model_error = (
                 without_folders(str(error)) if known else "the detector failed to load (see the server's log)"
             )
+        try:  # the store's schema upgraded here, at start-up, never inside a request
+            await app.state.workers.hands(open_store, settings.database_url)
+        except StoreError as error:
+            log.warning("starting without the store (sets and tables answer 503): %s", error)
         yield
         app.state.workers.shutdown()
         app.state.detector = None

@@ -73,6 +73,13 @@ def run_serve(args: argparse.Namespace) -> int:
         threads = environ["SMJ_MODEL_THREADS"]
         print(f"smj serve: {args.workers} workers, each model call on {threads} thread(s)", file=sys.stderr)
 
+    # the store's schema upgraded once, here, before any worker starts (they would race to do it)
+    from store import StoreError, open_store
+
+    try:
+        open_store(get_settings().database_url)
+    except StoreError as error:
+        print(f"smj serve: the store can't be opened, sets and tables answer 503: {error}", file=sys.stderr)
     # on SIGTERM, requests in flight get their time limit to finish, then the server stops regardless
     grace = int(get_settings().request_timeout_s) + 1
     uvicorn.run(

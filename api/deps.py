@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import Depends, File, Form, Request, UploadFile
 from starlette.datastructures import UploadFile as StarletteUploadFile
 
-from api.errors import ApiError, upload_too_large_message
+from api.errors import ApiError, store_unavailable, upload_too_large_message
 from api.schemas import VOID_SUIT_HELP
 from api.settings import Settings, get_settings
 from api.work import Workers
@@ -124,11 +124,13 @@ PresetFormDep = Annotated[Rules, Depends(preset_form)]
 
 
 def get_store(settings: SettingsDep) -> Store:
-    """The store (``SMJ_DATABASE_URL``); 503 ``store_unavailable`` naming it when it can't be opened."""
+    """The store (``SMJ_DATABASE_URL``), as the start-up opened and upgraded it; where that failed, opened now
+    without upgrading (a request never upgrades it). 503 ``store_unavailable`` with ``Retry-After`` when it
+    can't be: the database named in the server's log, never to the client."""
     try:
-        return open_store(settings.database_url)
+        return open_store(settings.database_url, upgrade=False)
     except StoreError as error:
-        raise ApiError(503, "store_unavailable", str(error)) from None
+        raise store_unavailable(error) from None
 
 
 StoreDep = Annotated[Store, Depends(get_store)]

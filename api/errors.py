@@ -44,6 +44,8 @@ code                        status  raised by
 ``fan_too_large``           422     ``/settle``: a given fan above ``scoring.settlement.MAX_FAN`` (36)
 ``amount_too_large``        422     ``/settle``: a payment or total above 2**53-1 (lower the base)
 ``model_not_loaded``        503     a photo endpoint while the detector weights could not be loaded
+``store_unavailable``       503     sets and tables while the store can't be reached (``Retry-After``; the
+                                    database is named in the server's log only)
 ``request_timeout``         503     a request not answered within ``SMJ_REQUEST_TIMEOUT_S``
 ``bad_http_request``        400     bytes that are no HTTP/1.1 request (``api.server``, before the app)
 ``internal_error``          500     a bug; the message says no more than that
@@ -65,6 +67,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
+from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -101,6 +104,23 @@ class ApiError(Exception):
         self.message = message
         self.details = details  # e.g. the table as it is now, with a 409 on a stale write
         self.headers = headers or {}  # e.g. Retry-After with a 429
+
+
+STORE_RETRY_S = 5  # a store that is unavailable: when a client tries again (Retry-After)
+
+
+def store_unavailable(reason: object) -> ApiError:
+    """The 503 ``store_unavailable`` for a store that can't be reached (``reason``, naming the database, goes
+    to the server's log in one line; a client sees no URL or path)."""
+    log.warning(
+        "the store is unavailable: %s", str(reason).strip().splitlines()[0] if str(reason) else reason
+    )
+    return ApiError(
+        503,
+        "store_unavailable",
+        "the store (sets and tables) is unavailable: try again shortly",
+        headers={"Retry-After": str(STORE_RETRY_S)},
+    )
 
 
 def upload_too_large_message(limit: int) -> str:
@@ -164,6 +184,14 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(TileParseError)
     async def _tile(_: Request, error: TileParseError) -> JSONResponse:
         return error_response(422, "invalid_tile", str(error))
+
+    @app.exception_handler(DBAPIError)
+    async def _database(_: Request, error: DBAPIError) -> JSONResponse:
+        # the database went away after start-up (a stopped server, a deleted file): a 503, not a traceback
+        unavailable = store_unavailable(f"{type(error.orig).__name__}: {error.orig}")
+        response = error_response(unavailable.status_code, unavailable.code, unavailable.message)
+        response.headers.update(unavailable.headers)
+        return response
 
     @app.exception_handler(TypedHandError)
     async def _typed(_: Request, error: TypedHandError) -> JSONResponse:

@@ -52,6 +52,29 @@ def register(commands: argparse._SubParsersAction) -> None:
     remove.add_argument("name")
     remove.set_defaults(func=run_remove)
     register_tables(commands)
+    database = commands.add_parser(
+        "db",
+        help="the store itself: upgrade its schema to this version's",
+        description="The store (SMJ_DATABASE_URL, by default a SQLite file in your data folder) is upgraded "
+        "whenever smj opens it; smj db upgrade does it as a step of its own (before starting servers).",
+    )
+    steps = database.add_subparsers(dest="db_command", required=True, metavar="COMMAND")
+    upgrade = steps.add_parser(
+        "upgrade", help="upgrade the store's schema to this version's (all or nothing)"
+    )
+    upgrade.set_defaults(func=run_db_upgrade)
+
+
+def run_db_upgrade(_: argparse.Namespace) -> int:
+    from store import StoreError
+    from store.database import head_revision, schema_revision
+
+    try:
+        store = _store()
+    except StoreError as error:
+        return _fail(str(error), "db upgrade")
+    print(f"{store.url}: schema at revision {schema_revision(store)} (this version's: {head_revision()})")
+    return 0
 
 
 def _fail(message: str, command: str = "set") -> int:

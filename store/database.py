@@ -1,4 +1,13 @@
-"""Opening the store: its URL, its engine, and its schema brought up to date (Alembic)."""
+"""Opening the store: its URL, its engine, and its schema brought up to date (Alembic).
+
+An upgrade is all or nothing and one at a time: on SQLite it runs in one ``BEGIN IMMEDIATE`` transaction on a
+connection of its own (the driver's implicit transactions would commit each statement of a batch migration
+alone, and a process killed midway would leave a half-made table behind), on PostgreSQL in one transaction
+that holds an advisory lock first; a process that finds another upgrading waits, then finds nothing to do.
+A temporary table a killed upgrade of an older version left (``_alembic_tmp_*``) is dropped first.
+``smj serve`` upgrades once before its workers start, and the service at its start-up, never in a request;
+``smj db upgrade`` does it as a deployment's own step.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +16,13 @@ import threading
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import URL, Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import NullPool
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 URL_VARIABLE = "SMJ_DATABASE_URL"
@@ -55,9 +66,10 @@ _OPENED: dict[str, Store] = {}
 _LOCK = threading.Lock()
 
 
-def open_store(url: str | None = None) -> Store:
-    """The store at ``url`` (default ``default_url()``), its schema upgraded to this code's; one engine per
-    URL in a process. Raises ``StoreError`` naming the database when it can't be reached or upgraded."""
+def open_store(url: str | None = None, *, upgrade: bool = True) -> Store:
+    """The store at ``url`` (default ``default_url()``), its schema upgraded to this code's (``upgrade``;
+    else checked to be at this code's revision); one engine per URL in a process. Raises ``StoreError``
+    naming the database when it can't be reached, upgraded, or is at another revision."""
     url = url or default_url()
     with _LOCK:
         if url in _OPENED:
@@ -80,11 +92,17 @@ def open_store(url: str | None = None) -> Store:
         if parsed.get_backend_name() == "sqlite":
             event.listen(engine, "connect", _sqlite_pragmas)
         try:
-            _upgrade(engine)
+            if upgrade:
+                _upgrade(parsed)
+            else:
+                _check_revision(engine)
         except (OperationalError, SQLAlchemyError) as failure:
             engine.dispose()
             reason = str(getattr(failure, "orig", None) or failure).strip().splitlines()[0]
             raise StoreError(f"{shown}: can't open or upgrade the store ({reason})") from None
+        except StoreError as failure:
+            engine.dispose()
+            raise StoreError(f"{shown}: {failure}") from None
         store = Store(shown, engine, sessionmaker(engine, expire_on_commit=False))
         _OPENED[url] = store
         return store
@@ -97,16 +115,52 @@ def _sqlite_pragmas(connection: object, _record: object) -> None:
     cursor.close()
 
 
-def _upgrade(engine: Engine) -> None:
-    """Bring the schema to the newest revision in ``migrations/versions`` (an empty database included)."""
+UPGRADE_LOCK = 0x736D6A  # PostgreSQL's advisory lock key of an upgrade ("smj")
+
+
+def _upgrade(url: URL) -> None:
+    """Bring the schema to the newest revision in ``migrations/versions`` (an empty database included), in one
+    transaction, one process at a time (the module's doc)."""
     from alembic import command
     from alembic.config import Config
 
+    engine = create_engine(url, poolclass=NullPool)  # its own connection: the store's keeps the driver's ways
+    sqlite = url.get_backend_name() == "sqlite"
+    if sqlite:
+        event.listen(engine, "connect", _sqlite_explicit)
+        event.listen(engine, "begin", lambda connection: connection.exec_driver_sql("BEGIN IMMEDIATE"))
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    try:
+        with engine.begin() as connection:
+            if not sqlite:
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": UPGRADE_LOCK})
+            for name in inspect(connection).get_table_names():
+                if name.startswith("_alembic_tmp_"):  # left by a killed upgrade of an older version
+                    connection.exec_driver_sql(f'DROP TABLE "{name}"')
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+    finally:
+        engine.dispose()
+
+
+def _sqlite_explicit(connection: Any, _record: object) -> None:
+    """The pysqlite driver begins no transaction before DDL on its own: here every transaction is begun
+    explicitly (the ``begin`` event), so a migration's statements commit together or not at all."""
+    _sqlite_pragmas(connection, _record)
+    connection.isolation_level = None
+
+
+def _check_revision(engine: Engine) -> None:
+    """``StoreError`` unless the schema is at this code's revision (a store opened without upgrading it)."""
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as connection:
+        current = MigrationContext.configure(connection).get_current_revision()
+    if current != head_revision():
+        raise StoreError(
+            f"its schema is at {current or 'no'} revision, not {head_revision()}: run smj db upgrade"
+        )
 
 
 def schema_revision(store: Store) -> str | None:

@@ -248,3 +248,41 @@ def test_a_code_stops_opening_its_table_a_day_after_its_last_write(
         assert answer.status_code == 403 and answer.json()["error"]["code"] == "code_expired", answer.text
         assert "open a new table" in answer.json()["error"]["message"]
     assert client.get(url).status_code == 200  # still readable by its id
+
+
+def test_a_database_gone_after_start_answers_503_with_retry_after(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The database stops answering after start-up: 503 ``store_unavailable`` with Retry-After, one log line
+    naming what happened, no traceback and no URL or path to the client."""
+    from sqlalchemy.exc import OperationalError
+
+    import store.tables as stored
+
+    table, _ = _table(client)
+
+    def gone(*args: object, **kwargs: object) -> None:
+        raise OperationalError("SELECT tables.id", {}, Exception("unable to open database file /srv/smj.db"))
+
+    monkeypatch.setattr(stored, "_state", gone)
+    with caplog.at_level("WARNING", logger="api"):
+        answer = client.get(f"/api/v1/tables/{table['id']}")
+    assert answer.status_code == 503 and answer.headers["retry-after"] == "5"
+    error = answer.json()["error"]
+    assert (
+        error["code"] == "store_unavailable"
+        and "/srv" not in error["message"]
+        and "sqlite" not in error["message"]
+    )
+    said = [record.getMessage() for record in caplog.records if "store is unavailable" in record.getMessage()]
+    assert len(said) == 1 and "/srv/smj.db" in said[0]
+
+
+def test_a_store_that_cannot_be_opened_is_a_503_naming_no_path(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    settings = Settings(dataset_dir=tmp_path / "dataset", database_url=f"sqlite:///{blocker}/inside/store.db")
+    with TestClient(create_fake_app(settings)) as client:
+        answer = client.post("/api/v1/tables", json={"players": ["A", "B", "C", "D"], "preset": "chengdu"})
+    assert answer.status_code == 503 and answer.headers["retry-after"] == "5"
+    assert answer.json()["error"]["code"] == "store_unavailable" and str(tmp_path) not in answer.text

@@ -147,7 +147,7 @@
       return `${name(seatOf(event.player))} ${KINDS[event.kind] || event.kind} ${event.tile}${from}`;
     }
     if (event.type === "win") {
-      const winners = (event.winners || [event]).map((w) => `${name(seatOf(w.player))}${w.fan !== undefined ? ` ${w.fan} 番` : ""}`);
+      const winners = (event.winners || [event]).map((w) => `${name(seatOf(w.player))}${w.fan !== undefined ? ` ${w.fan} 番` : " 手牌 by hand"}`);
       const how = event.self_drawn ? "自摸 self-drawn" : `点炮 on ${name(seatOf(event.discarder))}'s discard`;
       const flags = page().winFlags().filter((flag) => event[flag]).map(flagName).join(" ");
       return `胡 ${winners.join(" + ")} ${how} ${flags}`.trim();
