@@ -167,16 +167,27 @@ def add_examples(
 
 def remove_example(store: Store, name: str, example: int, origin: str | None = None) -> SetSummary:
     """Take one example out of a set (a tile the player corrected that was no tile after all; ``origin``:
-    only if it came so); a set keeps at least one example (two removals at once: the set's row is locked)."""
+    only if it came so); a set keeps at least one example. Removals at once can't empty it: the count and the
+    delete are one statement (SQLite takes its write lock for it), and the set's row is locked first (on
+    PostgreSQL, where two deletes of different rows would each count the other still there)."""
     with store.transaction() as session:
         row = _get(session, name, lock=True)
         found = _stored(session, row, example, origin)
-        left = session.scalar(select(func.count(ExampleRow.id)).where(ExampleRow.set_id == row.id))
-        if left == 1:
+        others = (
+            select(func.count(ExampleRow.id))
+            .where(ExampleRow.set_id == row.id, ExampleRow.id != found.id)
+            .scalar_subquery()
+        )
+        gone = session.execute(
+            delete(ExampleRow)
+            .where(ExampleRow.id == found.id, others > 0)
+            .execution_options(synchronize_session=False)
+        )
+        if gone.rowcount != 1:  # type: ignore[attr-defined]
             raise SetError(
                 "bad_example", f"example {example} is set {row.name!r}'s last: remove the set instead"
             )
-        session.delete(found)
+        session.expunge(found)
         row.updated_at = now()
     return summary(store, name)
 
@@ -227,6 +238,8 @@ def tile_set(store: Store, name: str, classifier: TileClassifier) -> TileSet:
     with store.transaction() as session:
         stored = _get(session, name)
         rows = list(stored.examples)
+        if not rows:  # no removal leaves a set so; refused by name, never read
+            raise SetError("empty_set", f"set {stored.name!r} holds no example: teach it again (smj set add)")
         stale = [row for row in rows if row.model != model]
         for row in stale:
             crops = _crops(row)

@@ -326,3 +326,33 @@ def test_smj_db_upgrade_upgrades_as_a_step_of_its_own(
             connection.exec_driver_sql("UPDATE alembic_version SET version_num = '0002'")
         engine.dispose()
         open_store(url, upgrade=False)
+
+
+def test_removals_at_once_never_empty_a_set(url: str) -> None:
+    """Every example of a set removed by as many threads at once: one example always stays (the others are
+    refused as the last), and a set with none would be refused by name, never read."""
+    import threading
+
+    store = open_store(url)
+    save_set(
+        store, "club", [_example(face, seed) for seed, face in enumerate(("m1", "m2", "m3", "m4"))], "x", "a"
+    )
+    ids = [example.id or 0 for example in examples_of(store, "club")]
+    outcomes: list[str] = []
+    start = threading.Barrier(len(ids))
+
+    def remove(example: int) -> None:
+        start.wait()
+        try:
+            remove_example(store, "club", example)
+            outcomes.append("removed")
+        except SetError as error:
+            outcomes.append(error.code)
+
+    threads = [threading.Thread(target=remove, args=(example,)) for example in ids]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert outcomes.count("removed") == len(ids) - 1 and outcomes.count("bad_example") == 1, outcomes
+    assert summary(store, "club").examples == 1
