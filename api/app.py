@@ -25,6 +25,7 @@ from api.errors import (
     BodySizeLimit,
     JsonTextCheck,
     RequestTimeLimit,
+    SecurityHeaders,
     install_error_handlers,
 )
 from api.routes import examples, hands, health, page, photos, sets, settle, tables
@@ -137,5 +138,6 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
         allowed_upload=settings.max_upload_bytes,
         max_json_bytes=settings.max_json_bytes,
     )
-    app.add_middleware(RequestTimeLimit, seconds=settings.request_timeout_s)  # outermost: the whole request
+    app.add_middleware(RequestTimeLimit, seconds=settings.request_timeout_s)  # the whole request
+    app.add_middleware(SecurityHeaders)  # outermost: on every answer, a timed-out one's too
     return app

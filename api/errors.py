@@ -213,7 +213,7 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(422, error.code.value, where + path + error.message)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, error: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, error: StarletteHTTPException) -> JSONResponse:
         if error.status_code == 400:  # FastAPI could not parse the body (not UTF-8, a broken multipart)
             log.info("unreadable request body: %s", error.detail)
             return error_response(
@@ -226,6 +226,8 @@ def install_error_handlers(app: FastAPI) -> None:
         response = error_response(error.status_code, code, str(error.detail))
         if error.headers:
             response.headers.update(error.headers)
+        if error.status_code == 405:  # every method the path takes, not those of its first route alone
+            response.headers["Allow"] = _allowed_methods(request, response.headers.get("Allow", ""))
         return response
 
     @app.exception_handler(Exception)
@@ -370,6 +372,40 @@ class JsonTextCheck:
             return await receive()
 
         await self.app(scope, replay, send)
+
+
+def _allowed_methods(request: Request, given: str) -> str:
+    """Every method the API's paths matching the request's take (its OpenAPI schema's), else ``given``."""
+    methods: set[str] = set()
+    for template, operations in request.app.openapi().get("paths", {}).items():
+        pattern = "^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template)) + "$"
+        if re.match(pattern, request.url.path):
+            methods |= {method.upper() for method in operations}
+    return ", ".join(sorted(methods)) if methods else given
+
+
+class SecurityHeaders:
+    """Every answer tells the browser not to guess its type from its bytes (``nosniff``: a saved photo is
+    never run as a script) and to send no ``Referer`` off this origin (a table's id stays here)."""
+
+    HEADERS = ((b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"same-origin"))
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {name.lower() for name, _ in message.get("headers", [])}
+                extra = [(name, value) for name, value in self.HEADERS if name not in names]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 class RequestTimeLimit:

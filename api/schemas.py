@@ -601,7 +601,9 @@ class SetCorrectionIn(_In):
 
 
 class TableIn(_In):
-    players: list[str] = Field(min_length=4, max_length=4, description="the four seats' names, in turn order")
+    players: list[Annotated[str, Field(min_length=1, max_length=24)]] = Field(
+        min_length=4, max_length=4, description="the four seats' names, in turn order (1-24 characters each)"
+    )
     preset: str = Field(default=DEFAULT_PRESET, max_length=64, json_schema_extra=PRESET_ENUM)
     base: int = Field(default=1, ge=1, le=1_000_000, description="the base stake (底)")
     set: str | None = Field(default=None, max_length=64, description="the set its photos are read with")

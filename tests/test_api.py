@@ -724,6 +724,35 @@ def test_openapi_documents_the_versioned_api(client: TestClient) -> None:
 def test_unknown_paths_and_methods_answer_in_the_error_shape(client: TestClient) -> None:
     assert_error(client.get("/api/v1/nope"), 404, "not_found")
     assert_error(client.get("/api/v1/score"), 405, "method_not_allowed")
+    # every method the path takes: a set is read (GET) and removed (DELETE)
+    wrong = client.put("/api/v1/sets/home")
+    assert_error(wrong, 405, "method_not_allowed")
+    assert wrong.headers["allow"] == "DELETE, GET"
+    assert client.post("/api/v1/tables/abc").headers["allow"] == "GET"
+
+
+def test_every_answer_says_nosniff_and_keeps_its_referrer_here(client: TestClient) -> None:
+    for answer in (
+        client.get("/"),
+        client.get("/api/v1/presets"),
+        client.get("/api/v1/nope"),
+        client.get("/docs"),
+    ):
+        assert answer.headers["x-content-type-options"] == "nosniff"
+        assert answer.headers["referrer-policy"] == "same-origin"
+    docs = client.get("/docs").headers["content-security-policy"]
+    assert (
+        "script-src 'self'" in docs
+        and "frame-ancestors 'none'" in docs
+        and "<script>" not in client.get("/docs").text
+    )
+
+
+def test_a_table_s_players_are_named(client: TestClient) -> None:
+    answer = client.post("/api/v1/tables", json={"players": ["A", "", "C", "D"], "preset": "chengdu"})
+    assert_error(answer, 422, "invalid_request")
+    schema = client.get("/openapi.json").json()["components"]["schemas"]["TableIn"]["properties"]["players"]
+    assert schema["items"]["minLength"] == 1 and schema["items"]["maxLength"] == 24
 
 
 # ---- saving labelled examples
