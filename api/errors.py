@@ -45,6 +45,7 @@ code                        status  raised by
 ``amount_too_large``        422     ``/settle``: a payment or total above 2**53-1 (lower the base)
 ``model_not_loaded``        503     a photo endpoint while the detector weights could not be loaded
 ``empty_set``               422     a set holding no example read with (a removal never leaves one so)
+``event_too_large``         422     a table event over 4 KB as JSON, or its ``comment`` over 300 characters
 ``store_unavailable``       503     sets and tables while the store can't be reached (``Retry-After``; the
                                     database is named in the server's log only)
 ``request_timeout``         503     a request not answered within ``SMJ_REQUEST_TIMEOUT_S``

@@ -667,3 +667,5 @@ class RevisionOut(BaseModel):
 
 class HistoryOut(BaseModel):
     revisions: list[RevisionOut]
+    total: int = Field(description="revisions kept of the round (its newest 100)")
+    offset: int = Field(description="the first revision of this page, counted from the oldest kept")

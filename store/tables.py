@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 import secrets
 import time
 from collections.abc import Sequence
@@ -23,9 +24,9 @@ from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 from sqlalchemy.orm.exc import StaleDataError
 
 from scoring.presets import UnknownPresetError, get_preset
@@ -41,6 +42,10 @@ MAX_NAME = 24
 MAX_BASE = 1_000_000
 WRITE_ATTEMPTS = 5
 MAX_EVENTS = 60  # a round has at most 4 kongs a player, 3 wins and an end; well below this
+MAX_COMMENT = 300  # characters of an event's ``comment`` (kept, never read by the rules)
+MAX_EVENT_BYTES = 4096  # an event as JSON: a win of three typed hands with every flag is under 1 KB
+MAX_REVISIONS = 100  # revisions kept a round: the newest; each stores the round as a write left it
+HISTORY_PAGE = 50  # revisions a history answer holds at most
 THREE_WON = {"type": "end", "reason": "three_won"}  # what the last winner's win brings (``add_event``)
 ENDED_BY_WIN = "; the round ends: three_won"  # ... and how its write's revision says so (``undo``)
 
@@ -221,7 +226,7 @@ def start_round(
             _settle(table, played.dealer, played.void_suits, [])
             table.rounds.append(played)
             session.flush()
-            _revise(played, f"round {number} started")
+            _revise(session, played, f"round {number} started")
             return _state(table)
     except IntegrityError:
         raise TableError(
@@ -233,6 +238,8 @@ def add_event(
     store: Store, table_id: str, code: str, number: int, version: int, event: dict[str, Any]
 ) -> TableState:
     """Enter the next event of round ``number``, made on its ``version``; checked against the round so far."""
+
+    _check_size(event)
 
     def change(events: list[dict[str, Any]], _: RoundRow) -> tuple[list[dict[str, Any]], str]:
         if len(events) >= MAX_EVENTS:
@@ -264,6 +271,8 @@ def correct_event(
     """Replace event ``index`` of round ``number`` (a past round too): the round is checked whole again and
     the totals follow; the round as it was stays in its revisions."""
 
+    _check_size(event)
+
     def change(events: list[dict[str, Any]], _: RoundRow) -> tuple[list[dict[str, Any]], str]:
         if not 0 <= index < len(events):
             raise TableError("no_event", f"round {number} has no event {index}")
@@ -273,10 +282,16 @@ def correct_event(
     return _write(store, table_id, code, number, version, change, end_when_won=True)
 
 
-def history(store: Store, table_id: str, code: str, number: int) -> list[dict[str, Any]]:
-    """Round ``number`` as every write left it, oldest first (for holders of the table's code)."""
+def history(
+    store: Store, table_id: str, code: str, number: int, offset: int = 0, limit: int = HISTORY_PAGE
+) -> tuple[list[dict[str, Any]], int]:
+    """Round ``number`` as its writes left it, oldest first (its newest ``MAX_REVISIONS`` kept), from the
+    ``offset``-th, at most ``limit`` (for holders of the table's code); and how many are kept."""
     with store.transaction() as session:
         played = _round(_coded(session, table_id, code), number)
+        kept = select(RevisionRow).where(RevisionRow.round_id == played.id)
+        total = session.scalar(select(func.count()).select_from(kept.subquery())) or 0
+        page = session.scalars(kept.order_by(RevisionRow.id).offset(offset).limit(min(limit, HISTORY_PAGE)))
         return [
             {
                 "version": revision.version,
@@ -284,8 +299,8 @@ def history(store: Store, table_id: str, code: str, number: int) -> list[dict[st
                 "events": list(revision.events),
                 "at": revision.at.isoformat(),
             }
-            for revision in played.revisions
-        ]
+            for revision in page
+        ], total
 
 
 def export_csv(state: TableState) -> str:
@@ -390,7 +405,7 @@ def _write(
                     _settle(table, played.dealer, played.void_suits, events)
                 played.events, played.updated_at = events, now()
                 session.flush()  # UPDATE ... WHERE version = the one read; it moves on
-                _revise(played, action)
+                _revise(session, played, action)
                 return _state(table)
         except StaleDataError:
             return_state = table_state(store, table_id)
@@ -406,7 +421,12 @@ def _brought_by_win(played: RoundRow, count: int) -> bool:
     """Whether the round's end, its event ``count - 1``, came with the win before it (``add_event`` or
     ``correct_event`` added it): the write that first held it there says so in its revision."""
     added = None
-    for revision in reversed(played.revisions):  # newest first, back to the write that added the end
+    session = object_session(played)
+    assert session is not None
+    newest_first = session.scalars(
+        select(RevisionRow).where(RevisionRow.round_id == played.id).order_by(RevisionRow.id.desc())
+    )
+    for revision in newest_first:  # back to the write that added the end (a few, never the whole history)
         if len(revision.events) != count or revision.events[-1] != THREE_WON:
             break
         added = revision
@@ -420,9 +440,12 @@ def _all_won(preset: str, events: list[dict[str, Any]], ledger: Ledger) -> bool:
     return last_is_win and len(ledger.won) >= get_preset(preset).settlement.max_winners
 
 
-def _revise(played: RoundRow, action: str) -> None:
-    played.revisions.append(
+def _revise(session: Session, played: RoundRow, action: str) -> None:
+    """The round as this write left it, as a revision (added alone: the round's past ones are never loaded);
+    beyond ``MAX_REVISIONS`` the oldest go."""
+    session.add(
         RevisionRow(
+            round_id=played.id,
             version=played.version,
             action=action,
             dealer=played.dealer,
@@ -430,6 +453,29 @@ def _revise(played: RoundRow, action: str) -> None:
             events=list(played.events),
         )
     )
+    session.flush()
+    newest = (
+        select(RevisionRow.id)
+        .where(RevisionRow.round_id == played.id)
+        .order_by(RevisionRow.id.desc())
+        .limit(MAX_REVISIONS)
+    )
+    session.execute(
+        delete(RevisionRow)
+        .where(RevisionRow.round_id == played.id, RevisionRow.id.not_in(newest.scalar_subquery()))
+        .execution_options(synchronize_session=False)
+    )
+
+
+def _check_size(event: dict[str, Any]) -> None:
+    """An event of a size a round needs: its ``comment`` at most ``MAX_COMMENT`` characters, the whole at
+    most ``MAX_EVENT_BYTES`` as JSON (``event_too_large``)."""
+    comment = event.get("comment") if isinstance(event, dict) else None
+    if isinstance(comment, str) and len(comment) > MAX_COMMENT:
+        raise TableError("event_too_large", f"an event's comment holds at most {MAX_COMMENT} characters")
+    size = len(json.dumps(event, ensure_ascii=False).encode())
+    if size > MAX_EVENT_BYTES:
+        raise TableError("event_too_large", f"an event of {size:,} bytes: at most {MAX_EVENT_BYTES:,}")
 
 
 def _round_json(

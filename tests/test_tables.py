@@ -110,7 +110,7 @@ def test_undo_and_a_correction_of_a_past_round_move_the_totals_and_keep_the_hist
     assert state.totals != before and sum(state.totals) == 0
     fixed = {**ROUND, "events": [*ROUND["events"][:2], scored, *ROUND["events"][3:]]}
     assert state.rounds[0].ledger.totals == settle_round(parse_round(fixed), get_preset("chengdu"), 1).totals
-    revisions = history(store, table_id, code, 1)
+    revisions, _ = history(store, table_id, code, 1)
     assert [r["action"] for r in revisions][-1] == "event 2 corrected"
     assert revisions[-2]["events"] == ROUND["events"]  # the round as it was
 
@@ -139,7 +139,8 @@ def test_the_third_win_ends_the_round_and_an_undo_takes_both_back(store: Store) 
         add_event(store, table_id, code, 1, played.version, {"type": "end", "reason": "three_won"})
     assert over.value.code == "round_over"
     assert (
-        history(store, table_id, code, 1)[-1]["action"] == "event 1 entered: win; the round ends: three_won"
+        history(store, table_id, code, 1)[0][-1]["action"]
+        == "event 1 entered: win; the round ends: three_won"
     )
     state = undo(store, table_id, code, 1, played.version)
     assert state.rounds[0].events == wins[:1] and not state.rounds[0].finished
@@ -232,7 +233,7 @@ def test_two_writers_on_one_version_lose_nothing(store: Store) -> None:
     assert sorted(outcomes) == ["stale"] * 7 + ["written"]
     state = table_state(store, table_id)
     assert len(state.rounds[0].events) == 1 and state.rounds[0].version == version + 1
-    assert len(history(store, table_id, code, 1)) == 2  # started, one kong: no write lost or doubled
+    assert history(store, table_id, code, 1)[1] == 2  # started, one kong: no write lost or doubled
 
 
 def test_a_table_is_found_by_its_id_or_the_code_the_page_shows(store: Store) -> None:
@@ -261,3 +262,43 @@ def test_smj_table_and_settle_take_the_join_code(
     assert settled[0] == 0 and json.loads(settled[1])["totals"] == json.loads(by_id[1])["totals"]
     missing = run(smj.main, capsys, "table", "show", "NOSUCH")
     assert missing[0] != 0 and "no table has the id or join code 'NOSUCH'" in missing[2]
+
+
+def test_a_round_s_history_is_bounded_paged_and_never_loaded_to_append(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round keeps its newest ``MAX_REVISIONS`` revisions, answers them a page at a time, and a write
+    appends its revision without reading the others; an event's comment and size are capped."""
+    from sqlalchemy import event as sql_event
+
+    import store.tables as stored
+
+    monkeypatch.setattr(stored, "MAX_REVISIONS", 6)
+    table_id, code, version = _played(store, [])
+    kong = {"type": "kong", "player": "A", "kind": "concealed", "tile": "5p"}
+    for _ in range(4):  # entered and taken back: two revisions each
+        version = add_event(store, table_id, code, 1, version, kong).rounds[0].version
+        version = undo(store, table_id, code, 1, version).rounds[0].version
+    revisions, total = history(store, table_id, code, 1)
+    assert total == 6 and len(revisions) == 6 and revisions[-1]["action"].startswith("event 0 taken back")
+    page, _ = history(store, table_id, code, 1, offset=4, limit=10)
+    assert [r["version"] for r in page] == [r["version"] for r in revisions[4:]]
+    statements: list[str] = []
+
+    def seen(conn: object, cursor: object, statement: str, *args: object) -> None:
+        statements.append(" ".join(statement.split()))
+
+    sql_event.listen(store.engine, "before_cursor_execute", seen)
+    try:
+        add_event(store, table_id, code, 1, version, kong)
+    finally:
+        sql_event.remove(store.engine, "before_cursor_execute", seen)
+    reads = [s for s in statements if s.startswith("SELECT") and "FROM round_revisions" in s]
+    assert reads == [], reads  # only the DELETE's bounded subquery touches them
+    for too_much, says in (
+        ({**kong, "tile": "6p", "comment": "x" * (stored.MAX_COMMENT + 1)}, "comment"),
+        ({**kong, "tile": "6p", "comment": "x" * 200, "hai_di": ["y" * 100] * 50}, "bytes"),
+    ):
+        with pytest.raises(TableError) as caught:
+            add_event(store, table_id, code, 1, version + 1, too_much)
+        assert caught.value.code == "event_too_large" and says in str(caught.value)

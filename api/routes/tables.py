@@ -22,6 +22,7 @@ from api.examples import Guesses, client_key
 from api.routes import API_PREFIX, error_responses
 from api.schemas import EventIn, HistoryOut, JoinIn, NewTableOut, RoundIn, TableIn, TableOut, VersionIn
 from store.tables import (
+    HISTORY_PAGE,
     StaleWrite,
     TableError,
     add_event,
@@ -214,9 +215,13 @@ async def round_history(
     code: CodeHeader,
     store: StoreDep,
     workers: WorkersDep,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    limit: Annotated[int, Query(ge=1, le=HISTORY_PAGE)] = HISTORY_PAGE,
 ) -> dict[str, Any]:
-    """For holders of the table's code (``X-Table-Code``), as writing is."""
-    return {"revisions": await _with_code(request, workers, history, store, table, code, number)}
+    """For holders of the table's code (``X-Table-Code``), as writing is. Oldest first, a page at a time
+    (``offset``, ``limit``: at most 50); ``total`` says how many are kept (a round keeps its newest 100)."""
+    revisions, total = await _with_code(request, workers, history, store, table, code, number, offset, limit)
+    return {"revisions": revisions, "total": total, "offset": offset}
 
 
 @router.get(
