@@ -1,6 +1,10 @@
 """``create_app()``: the FastAPI service and its page.
 
-    uvicorn --factory api.app:create_app        # or: smj serve
+    smj serve                                   # or: uvicorn --factory api.app:create_app --no-proxy-headers
+
+(uvicorn alone reads ``X-Forwarded-For`` from local peers, so a client on this machine could name any
+address and escape the limits that count by address; ``smj serve`` reads it only from
+``SMJ_TRUSTED_PROXIES``.)
 
 The detector is loaded once, in the lifespan, from ``SMJ_WEIGHTS``; when that fails the service still
 starts, ``/healthz`` says ``model_loaded: false`` and photo endpoints answer 503. Everything else

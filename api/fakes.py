@@ -7,7 +7,7 @@ table, white tiles with their names) so that the boxes sit on something when the
 
 ``create_fake_app`` is ``api.app.create_app`` with the fake detector loaded in the lifespan:
 
-    uvicorn --factory api.fakes:create_fake_app
+    uvicorn --factory api.fakes:create_fake_app --no-proxy-headers
 """
 
 from __future__ import annotations

@@ -184,6 +184,35 @@ def _impossible_example(client: httpx.Client) -> list[httpx.Response]:
     return [client.post("/api/v1/examples", files={"image": (name, data, "image/jpeg")}, data=form)]
 
 
+def _code_guesses(client: httpx.Client) -> list[httpx.Response]:
+    """Fourteen wrong join codes, each claiming another address in X-Forwarded-For: the last answer."""
+    answers = [
+        client.post(
+            "/api/v1/tables/join",
+            json={"code": f"GUESS{n:03d}"},
+            headers={"X-Forwarded-For": f"198.51.100.{n}"},
+        )
+        for n in range(14)
+    ]
+    return answers[-1:]
+
+
+def _huge_comment(client: httpx.Client) -> list[httpx.Response]:
+    made = client.post("/api/v1/tables", json={"players": ["A", "B", "C", "D"], "preset": "chengdu"}).json()
+    code = {"X-Table-Code": made["code"]}
+    url = f"/api/v1/tables/{made['id']}"
+    version = client.post(f"{url}/rounds", headers=code).json()["rounds"][0]["version"]
+    kong = {"type": "kong", "player": "A", "kind": "concealed", "tile": "5p", "comment": "x" * 50_000}
+    return [client.post(f"{url}/rounds/1/events", json={"version": version, "event": kong}, headers=code)]
+
+
+def _forwarded_save(client: httpx.Client) -> list[httpx.Response]:
+    name, data = example_photo()
+    files = {"image": (name, data, "image/jpeg")}
+    headers = {"X-Forwarded-For": "203.0.113.9"}
+    return [client.post("/api/v1/examples", files=files, data=_example_form(), headers=headers)]
+
+
 def build_cases(big_side: int = 7000) -> list[Case]:
     """Every hostile request of issue 29, with the answer the service should give."""
     big = flat_png(big_side)
@@ -209,6 +238,9 @@ def build_cases(big_side: int = 7000) -> list[Case]:
         ),
         Case("example_script_trailer", (201, None), _script_trailer),
         Case("example_cross_site", (403, "cross_site_request"), _cross_site),
+        Case("example_forwarded_by_a_proxy", (403, "saving_disabled"), _forwarded_save),
+        Case("table_code_guesses_rotating_xff", (429, "too_many_guesses"), _code_guesses),
+        Case("table_event_comment_50kb", (422, "event_too_large"), _huge_comment),
         Case("example_fifth_copy", (422, "too_many_copies"), _impossible_example),
     ]
 
@@ -294,7 +326,14 @@ def load_report(
 def start_server(fake: bool, port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
     """``smj serve`` (``--fake``: uvicorn with ``api.fakes:create_fake_app``) on 127.0.0.1:``port``."""
     if fake:
-        command = [sys.executable, "-m", "uvicorn", "--factory", "api.fakes:create_fake_app"]
+        command = [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "api.fakes:create_fake_app",
+            "--no-proxy-headers",
+        ]
         command += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"]
     else:
         command = [sys.executable, "smj.py", "serve", "--host", "127.0.0.1", "--port", str(port)]
