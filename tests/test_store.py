@@ -356,3 +356,25 @@ def test_removals_at_once_never_empty_a_set(url: str) -> None:
         thread.join(timeout=60)
     assert outcomes.count("removed") == len(ids) - 1 and outcomes.count("bad_example") == 1, outcomes
     assert summary(store, "club").examples == 1
+
+
+def test_an_id_removed_before_the_upgrade_is_not_given_again(tmp_path: Path) -> None:
+    """A store of revision 0002 whose newest example was removed: after the upgrade a new example takes
+    no id an earlier version gave (migration 0004 moves the sequence past them)."""
+    from store import database
+
+    url = f"sqlite:///{tmp_path / 'ids.db'}"
+    store = open_store(url)
+    save_set(store, "club", [_example("m1", 0), _example("m2", 1), _example("m3", 2)], "x", "model-a")
+    removed = max(e.id or 0 for e in examples_of(store, "club"))
+    store.close()
+    database._OPENED.pop(url, None)
+    engine = create_engine(url)
+    with engine.begin() as connection:  # as revision 0002 left it: no AUTOINCREMENT sequence, the top removed
+        connection.exec_driver_sql(f"DELETE FROM set_examples WHERE id = {removed}")
+        connection.exec_driver_sql("DELETE FROM sqlite_sequence WHERE name = 'set_examples'")
+        connection.exec_driver_sql("UPDATE alembic_version SET version_num = '0002'")
+    engine.dispose()
+    again = open_store(url)
+    added = add_examples(again, "club", [_example("m4", 3, "correction")], "model-a").ids[0]
+    assert added > removed and schema_revision(again) == head_revision()
