@@ -121,6 +121,7 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
     app.state.detector = None
     app.state.model_error = "the service is starting"
     app.state.workers = new_workers(settings)
+    app.state.table_limits = tables.limits()  # each app its own (per process, in memory)
     if explicit:
         app.dependency_overrides[get_settings] = lambda: settings
     install_error_handlers(app)

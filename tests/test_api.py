@@ -712,7 +712,7 @@ def test_openapi_documents_the_versioned_api(client: TestClient) -> None:
     docs = client.get("/docs")  # Swagger UI, its files served from here, never from a CDN
     assert docs.status_code == 200 and docs.headers["x-frame-options"] == "DENY"
     scripts = re.findall(r'src="([^"]+)"', docs.text) + re.findall(r'href="([^"]+\.css)"', docs.text)
-    assert scripts and all(url.startswith("/static/swagger/") for url in scripts)
+    assert scripts and all(url.startswith(("/static/swagger/", "/static/docs.js")) for url in scripts)
     assert all(client.get(url).status_code == 200 for url in scripts)
     assert "frame-ancestors 'none'" in client.get("/").headers["content-security-policy"]
     rules = client.get("/rules")  # the rules document, linked from the page

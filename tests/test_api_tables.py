@@ -195,10 +195,6 @@ def test_a_winner_holding_a_kong_types_the_hand(client: TestClient) -> None:
 def test_join_codes_cannot_be_guessed(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     """Eight characters of 31 letters; ten wrong codes a minute from one address, joins and writes alike,
     and its next try is 429 with Retry-After, the right code too; another address is not held back."""
-    from api.examples import Guesses
-    from api.routes import tables
-
-    monkeypatch.setattr(tables, "code_guesses", Guesses(10, 60.0, "wrong table codes"))
     table, code = _table(client)
     assert len(table["code"]) == 8 and set(table["code"]) <= set("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
     url = f"/api/v1/tables/{table['id']}"
@@ -219,9 +215,11 @@ def test_one_address_makes_a_limited_number_of_tables(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from api.examples import Guesses
-    from api.routes import tables
 
-    monkeypatch.setattr(tables, "tables_made", Guesses(3, 3600.0, "tables made", "too_many_tables"))
+    code_guesses, _ = client.app.state.table_limits  # type: ignore[attr-defined]
+    monkeypatch.setattr(
+        client.app.state, "table_limits", (code_guesses, Guesses(3, 3600.0, "tables made", "too_many_tables"))
+    )  # type: ignore[attr-defined]
     for _ in range(3):
         _table(client)
     refused = client.post("/api/v1/tables", json={"players": ["A", "B", "C", "D"], "preset": "chengdu"})

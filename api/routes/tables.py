@@ -53,10 +53,13 @@ STATUS = {
     "round_started": 409,
 }
 WRITE_ERRORS = error_responses(403, 404, 409, 422, 429, 503)
-# a join code is guessed at most 10 times a minute from one address (850 billion codes: hopeless), and one
-# address makes at most 30 tables an hour
-code_guesses = Guesses(10, 60.0, "wrong table codes")
-tables_made = Guesses(30, 3600.0, "tables made", "too_many_tables")
+
+
+def limits() -> tuple[Guesses, Guesses]:
+    """An app's limits on tables (``create_app`` keeps one pair in ``app.state``): a join code is guessed at
+    most 10 times a minute from one address (850 billion codes: hopeless), and one address makes at most 30
+    tables an hour."""
+    return Guesses(10, 60.0, "wrong table codes"), Guesses(30, 3600.0, "tables made", "too_many_tables")
 
 
 async def _call(workers: Any, function: Any, *args: Any, **kwargs: Any) -> Any:
@@ -74,6 +77,7 @@ async def _with_code(request: Request, workers: Any, function: Any, *args: Any, 
     """``_call`` for a call that takes the table's code: a client past its wrong codes is refused (429)
     before the store is asked, and each wrong code counts against it."""
     client = client_key(request)
+    code_guesses, _ = request.app.state.table_limits
     code_guesses.check(client)
     try:
         return await _call(workers, function, *args, **kwargs)
@@ -96,6 +100,7 @@ async def new_table(
     """Four seats, the preset and the base stake; answers the table and its join code (shown once: give it to
     the other players, whose phones join with it)."""
     client = client_key(request)
+    _, tables_made = request.app.state.table_limits
     tables_made.check(client)
     state, code = await _call(workers, create_table, store, body.players, body.preset, body.base, body.set)
     tables_made.failed(client)  # one more made
