@@ -18,7 +18,9 @@ import hashlib
 import io
 import json
 import secrets
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC
@@ -219,7 +221,7 @@ def start_round(
         with store.transaction() as session:
             table = _writable(session, table_id, code)
             last = table.rounds[-1] if table.rounds else None
-            if last is not None and not _settle(table, last.dealer, last.void_suits, last.events).finished:
+            if last is not None and not LEDGERS.get(table, last).finished:
                 raise TableError("round_in_play", f"round {last.number} is still in play: end it first")
             number = last.number + 1 if last is not None else 1
             played = RoundRow(number=number, dealer=dealer, void_suits=dict(void_suits or {}), events=[])
@@ -394,7 +396,7 @@ def _write(
                 played = _round(table, number)
                 if played.version != version:
                     raise StaleWrite(version, _state(table))
-                if open_only and _settle(table, played.dealer, played.void_suits, played.events).finished:
+                if open_only and LEDGERS.get(table, played).finished:
                     raise TableError(
                         "round_over", f"round {number} is over: start the next one, or correct it"
                     )
@@ -402,9 +404,10 @@ def _write(
                 ledger = _settle(table, played.dealer, played.void_suits, events)
                 if end_when_won and _all_won(table.preset, events, ledger):
                     events, action = [*events, dict(THREE_WON)], f"{action}{ENDED_BY_WIN}"
-                    _settle(table, played.dealer, played.void_suits, events)
+                    ledger = _settle(table, played.dealer, played.void_suits, events)
                 played.events, played.updated_at = events, now()
                 session.flush()  # UPDATE ... WHERE version = the one read; it moves on
+                LEDGERS.put(table, played, ledger)  # the answer's read settles it no more
                 _revise(session, played, action)
                 return _state(table)
         except StaleDataError:
@@ -501,6 +504,36 @@ def _settle(
         raise TableError(error.code.value, error.message, error.event) from None
 
 
+class _Ledgers:
+    """The ledgers of rounds as they stand, by (table, round, version): a round's version moves on with every
+    write to it, so a ledger kept under it is never stale, and a read settles only what was written since
+    (each phone polls the table every few seconds). The newest ``size`` kept, per process."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._kept: OrderedDict[tuple[str, int, int], Ledger] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def put(self, table: TableRow, played: RoundRow, ledger: Ledger) -> None:
+        with self._lock:
+            self._kept[(table.id, played.number, played.version)] = ledger
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+
+    def get(self, table: TableRow, played: RoundRow) -> Ledger:
+        key = (table.id, played.number, played.version)
+        with self._lock:
+            if key in self._kept:
+                self._kept.move_to_end(key)
+                return self._kept[key]
+        ledger = _settle(table, played.dealer, played.void_suits, played.events)
+        self.put(table, played, ledger)
+        return ledger
+
+
+LEDGERS = _Ledgers()
+
+
 def _state(table: TableRow) -> TableState:
     rounds = [
         RoundState(
@@ -509,7 +542,7 @@ def _state(table: TableRow) -> TableState:
             played.dealer,
             dict(played.void_suits),
             list(played.events),
-            _settle(table, played.dealer, played.void_suits, played.events),
+            LEDGERS.get(table, played),
         )
         for played in table.rounds
     ]

@@ -302,3 +302,23 @@ def test_a_round_s_history_is_bounded_paged_and_never_loaded_to_append(
         with pytest.raises(TableError) as caught:
             add_event(store, table_id, code, 1, version + 1, too_much)
         assert caught.value.code == "event_too_large" and says in str(caught.value)
+
+
+def test_a_read_settles_no_round_already_settled(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each round's ledger is kept under its version: reading the table again settles nothing, and a write
+    settles the round it changes (once, or twice when its win ends the round) and no other."""
+    import store.tables as stored
+
+    table_id, code, _ = _played(store, ROUND["events"])  # round 1, over
+    state = start_round(store, table_id, code, dealer=1)
+    second = state.rounds[1].version
+    settled: list[int] = []
+    real = stored._settle
+    monkeypatch.setattr(stored, "_settle", lambda *args: settled.append(1) or real(*args))
+    before = table_state(store, table_id)
+    table_state(store, table_id)
+    assert settled == [] and before.totals == table_state(store, table_id).totals
+    add_event(
+        store, table_id, code, 2, second, {"type": "kong", "player": "A", "kind": "concealed", "tile": "9s"}
+    )
+    assert len(settled) == 1  # the round written; round 1 not again
