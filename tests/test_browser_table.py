@@ -78,6 +78,8 @@ def _win(page: Page, winners: dict[int, tuple[str, str]], discarder: int | None)
 def _open_table(page: Page, base: str | None = None) -> None:
     """A new table of Ann, Bo, Cai and Dee (``base``: its stake, else the page's default), opened."""
     page.locator("#table-new summary").click()
+    # the four seats fit a phone's width: nothing scrolls sideways
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]  # type: ignore[index]
     for seat, name in enumerate(["Ann", "Bo", "Cai", "Dee"]):
         page.locator('#table-new input[name="seat"]').nth(seat).fill(name)
     if base is not None:
