@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bench_loader import load_benchmark
 from sqlalchemy import create_engine, inspect
 
 from store import StoreError, open_store
@@ -200,69 +201,21 @@ def test_a_database_another_version_made_is_upgraded_not_recreated(tmp_path: Pat
     assert {"tables", "rounds", "round_revisions"} <= set(inspect(again.engine).get_table_names())
 
 
-def _at_revision_0002(url: str) -> None:
-    """A store with a set, taken back to what revision 0002 made (set_examples without AUTOINCREMENT)."""
-    from store import database
-
-    store = open_store(url)
-    save_set(store, "kept", [_example("m1", 0), _example("p5", 1)], "x", "model-a")
-    store.close()
-    database._OPENED.pop(url, None)
-    engine = create_engine(url)
-    with engine.begin() as connection:
-        rows = connection.exec_driver_sql(
-            "SELECT sql FROM sqlite_master WHERE name = 'set_examples'"
-        ).scalar()
-        assert rows is not None and "AUTOINCREMENT" in rows
-        connection.exec_driver_sql("UPDATE alembic_version SET version_num = '0002'")
-    engine.dispose()
+store_bench = load_benchmark("bench_store")  # the upgrade's kill points and races, measured there too
+_at_revision_0002 = store_bench.at_revision_0002
 
 
-KILLER = """
-import os, signal, sys
-from sqlalchemy import event
-from sqlalchemy.engine import Engine
-@event.listens_for(Engine, "before_cursor_execute")
-def kill(conn, cursor, statement, *args):
-    if statement.lstrip().startswith(sys.argv[2]):
-        os.kill(os.getpid(), signal.SIGKILL)
-from store import open_store
-open_store(sys.argv[1])
-"""
-
-
-@pytest.mark.parametrize(
-    "statement",
-    [
-        "INSERT INTO _alembic_tmp_set_examples",
-        "DROP TABLE set_examples",
-        "ALTER TABLE _alembic_tmp_set_examples",
-        "CREATE INDEX ix_set_examples_set_id",
-        "UPDATE alembic_version",
-    ],
-    ids=["copying", "dropping", "renaming", "indexing", "recording"],
-)
-def test_an_upgrade_killed_midway_leaves_the_store_as_it_was(tmp_path: Path, statement: str) -> None:
+@pytest.mark.parametrize("point", list(store_bench.KILL_POINTS))
+def test_an_upgrade_killed_midway_leaves_the_store_as_it_was(tmp_path: Path, point: str) -> None:
     """kill -9 before each step of the batch migration 0003 (the table copied, the old one dropped, the copy
     renamed, indexed, the revision recorded): the store opens afterwards, upgraded, its examples all there
     (the upgrade is one transaction)."""
-    import subprocess
-    import sys
-
-    from store import database
-
-    url = f"sqlite:///{tmp_path / 'killed.db'}"
-    _at_revision_0002(url)
-    root = Path(__file__).resolve().parents[1]
-    killed = subprocess.run(
-        [sys.executable, "-c", KILLER, url, statement], cwd=root, capture_output=True, timeout=120
-    )
-    assert killed.returncode == -9, killed.stderr.decode()[-500:]
-    database._OPENED.pop(url, None)
-    again = open_store(url)
-    assert schema_revision(again) == head_revision()
-    assert sorted(e.face for e in examples_of(again, "kept")) == ["m1", "p5"]
-    assert not [name for name in inspect(again.engine).get_table_names() if name.startswith("_alembic_tmp")]
+    killed = store_bench.kill_during_upgrade(tmp_path, point)
+    assert killed.died_there and killed.opened and killed.examples == len(store_bench.FACES)
+    url = f"sqlite:///{tmp_path / f'killed_{point}.db'}"
+    left = create_engine(url)
+    assert not [name for name in inspect(left).get_table_names() if name.startswith("_alembic_tmp")]
+    left.dispose()
 
 
 def test_a_temporary_table_a_killed_upgrade_left_is_cleaned(tmp_path: Path) -> None:
@@ -284,27 +237,12 @@ def test_a_temporary_table_a_killed_upgrade_left_is_cleaned(tmp_path: Path) -> N
 def test_processes_opening_a_fresh_store_at_once_all_open_it(url: str, tmp_path: Path) -> None:
     """Three processes opening one fresh store together: the upgrades queue (an advisory lock on
     PostgreSQL, BEGIN IMMEDIATE on SQLite), and every process opens it."""
-    import subprocess
-    import sys
-
-    root = Path(__file__).resolve().parents[1]
-    if url.startswith("sqlite"):
-        url = f"sqlite:///{tmp_path / 'fresh.db'}"
-    else:  # the fixture's database emptied: drop every table, the version's too
-        engine = create_engine(url)
-        with engine.begin() as connection:
-            connection.exec_driver_sql("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
-        engine.dispose()
-    script = "import sys; from store import open_store; open_store(sys.argv[1]); print('opened')"
-    runs = [
-        subprocess.Popen(
-            [sys.executable, "-c", script, url], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-        for _ in range(3)
-    ]
-    outcomes = [run.communicate(timeout=120) for run in runs]
-    assert [run.returncode for run in runs] == [0, 0, 0], [err.decode()[-400:] for _, err in outcomes]
-    assert all(out.strip() == b"opened" for out, _ in outcomes)
+    fresh = (
+        f"sqlite:///{tmp_path / 'fresh.db'}"
+        if url.startswith("sqlite")
+        else store_bench.emptied_postgres(url)
+    )
+    assert store_bench.race(fresh, 3) == 3
 
 
 def test_smj_db_upgrade_upgrades_as_a_step_of_its_own(
