@@ -63,6 +63,22 @@ def register(commands: argparse._SubParsersAction) -> None:
         "upgrade", help="upgrade the store's schema to this version's (all or nothing)"
     )
     upgrade.set_defaults(func=run_db_upgrade)
+    revision = steps.add_parser(
+        "revision",
+        help="write the next migration from the models (store/schema.py), for a developer to finish",
+        description="Writes store/migrations/versions/NNNN_MESSAGE.py: what store/schema.py holds beyond the "
+        "newest revision, as Alembic's autogenerate sees it. Read it, finish it by hand (renames, data to "
+        "move), and test it; tests/test_store.py checks that the models and the migrations agree.",
+    )
+    revision.add_argument("message", help="what the migration does, e.g. 'a table's notes'")
+    revision.set_defaults(func=run_db_revision)
+
+
+def run_db_revision(args: argparse.Namespace) -> int:
+    from store.database import new_revision
+
+    print(f"wrote {new_revision(args.message)}: read it and finish it before it ships")
+    return 0
 
 
 def run_db_upgrade(_: argparse.Namespace) -> int:

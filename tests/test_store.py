@@ -316,3 +316,43 @@ def test_an_id_removed_before_the_upgrade_is_not_given_again(tmp_path: Path) -> 
     again = open_store(url)
     added = add_examples(again, "club", [_example("m4", 3, "correction")], "model-a").ids[0]
     assert added > removed and schema_revision(again) == head_revision()
+
+
+def test_the_models_and_the_migrations_agree(url: str) -> None:
+    """Upgraded to the newest revision, the database is what ``store.schema`` describes: Alembic's
+    comparison finds nothing to add, drop or alter (constraints named by one convention)."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from store.schema import metadata
+
+    store = open_store(url)
+    with store.engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), metadata) == []
+
+
+def test_the_next_migration_is_written_from_the_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``smj db revision``: a column added to a model is written as the next numbered migration."""
+    import shutil
+
+    from sqlalchemy import Column, MetaData, Text
+
+    import store.schema as schema
+    from store.database import MIGRATIONS, new_revision
+
+    migrations = tmp_path / "migrations"
+    shutil.copytree(MIGRATIONS, migrations, ignore=shutil.ignore_patterns("__pycache__"))
+    models = MetaData(
+        naming_convention=schema.NAMING
+    )  # the models and one column more, the shipped ones kept
+    for table in schema.metadata.sorted_tables:
+        table.to_metadata(models)
+    models.tables["tables"].append_column(Column("notes", Text, nullable=True))
+    monkeypatch.setattr(schema, "metadata", models)
+    written = new_revision("a table's notes", migrations)
+    text = written.read_text(encoding="utf-8")
+    assert written.name.startswith(f"{int(head_revision()) + 1:04d}_")
+    assert f"down_revision = '{head_revision()}'" in text and "batch_alter_table('tables'" in text
+    assert "add_column(sa.Column('notes'" in text
