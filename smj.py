@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     scoring_cli.register(commands)
     _register_optional(commands, "vision.cli")
     _register_optional(commands, "datasets.cli")
-    _register_optional(commands, "store.cli")
+    _register_optional(commands, "usecases.cli")
     _register_optional(commands, "api.cli")
     settle = commands.choices["settle"]
     settle.add_argument(
@@ -74,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _set_loader(args: argparse.Namespace):  # -> a function of the classifier giving the TileSet, or None
-    from store import cli as store_cli
+    from usecases import cli as store_cli
 
     return store_cli.set_loader(args.set) if args.set else None
 
@@ -87,7 +87,7 @@ def _run_settle(args: argparse.Namespace) -> int:
             print("smj settle: --number goes with --table", file=sys.stderr)
             return 2
         return scoring_cli.run_settle(args)
-    from store import cli as store_cli
+    from usecases import cli as store_cli
 
     return store_cli.settle_stored(args)
 

@@ -21,7 +21,8 @@ from scoring import Rules, WinContext, get_preset
 from scoring.conditions import WIN_CONDITIONS
 from scoring.presets import DEFAULT_PRESET, PRESETS
 from store import Store, StoreError, open_store
-from store.sets import SetError, tile_set
+from store.sets import SetError
+from usecases.sets import tile_set
 from vision.detect.classifier import TileClassifier
 from vision.detect.tileset import TileSet
 from vision.reading import Reader, SetReader

@@ -1,9 +1,10 @@
 """Tile sets in the store: each a name and its examples (a face, the crops of its views, their features).
 
-A set is taught from a photo of its layout (``vision.detect.tileset.name_layout``), grows by further photos
-of a row and by the player's corrections (at most ``TAUGHT_PER_FACE`` corrections a face, the newest kept),
-and is read back as a ``vision.detect.tileset.TileSet`` for the classifier in use: an example whose features
-another classifier gave is read again from its stored crops (and stored so), so a new model keeps every set.
+A set is taught from a photo of its layout, grows by further photos of a row and by the player's corrections
+(at most ``TAUGHT_PER_FACE`` corrections a face, the newest kept). The store keeps rows and gives values
+(``Example``, ``SetSummary``); the photos are read and the classifier run outside it, in ``usecases.sets``
+(which reads a set back for the classifier in use: an example whose features another classifier gave is read
+again from its crops, and stored so with ``store_features``). Of ``vision`` it knows the classes only.
 """
 
 from __future__ import annotations
@@ -22,9 +23,6 @@ from sqlalchemy.orm import Session
 from store.database import Store
 from store.schema import ExampleRow, TileSetRow, now
 from vision.contract import CLASSIFIER_CLASSES
-from vision.detect.classifier import TileClassifier
-from vision.detect.tileset import TileSet
-from vision.pipeline import Taught
 
 NAME = re.compile(r"[^\W_][\w .\-]{0,39}")  # letters (any script), digits, spaces, '.', '-', '_'
 NAME_RULE = "1-40 letters, digits, spaces, '.', '-' or '_', starting with a letter or digit"
@@ -51,6 +49,7 @@ class Example:
     features: np.ndarray
     origin: str = "layout"
     id: int | None = None  # the store's, once stored
+    model: str = ""  # the classifier that gave the features, once stored
 
     def __post_init__(self) -> None:
         if self.face not in CLASSIFIER_CLASSES:
@@ -79,15 +78,6 @@ class SetSummary:
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
         }
-
-
-def taught_examples(taught: Taught, origin: str = "layout") -> list[Example]:
-    """The examples a set keeps of the tiles of a photo of its layout (or of a row: ``origin``)."""
-    found, layout = taught.examples, taught.layout
-    return [
-        Example(CLASSIFIER_CLASSES[face], found.crops[tile], found.features[tile], origin)
-        for tile, face in zip(layout.tiles, layout.faces, strict=True)
-    ]
 
 
 def checked_name(name: str) -> str:
@@ -231,28 +221,15 @@ def examples_of(store: Store, name: str) -> list[Example]:
         return [_example(row) for row in _get(session, name).examples]
 
 
-def tile_set(store: Store, name: str, classifier: TileClassifier) -> TileSet:
-    """The stored set as ``classifier`` reads it: examples another model gave features to are read again
-    from their crops, and stored so."""
-    model = classifier.identity
+def store_features(store: Store, name: str, features: dict[int, np.ndarray], model: str) -> None:
+    """The set's examples given new features (example id -> (views, D) floats), as ``model`` read them
+    (``usecases.sets.tile_set``: a new classifier reads a set again from its crops)."""
     with store.transaction() as session:
-        stored = _get(session, name)
-        rows = list(stored.examples)
-        if not rows:  # no removal leaves a set so; refused by name, never read
-            raise SetError("empty_set", f"set {stored.name!r} holds no example: teach it again (smj set add)")
-        stale = [row for row in rows if row.model != model]
-        for row in stale:
-            crops = _crops(row)
-            _, read = classifier.infer(crops)
-            assert read is not None
-            row.features, row.model = read.astype(np.float32).tobytes(), model
-        faces: list[int] = []
-        vectors: list[np.ndarray] = []
-        for row in rows:
-            vectors.append(np.frombuffer(row.features, np.float32).reshape(row.views, -1))
-            faces += [CLASSIFIER_CLASSES.index(row.face)] * row.views
-        real_name = stored.name
-    return TileSet.of(real_name, faces, np.concatenate(vectors))
+        row = _get(session, name)
+        for example in row.examples:
+            if example.id in features:
+                example.features = np.asarray(features[example.id], np.float32).tobytes()
+                example.model = model
 
 
 def _get(session: Session, name: str, *, lock: bool = False) -> TileSetRow:
@@ -304,4 +281,4 @@ def _crops(row: ExampleRow) -> np.ndarray:
 
 def _example(row: ExampleRow) -> Example:
     features = np.frombuffer(row.features, np.float32).reshape(row.views, -1)
-    return Example(row.face, _crops(row), features.copy(), row.origin, row.id)
+    return Example(row.face, _crops(row), features.copy(), row.origin, row.id, row.model)

@@ -1,6 +1,7 @@
 """Layers run one way: ``scoring`` (standard library only), then ``vision``, then ``datasets``, then the
-``store``, then ``api`` and the command line (``smj.py``). Every import of every module is read with
-``ast``, those inside functions (loaded when a command runs) and under ``TYPE_CHECKING`` included."""
+``store``, then the use cases both faces share (``usecases``), then ``api`` and the command line
+(``smj.py``). Every import of every module is read with ``ast``, those inside functions (loaded when a
+command runs) and under ``TYPE_CHECKING`` included."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = {"scoring": 0, "vision": 1, "datasets": 2, "store": 3, "api": 4, "smj": 4}
-PACKAGES = ("scoring", "vision", "datasets", "store", "api")
+LAYERS = {"scoring": 0, "vision": 1, "datasets": 2, "store": 3, "usecases": 4, "api": 5, "smj": 5}
+PACKAGES = ("scoring", "vision", "datasets", "store", "usecases", "api")
 # the grouper reads the detector's boxes: nothing the detector is built from imports it
 GROUPER = ("vision.grouping.grouper", "vision.grouping")
 
@@ -143,3 +144,11 @@ def test_the_classifier_contract_is_free_of_any_model() -> None:
     assert set(project_imports("vision.contract")) <= {"vision.detections"}
     assert "vision.contract" in imports_of("vision.detect.classifier")
     assert "vision.contract" in imports_of("vision.factory.face_net")
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n.partition(".")[0] == "store"))
+def test_the_store_keeps_rows_and_imports_only_the_contract_of_vision(name: str) -> None:
+    """The store takes and gives values; reading photos and running the classifier happen in the use cases
+    (``usecases``), outside its transactions: of ``vision`` it knows the classes only."""
+    seen = [imported for imported in project_imports(name) if imported.partition(".")[0] == "vision"]
+    assert all(imported == "vision.contract" for imported in seen), f"{name} imports {seen}"

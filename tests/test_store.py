@@ -24,8 +24,8 @@ from store.sets import (
     remove_set,
     save_set,
     summary,
-    tile_set,
 )
+from usecases.sets import tile_set
 from vision.contract import CLASSIFIER_CLASSES
 
 FACES = ("m1", "m2", "p5")

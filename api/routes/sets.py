@@ -37,22 +37,19 @@ from api.settings import Settings
 from api.work import Workers
 from store import Store
 from store.sets import (
-    Example,
     SetError,
     SetSummary,
-    add_examples,
     examples_of,
     list_sets,
     remove_example,
     remove_set,
     rename_example,
-    save_set,
     summary,
-    taught_examples,
 )
+from usecases import sets as set_cases
 from vision.detect.tileset import LayoutError
 from vision.images import Photo
-from vision.pipeline import Taught, teach_set, tile_views
+from vision.pipeline import Taught
 from vision.reading import SetReader
 
 router = APIRouter(prefix=API_PREFIX, tags=["sets"])
@@ -81,9 +78,9 @@ def _data_url(crops: np.ndarray) -> str:
     return "data:image/png;base64," + base64.b64encode(png.tobytes()).decode("ascii")
 
 
-def _teach(photo: Photo, detector: SetReader, name: str) -> Taught:
+def _learn(photo: Photo, detector: SetReader, name: str) -> Taught:
     try:
-        return teach_set(photo, detector, name)
+        return set_cases.learn(photo, detector, name)
     except LayoutError as error:
         raise ApiError(422, "not_a_layout", str(error)) from None
 
@@ -114,10 +111,10 @@ async def teach(
     reader = set_reader(detector)
     model = reader.set_classifier().identity
     photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
-    taught = await workers.model(_teach, photo, reader, name)
-    source = "a photo of the layout"
+    taught = await workers.model(_learn, photo, reader, name)
     try:
-        await workers.hands(save_set, store, name, taught_examples(taught), source, model, replace=replace)
+        kept = functools.partial(set_cases.keep, source="a photo of the layout", replace=replace)
+        await workers.hands(kept, store, taught, name, model)
         detail = await workers.hands(_detail, store, name)
     except SetError as error:
         raise set_error(error) from None
@@ -252,13 +249,12 @@ async def correct(
     x1, y1, x2, y2 = told.box
     if not (0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height):
         raise ApiError(422, "box_outside_image", f"correction.box lies outside the {width}x{height} photo")
-    boxes = np.array([told.box], np.float32)
-    crops, features = await workers.model(tile_views, photo, reader, boxes)
-    example = Example(told.face, crops[0], features[0], "correction")
+    example = await workers.model(set_cases.correction, photo, reader, told.box, told.face)
     model = reader.set_classifier().identity
-    add = functools.partial(add_examples, replaces=told.replaces)
     try:
-        added = await workers.hands(add, store, name, [example], model)
+        added, example_id = await workers.hands(
+            set_cases.add_correction, store, name, example, model, told.replaces
+        )
     except SetError as error:
         raise set_error(error) from None
-    return {**added.summary.to_json(), "example": added.ids[0]}
+    return {**added.to_json(), "example": example_id}

@@ -1,6 +1,7 @@
-"""``smj set add|list|show|remove``: the sets on the table, taught from photos and kept in the store;
-``--set NAME`` for ``smj score`` and ``smj detect`` (``set_loader``); ``smj table new|show|export`` and
-``smj settle --table`` (``settle_stored``): the night's tables.
+"""The command line of the use cases: ``smj set add|list|show|remove`` (the sets on the table, taught from
+photos and kept in the store; ``--set NAME`` for ``smj score`` and ``smj detect``: ``set_loader``),
+``smj table new|show|export`` and ``smj settle --table`` (``settle_stored``: the night's tables), and
+``smj db upgrade|revision`` (the store's schema).
 
 Top-level imports stay light: the store, numpy and the models load inside the command that needs them.
 """
@@ -119,7 +120,7 @@ def set_loader(name: str) -> Any:
 
     def load(detector: Any) -> Any:
         from store import StoreError
-        from store.sets import tile_set
+        from usecases.sets import tile_set
 
         classifier = detector.set_classifier()
         try:
@@ -132,36 +133,31 @@ def set_loader(name: str) -> Any:
 
 def run_add(args: argparse.Namespace) -> int:
     from store import StoreError
-    from store.sets import SetError, add_examples, save_set, taught_examples
+    from store.sets import SetError
+    from usecases.sets import keep, learn
     from vision.detect.detector import Detector, ModelError
-    from vision.detect.tileset import ROW_SUITS, LayoutError
+    from vision.detect.tileset import LayoutError
     from vision.images import ImageError
-    from vision.pipeline import teach_set
 
     try:
         detector = Detector()
-        taught = teach_set(args.photo, detector, args.name, (args.row,) if args.row else ROW_SUITS)
+        taught = learn(args.photo, detector, args.name, args.row)
     except (ModelError, ImageError, LayoutError) as error:
         return _fail(f"{args.photo}: {getattr(error, 'message', None) or error}")
     found, layout = taught.examples, taught.layout
-    examples = taught_examples(taught, "row" if args.row else "layout")
     model = detector.set_classifier().identity
     source = f"{Path(args.photo).name} ({'a row of ' + args.row if args.row else 'the layout'})"
     try:
-        store = _store()
-        summary = (
-            add_examples(store, args.name, examples, model).summary
-            if args.row
-            else save_set(store, args.name, examples, source, model, replace=args.replace)
-        )
+        kept = keep(_store(), taught, args.name, model, source=source, row=args.row, replace=args.replace)
     except (StoreError, SetError) as error:
         return _set_failure(error)
+    summary, examples = kept.summary, kept.examples
     faces = taught.faces()
     if args.json:
         print(json.dumps({**summary.to_json(), "turned": layout.turned, "stored": faces}, ensure_ascii=False))
         return 0
     way = " (taken from across the table: read turned)" if layout.turned else ""
-    print(f"set {summary.name!r}: stored {len(examples)} tiles from {args.photo}{way}")
+    print(f"set {summary.name!r}: stored {examples} tiles from {args.photo}{way}")
     print(
         f"  {summary.examples} examples of {summary.faces} faces in all, {len(found.features[0])} views each"
     )
