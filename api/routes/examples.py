@@ -10,14 +10,15 @@ from fastapi import APIRouter, Form, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import Field, TypeAdapter, ValidationError
 
-from api import service
 from api.deps import PhotoUploadDep, SettingsDep, WorkersDep
+from api.detections_in import detections_in_photo
 from api.errors import ApiError
 from api.examples import check_may_save
 from api.routes import API_PREFIX, error_responses
 from api.schemas import MAX_DETECTIONS, DetectionIn, ExampleOut, HandIn
 from datasets.corrections import CorrectionError, Quota, check_hand, save_correction
 from datasets.labels import Box
+from usecases import photos
 
 router = APIRouter(prefix=API_PREFIX, tags=["examples"])
 _DETECTIONS = TypeAdapter(Annotated[list[DetectionIn], Field(max_length=MAX_DETECTIONS)])
@@ -70,10 +71,8 @@ async def save(
         check_hand(parsed_hand)  # before decoding: an impossible hand costs nothing
     except CorrectionError as error:
         raise _refused(error) from None
-    photo = await workers.decode(service.decode_to_save, data, settings.max_pixels, settings.max_decode_bytes)
-    corrected = service.detections_in_photo(
-        [(d.tile, d.box, d.confidence, ()) for d in boxes], photo.original_size
-    )
+    photo = await workers.decode(photos.decode, data, settings.max_pixels, settings.max_decode_bytes)
+    corrected = detections_in_photo([(d.tile, d.box, d.confidence, ()) for d in boxes], photo.original_size)
     width, height = photo.original_size
     labels = [Box.from_xyxy(d.class_id, d.box, width, height) for d in corrected]
     quota = Quota(settings.max_examples, settings.max_examples_bytes)

@@ -7,8 +7,8 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from api import service
 from api.deps import WorkersDep
+from api.detections_in import detections_from
 from api.routes import API_PREFIX, error_responses
 from api.schemas import (
     ConditionsOut,
@@ -28,6 +28,7 @@ from scoring.conditions import conditions_json
 from scoring.presets import DEFAULT_PRESET
 from scoring.settlement.events import WIN_FLAGS
 from scoring.tiles import tile_name, tile_name_zh
+from usecases import hands, photos
 from vision.detections import BACK, DETECTOR_CLASSES
 
 router = APIRouter(prefix=API_PREFIX, tags=["hands"])
@@ -43,7 +44,7 @@ async def score_hand(request: ScoreRequest, workers: WorkersDep) -> dict[str, An
     """
     rules = get_preset(request.preset)
     hand = hand_of(request.hand)
-    return await workers.hands(service.score_json, hand, request.context.to_context(), rules)
+    return await workers.hands(hands.score_json, hand, request.context.to_context(), rules)
 
 
 @router.post(
@@ -55,7 +56,7 @@ async def hand_waits(request: WaitsRequest, workers: WorkersDep) -> dict[str, An
     of the wrong size or with a fifth copy is a 422."""
     rules = get_preset(request.preset)
     concealed, melds = waiting_hand_of(request.hand)
-    return await workers.hands(service.waits_json, concealed, melds, request.context.to_context(), rules)
+    return await workers.hands(hands.waits_json, concealed, melds, request.context.to_context(), rules)
 
 
 @router.post(
@@ -73,8 +74,8 @@ async def group(request: GroupRequest, workers: WorkersDep) -> dict[str, Any]:
         (d.tile, d.box, d.confidence, [(a.tile, a.confidence) for a in d.alternatives])
         for d in request.detections
     ]
-    detections = service.detections_from(items, (request.width, request.height))
-    return await workers.hands(service.group_json, detections, get_preset(request.preset))
+    detections = detections_from(items, (request.width, request.height))
+    return await workers.hands(photos.group_json, detections, get_preset(request.preset))
 
 
 @router.get(

@@ -6,7 +6,6 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from api import service
 from api.deps import (
     ContextFormDep,
     DetectorDep,
@@ -18,6 +17,7 @@ from api.deps import (
 )
 from api.routes import API_PREFIX, error_responses
 from api.schemas import RecognizeOut, ScorePhotoOut
+from usecases import photos
 
 router = APIRouter(prefix=API_PREFIX, tags=["photos"], responses=error_responses(404, 413, 415, 422, 503))
 
@@ -33,8 +33,8 @@ async def recognize(
     """The detections (boxes in pixels of the upright photo, ``width`` x ``height``), the hand they
     group into, the groups for drawing, and the grouper's warnings; faces read with the form field
     ``set`` (a stored set's name) when given."""
-    photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
-    return await workers.model(service.recognition_json, photo, detector, settings.conf, tile_set)
+    photo = await workers.decode(photos.decode, data, settings.max_pixels, settings.max_decode_bytes)
+    return await workers.model(photos.recognition_json, photo, detector, settings.conf, tile_set)
 
 
 @router.post("/score-photo", response_model=ScorePhotoOut, summary="recognize a photo and score its hand")
@@ -49,7 +49,7 @@ async def score_photo(
 ) -> dict[str, Any]:
     """As ``recognize``, plus ``score``: null when no tile was found, ``valid: false`` with the reason when
     the hand read is not a win (the warnings name the tiles to check)."""
-    photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
+    photo = await workers.decode(photos.decode, data, settings.max_pixels, settings.max_decode_bytes)
     return await workers.model(
-        service.score_photo_json, photo, detector, context, rules, settings.conf, tile_set
+        photos.score_photo_json, photo, detector, context, rules, settings.conf, tile_set
     )

@@ -18,7 +18,6 @@ import numpy as np
 from fastapi import APIRouter, Body, Depends, Form, Path, Query, Request
 from pydantic import TypeAdapter
 
-from api import service
 from api.deps import DetectorDep, PhotoUploadDep, SettingsDep, StoreDep, WorkersDep, set_error, set_reader
 from api.errors import ApiError
 from api.examples import check_may_save
@@ -46,6 +45,7 @@ from store.sets import (
     rename_example,
     summary,
 )
+from usecases import photos
 from usecases import sets as set_cases
 from vision.detect.tileset import LayoutError
 from vision.images import Photo
@@ -110,7 +110,7 @@ async def teach(
     check_may_save(request, settings, token, "teaching a set")
     reader = set_reader(detector)
     model = reader.set_classifier().identity
-    photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
+    photo = await workers.decode(photos.decode, data, settings.max_pixels, settings.max_decode_bytes)
     taught = await workers.model(_learn, photo, reader, name)
     try:
         kept = functools.partial(set_cases.keep, source="a photo of the layout", replace=replace)
@@ -244,7 +244,7 @@ async def correct(
     check_may_save(request, settings, token, "teaching a set a corrected tile")
     reader = set_reader(detector)
     told: SetCorrectionIn = _form_json(_CORRECTION, correction, "correction")
-    photo = await workers.decode(service.decode, data, settings.max_pixels, settings.max_decode_bytes)
+    photo = await workers.decode(photos.decode, data, settings.max_pixels, settings.max_decode_bytes)
     width, height = photo.original_size
     x1, y1, x2, y2 = told.box
     if not (0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height):
