@@ -13,7 +13,7 @@ Endpoints (OpenAPI schema at ``/openapi.json``), all under ``/api/v1`` but the p
 ``POST /api/v1/settle``         JSON round + preset + base: the payments and totals (``smj settle --json``)
 ``POST /api/v1/group``          JSON detections (possibly corrected): the grouped hand and warnings
 ``POST /api/v1/examples``       multipart ``image`` + ``detections`` + ``hand`` + ``consent`` (+ ``token``):
-                                saved example, where the server allows it (``api.examples``)
+                                saved example, where the server allows it (``api.guard``)
 ``GET  /api/v1/presets``        the rules presets and their knobs
 ``GET  /api/v1/conditions``     the win conditions, what each implies and excludes (the page's choices)
 ``GET  /api/v1/tiles``          the detector classes (the page's palette)

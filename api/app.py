@@ -24,14 +24,8 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 
 from api import memory
-from api.errors import (
-    MULTIPART_ALLOWANCE,
-    BodySizeLimit,
-    JsonTextCheck,
-    RequestTimeLimit,
-    SecurityHeaders,
-    install_error_handlers,
-)
+from api.errors import MULTIPART_ALLOWANCE, install_error_handlers
+from api.middleware import BodySizeLimit, JsonTextCheck, RequestTimeLimit, SecurityHeaders
 from api.routes import examples, hands, health, page, photos, sets, settle, tables
 from api.routes.page import STATIC_DIR, SWAGGER_DIR, SWAGGER_URL
 from api.server import quiet_floods

@@ -59,8 +59,8 @@ async def read_photo_upload(
     """The uploaded photo's bytes, at most ``SMJ_MAX_UPLOAD_BYTES`` (413 beyond); a request carrying
     more than one file is a 422 ``too_many_files`` (which one to read would be a guess).
 
-    The body itself is cut off while it arrives by ``errors.BodySizeLimit``; this is the exact check on
-    the file part.
+    The body itself is cut off while it arrives by ``api.middleware.BodySizeLimit``; this is the exact check
+    on the file part.
     """
     form = await request.form()  # parsed once: FastAPI read the same form
     files = [name for name, value in form.multi_items() if isinstance(value, StarletteUploadFile)]

@@ -4,7 +4,7 @@
 ``model`` (detector and classifier runs, ``SMJ_MODEL_WORKERS``) and ``hands`` (scoring, waits, grouping
 and settling JSON, ``SMJ_HAND_WORKERS``). A request waits for a free worker instead of starting one more
 decode, so memory is bounded by the pools' sizes, not by the number of requests arriving; the event loop
-stays free to answer ``/healthz`` and to time requests out (``api.errors.RequestTimeLimit``): a request
+stays free to answer ``/healthz`` and to time requests out (``api.middleware.RequestTimeLimit``): a request
 that gives up waiting leaves the queue, and one cut off mid-run lets its worker finish alone.
 
 When the last photo job of a burst ends, the heap's free pages go back to the system

@@ -1,6 +1,6 @@
 """Saving corrected photos (``POST /api/v1/examples``): who may save, what is stored, the quotas.
 
-``api.examples`` decides who may save (the setting, the token, no cross-site form, loopback under
+``api.guard`` decides who may save (the setting, the token, no cross-site form, loopback under
 ``auto``); ``datasets.corrections`` writes (pixels only, atomic, record last, quotas).
 """
 
@@ -286,14 +286,14 @@ def test_guessing_the_token_is_slowed_down(
     tmp_path: Path, photo: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """After 10 wrong tokens in a minute from one address, even the right one waits: 429."""
-    from api import examples
+    from api import guard
 
-    monkeypatch.setattr(examples, "guesses", examples.Guesses(limit=10, window_s=60))
+    monkeypatch.setattr(guard, "guesses", guard.Guesses(limit=10, window_s=60))
     with make_client(tmp_path, examples_token="right-token") as client:
         answers = [save(client, photo, token=f"guess{i}").status_code for i in range(10)]
         assert answers == [401] * 10
         blocked = save(client, photo, token="right-token")
         assert blocked.status_code == 429 and blocked.json()["error"]["code"] == "too_many_guesses"
-    monkeypatch.setattr(examples, "guesses", examples.Guesses(limit=10, window_s=60))
+    monkeypatch.setattr(guard, "guesses", guard.Guesses(limit=10, window_s=60))
     with make_client(tmp_path, examples_token="right-token") as client:
         assert save(client, photo, token="right-token").status_code == 201  # a fresh window: it passes

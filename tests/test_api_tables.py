@@ -214,7 +214,7 @@ def test_join_codes_cannot_be_guessed(client: TestClient, monkeypatch: pytest.Mo
 def test_one_address_makes_a_limited_number_of_tables(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from api.examples import Guesses
+    from api.guard import Guesses
 
     code_guesses, _ = client.app.state.table_limits  # type: ignore[attr-defined]
     monkeypatch.setattr(

@@ -1,5 +1,5 @@
 """``POST /api/v1/examples``: save a corrected photo as a labelled example, only when the user opts in and
-the server allows it (``api.examples``: a setting, a token, no cross-site form); the writing and its
+the server allows it (``api.guard``: a setting, a token, no cross-site form); the writing and its
 quotas are ``datasets.corrections``."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 from api.deps import PhotoUploadDep, SettingsDep, WorkersDep
 from api.detections_in import detections_in_photo
 from api.errors import ApiError
-from api.examples import check_may_save
+from api.guard import check_may_write
 from api.routes import API_PREFIX, error_responses
 from api.schemas import MAX_DETECTIONS, DetectionIn, ExampleOut, HandIn
 from datasets.corrections import CorrectionError, Quota, check_hand, save_correction
@@ -62,7 +62,7 @@ async def save(
     labels (boxes in pixels of the upright photo) and the hand under ``SMJ_DATASET_DIR``; answers the
     files' names relative to it. The hand must be possible, as ``/score`` checks (a hand that is simply
     not a win is kept: it is what the photo shows)."""
-    check_may_save(request, settings, token)
+    check_may_write(request, settings, token)
     if not consent:
         raise ApiError(422, "consent_required", "saving a photo needs the user's consent: send consent=true")
     boxes = _form_json(_DETECTIONS, detections, "detections")

@@ -2,7 +2,7 @@
 ``GET /api/v1/sets/{name}``, ``DELETE /api/v1/sets/{name}``, ``PATCH /api/v1/sets/{name}/examples/{id}``
 (name an example another face), ``DELETE /api/v1/sets/{name}/examples/{id}`` and ``POST
 /api/v1/sets/{name}/examples`` (a tile the player corrected teaches the set). Writing a set is guarded as
-saving examples is (``api.examples``: the same setting and token); an existing set is replaced only when the
+saving examples is (``api.guard``: the same setting and token); an existing set is replaced only when the
 request says so (else 409)."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pydantic import TypeAdapter
 
 from api.deps import DetectorDep, PhotoUploadDep, SettingsDep, StoreDep, WorkersDep, set_error, set_reader
 from api.errors import ApiError
-from api.examples import check_may_save
+from api.guard import check_may_write
 from api.routes import API_PREFIX, error_responses
 from api.routes.examples import _form_json
 from api.schemas import (
@@ -107,7 +107,7 @@ async def teach(
     (s) at the bottom, 1 to 9 left to right, and an optional fourth row of variants in this order, each
     optional: a red 5万, a red 5筒, a red 5条, a back. Answers the set stored, each tile's crop under its
     name, and what the classifier alone reads each as. 422 ``not_a_layout`` says what was seen."""
-    check_may_save(request, settings, token, "teaching a set")
+    check_may_write(request, settings, token, "teaching a set")
     reader = set_reader(detector)
     model = reader.set_classifier().identity
     photo = await workers.decode(photos.decode, data, settings.max_pixels, settings.max_decode_bytes)
@@ -142,7 +142,7 @@ async def detail(name: SetName, store: StoreDep, workers: WorkersDep) -> dict[st
 @dataclass(frozen=True)
 class SetWrite:
     """What a write to a stored set needs: the set named in the path, the store, and the check that this
-    request may write (``api.examples.check_may_save``, the page's token)."""
+    request may write (``api.guard.check_may_write``, the page's token)."""
 
     request: Request
     name: str
@@ -152,7 +152,7 @@ class SetWrite:
 
     async def run(self, what: str, work: Callable[..., Any], *args: Any) -> Any:
         """``work(store, name, *args)`` on a worker, once the request may do ``what`` (named in refusals)."""
-        check_may_save(self.request, self.settings, None, what)
+        check_may_write(self.request, self.settings, None, what)
         try:
             return await self.workers.hands(work, self.store, self.name, *args)
         except SetError as error:
@@ -241,7 +241,7 @@ async def correct(
     of the same tile answered, taken back in the same write (a player who named a tile wrong, then right,
     leaves only the right name in the set)."""
 
-    check_may_save(request, settings, token, "teaching a set a corrected tile")
+    check_may_write(request, settings, token, "teaching a set a corrected tile")
     reader = set_reader(detector)
     told: SetCorrectionIn = _form_json(_CORRECTION, correction, "correction")
     photo = await workers.decode(photos.decode, data, settings.max_pixels, settings.max_decode_bytes)

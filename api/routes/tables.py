@@ -18,7 +18,7 @@ from fastapi.responses import PlainTextResponse
 
 from api.deps import StoreDep, WorkersDep
 from api.errors import ApiError
-from api.examples import Guesses, client_key
+from api.guard import Guesses, client_key
 from api.routes import API_PREFIX, error_responses
 from api.schemas import EventIn, HistoryOut, JoinIn, NewTableOut, RoundIn, TableIn, TableOut, VersionIn
 from store.tables import (

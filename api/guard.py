@@ -1,4 +1,6 @@
-"""Who may save a corrected photo (``POST /api/v1/examples``); the writing is ``datasets.corrections``.
+"""The write guard: who may save a corrected photo (``POST /api/v1/examples``, written by
+``datasets.corrections``) or write a set (``/api/v1/sets``), and the limits on guessing (``Guesses``: wrong
+tokens, wrong table codes, tables made), counted by the client's own address (``client_key``).
 
 Checked in this order, each refusal a 4xx naming the setting to change:
 
@@ -105,7 +107,7 @@ def client_key(request: Request) -> str:
 guesses = Guesses()
 
 
-def check_may_save(
+def check_may_write(
     request: Request, settings: Settings, token: str | None, what: str = "saving examples"
 ) -> None:
     """Raises ``ApiError`` (403 / 401 / 429) unless this request may save an example or write a set (see
