@@ -21,7 +21,6 @@ from scoring import Rules, WinContext, get_preset
 from scoring.conditions import WIN_CONDITIONS
 from scoring.presets import DEFAULT_PRESET, PRESETS
 from store import Store, StoreError, open_store
-from store.sets import SetError
 from usecases.sets import tile_set
 from vision.detect.classifier import TileClassifier
 from vision.detect.tileset import TileSet
@@ -152,10 +151,7 @@ async def tile_set_form(
         return None
     classifier = set_classifier(detector)
     store = get_store(settings)
-    try:
-        return await workers.hands(tile_set, store, name, classifier)
-    except SetError as error:
-        raise set_error(error) from None
+    return await workers.hands(tile_set, store, name, classifier)
 
 
 TileSetFormDep = Annotated[TileSet | None, Depends(tile_set_form)]
@@ -178,9 +174,3 @@ def set_reader(detector: Reader) -> SetReader:
 def set_classifier(detector: Reader) -> TileClassifier:
     """The classifier of a detector that reads sets (``set_reader``)."""
     return set_reader(detector).set_classifier()
-
-
-def set_error(error: SetError) -> ApiError:
-    """A store's refusal about a set as the API answers it."""
-    status = {"no_such_set": 404, "no_such_example": 404, "set_exists": 409}.get(error.code, 422)
-    return ApiError(status, error.code, str(error))

@@ -53,8 +53,10 @@ code                        status  raised by
 ``internal_error``          500     a bug; the message says no more than that
 ==========================  ======  ==============================================================
 
-``ApiError`` is the one exception the web layer raises itself; the library's exceptions are mapped here,
-so routes stay thin and let them propagate.
+Every refusal is a ``scoring.errors.SmjError`` (each layer's: a tile that is no tile, a photo that is no
+image, a stale write, ...) with its ``code``: one handler answers them all, its status by the one table
+``STATUS`` (a 422 for any code not there). ``ApiError`` is the web layer's own, with its own status;
+routes stay thin and let the library's refusals propagate.
 """
 
 from __future__ import annotations
@@ -70,24 +72,36 @@ from pydantic import ValidationError
 from sqlalchemy.exc import DBAPIError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from scoring import InvalidHandError, TileParseError, UnknownPresetError
-from scoring.settlement import RoundError
-from scoring.typed import TypedHandError
-from vision.images import ImageError
+from scoring.errors import SmjError
 
 log = logging.getLogger("api")
 
-IMAGE_ERROR_STATUS = {
-    "not_an_image": 415,
-    "corrupt_image": 422,
-    "too_many_pixels": 413,
-    "too_many_tiles": 422,
-}
 MULTIPART_ALLOWANCE = 256 * 1024  # room for the form fields that travel with a photo
 
 
-class ApiError(Exception):
-    """An error answered as ``{"error": {"code", "message"}}`` with ``status_code``."""
+STATUS = {
+    "not_an_image": 415,
+    "too_many_pixels": 413,
+    "no_such_table": 404,
+    "no_such_round": 404,
+    "no_event": 404,
+    "no_such_set": 404,
+    "no_such_example": 404,
+    "wrong_code": 403,
+    "code_expired": 403,
+    "stale_write": 409,
+    "round_in_play": 409,
+    "round_over": 409,
+    "round_started": 409,
+    "set_exists": 409,
+}
+"""The one table from a refusal's code (``scoring.errors.SmjError.code``, any layer's) to its HTTP status;
+every code not here is a 422."""
+
+
+class ApiError(SmjError):
+    """A refusal of the web layer itself, with its own ``status_code`` (and ``headers``: Retry-After with a
+    429 or a 503)."""
 
     def __init__(
         self,
@@ -97,12 +111,14 @@ class ApiError(Exception):
         details: list[dict[str, Any]] | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(message, code)
         self.status_code = status_code
-        self.code = code
-        self.message = message
-        self.details = details  # e.g. the table as it is now, with a 409 on a stale write
-        self.headers = headers or {}  # e.g. Retry-After with a 429
+        self._details = details
+        self.headers = headers or {}
+
+    @property
+    def details(self) -> list[dict[str, Any]] | None:
+        return self._details
 
 
 STORE_RETRY_S = 5  # a store that is unavailable: when a client tries again (Retry-After)
@@ -160,10 +176,12 @@ def _validation_message(details: list[dict[str, Any]]) -> str:
 def install_error_handlers(app: FastAPI) -> None:
     """Map every exception to the one error shape."""
 
-    @app.exception_handler(ApiError)
-    async def _api_error(_: Request, error: ApiError) -> JSONResponse:
-        response = error_response(error.status_code, error.code, error.message, error.details)
-        response.headers.update(error.headers)
+    @app.exception_handler(SmjError)
+    async def _refused(_: Request, error: SmjError) -> JSONResponse:
+        # every layer's refusal: its code, its status by the one table (the web's own carries its own)
+        status = error.status_code if isinstance(error, ApiError) else STATUS.get(str(error.code), 422)
+        response = error_response(status, str(error.code), error.told, error.details)
+        response.headers.update(getattr(error, "headers", {}))
         return response
 
     @app.exception_handler(RequestValidationError)
@@ -176,14 +194,6 @@ def install_error_handlers(app: FastAPI) -> None:
         details = _validation_details(error.errors())
         return error_response(422, "invalid_request", _validation_message(details), details)
 
-    @app.exception_handler(ImageError)
-    async def _image(_: Request, error: ImageError) -> JSONResponse:
-        return error_response(IMAGE_ERROR_STATUS.get(error.code, 422), error.code, error.message)
-
-    @app.exception_handler(TileParseError)
-    async def _tile(_: Request, error: TileParseError) -> JSONResponse:
-        return error_response(422, "invalid_tile", str(error))
-
     @app.exception_handler(DBAPIError)
     async def _database(_: Request, error: DBAPIError) -> JSONResponse:
         # the database went away after start-up (a stopped server, a deleted file): a 503, not a traceback
@@ -191,24 +201,6 @@ def install_error_handlers(app: FastAPI) -> None:
         response = error_response(unavailable.status_code, unavailable.code, unavailable.message)
         response.headers.update(unavailable.headers)
         return response
-
-    @app.exception_handler(TypedHandError)
-    async def _typed(_: Request, error: TypedHandError) -> JSONResponse:
-        return error_response(422, "typed_hand", str(error))
-
-    @app.exception_handler(UnknownPresetError)
-    async def _preset(_: Request, error: UnknownPresetError) -> JSONResponse:
-        return error_response(422, "unknown_preset", str(error))
-
-    @app.exception_handler(InvalidHandError)
-    async def _invalid_hand(_: Request, error: InvalidHandError) -> JSONResponse:
-        return error_response(422, error.error.code.value, error.error.message)
-
-    @app.exception_handler(RoundError)
-    async def _round(_: Request, error: RoundError) -> JSONResponse:
-        where = f"event {error.event}: " if error.event is not None else ""
-        path = f"{error.path}: " if error.path else ""
-        return error_response(422, error.code.value, where + path + error.message)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, error: StarletteHTTPException) -> JSONResponse:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scoring.errors import SmjError
 from scoring.tiles import TileParseError, parse_tile
 from vision.detections import BACK, DETECTOR_CLASSES, HONOUR
 
@@ -26,8 +27,10 @@ EDGE_TOLERANCE = 1e-3  # normalised: rounding in exports often overshoots the im
 DUPLICATE_IOU = 0.9  # one class twice over this IoU in one image: a box labelled twice
 
 
-class DatasetError(ValueError):
+class DatasetError(SmjError):
     """A dataset could not be read or written; the message names the file and the problem."""
+
+    code = "bad_dataset"
 
 
 @dataclass(frozen=True)

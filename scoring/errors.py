@@ -55,16 +55,44 @@ class ScoreError:
         return {"code": self.code.value, "message": self.message}
 
 
-class InvalidHandError(ValueError):
-    """A malformed hand given where no ``Score`` can carry the reason (e.g. ``waits``)."""
+class SmjError(ValueError):
+    """The root of every error a request is refused with, in every layer: ``code`` says which (machine-read;
+    the API's status follows from it, ``api.errors.STATUS``), ``message`` says why (what a person is told),
+    ``details`` holds more for a client (an event's index, the table as it is now) or None, and ``told`` is
+    the message as a client is answered (the message, with where it was found for some)."""
+
+    code: str = "invalid"
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+    @property
+    def details(self) -> list[dict[str, object]] | None:
+        return None
+
+    @property
+    def told(self) -> str:
+        return self.message
+
+
+class InvalidHandError(SmjError):
+    """A malformed hand given where no ``Score`` can carry the reason (e.g. ``waits``): its reason's code."""
 
     def __init__(self, error: ScoreError) -> None:
-        super().__init__(f"{error.code.value}: {error.message}")
+        super().__init__(error.message, error.code.value)
         self.error = error
 
+    def __str__(self) -> str:
+        return f"{self.error.code.value}: {self.error.message}"
 
-class UnknownPresetError(ValueError):
+
+class UnknownPresetError(SmjError):
     """No rules preset has this name."""
+
+    code = "unknown_preset"
 
     def __init__(self, name: str, valid: tuple[str, ...]) -> None:
         super().__init__(f"unknown rules preset {name!r}; valid presets: {', '.join(valid)}")

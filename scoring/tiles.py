@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from scoring.errors import SmjError
+
 Tile = int
 
 SUITS = "mps"
@@ -49,8 +51,10 @@ ALL_TILES: tuple[Tile, ...] = tuple(range(27))
 CLASS_NAMES: tuple[str, ...] = tuple(f"{suit}{rank}" for suit in SUITS for rank in range(1, 10))
 
 
-class TileParseError(ValueError):
+class TileParseError(SmjError):
     """A tile string could not be read; the message says where and why."""
+
+    code = "invalid_tile"
 
 
 def make_tile(suit: str, rank: int) -> Tile:

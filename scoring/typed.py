@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from scoring.errors import SmjError
 from scoring.hand import Hand, Meld, MeldKind, concealed_count
 from scoring.tiles import Tile, TileParseError, parse_tile, parse_tiles, tile_name
 
@@ -50,8 +51,10 @@ _HINT_ZH = "碰 杠 明杠 加杠 暗杠 胡"
 _HINT_EN = "pong, kong, exposed, added, concealed, win"
 
 
-class TypedHandError(ValueError):
+class TypedHandError(SmjError):
     """Typed text that is no hand; the message is in Chinese and English and names the word."""
+
+    code = "typed_hand"
 
     def __init__(self, zh: str, en: str) -> None:
         super().__init__(f"{zh} / {en}")

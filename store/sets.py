@@ -20,6 +20,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from scoring.errors import SmjError
 from store.database import Store
 from store.schema import ExampleRow, TileSetRow, now
 from vision.contract import CLASSIFIER_CLASSES
@@ -30,13 +31,12 @@ ORIGINS = ("layout", "row", "correction")
 TAUGHT_PER_FACE = 8  # corrections kept a face: the newest (a set's own examples are never dropped)
 
 
-class SetError(ValueError):
+class SetError(SmjError):
     """A request about a set that can't be done: ``code`` says which (``bad_set_name``, ``no_such_set``,
-    ``set_exists``, ``bad_example``, ``no_such_example``), the message says why."""
+    ``set_exists``, ``bad_example``, ``no_such_example``, ``empty_set``), the message says why."""
 
     def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+        super().__init__(message, code)
 
 
 @dataclass(frozen=True, eq=False)

@@ -31,6 +31,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, object_session
 from sqlalchemy.orm.exc import StaleDataError
 
+from scoring.errors import SmjError
 from scoring.presets import UnknownPresetError, get_preset
 from scoring.settlement import Ledger, RoundError, parse_round, settle_round
 from store.database import Store
@@ -52,16 +53,19 @@ THREE_WON = {"type": "end", "reason": "three_won"}  # what the last winner's win
 ENDED_BY_WIN = "; the round ends: three_won"  # ... and how its write's revision says so (``undo``)
 
 
-class TableError(ValueError):
+class TableError(SmjError):
     """A request about a table that can't be done: ``code`` says which (``no_such_table``, ``no_such_round``,
     ``wrong_code``, ``bad_table``, ``round_over``, ``round_in_play``, ``round_started``, ``no_event``,
     ``too_many_events``, ``stale_write`` (``StaleWrite``), or a
     ``scoring.settlement.RoundErrorCode`` for an event the rules refuse), ``event`` the event's index."""
 
     def __init__(self, code: str, message: str, event: int | None = None) -> None:
-        super().__init__(message)
-        self.code = code
+        super().__init__(message, code)
         self.event = event
+
+    @property
+    def details(self) -> list[dict[str, object]] | None:
+        return None if self.event is None else [{"event": self.event}]
 
 
 class StaleWrite(TableError):
@@ -70,6 +74,10 @@ class StaleWrite(TableError):
     def __init__(self, given: int, current: TableState) -> None:
         super().__init__("stale_write", f"the round changed since version {given}: read it again and redo")
         self.current = current
+
+    @property
+    def details(self) -> list[dict[str, object]] | None:
+        return [{"table": self.current.to_json()}]
 
 
 @dataclass(frozen=True)

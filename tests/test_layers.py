@@ -152,3 +152,28 @@ def test_the_store_keeps_rows_and_imports_only_the_contract_of_vision(name: str)
     (``usecases``), outside its transactions: of ``vision`` it knows the classes only."""
     seen = [imported for imported in project_imports(name) if imported.partition(".")[0] == "vision"]
     assert all(imported == "vision.contract" for imported in seen), f"{name} imports {seen}"
+
+
+def test_every_layer_s_refusals_share_one_root_and_one_table() -> None:
+    """One error tree: each layer's refusal is a ``scoring.errors.SmjError`` with a ``code`` and a
+    ``message``; the API answers them with one handler, its status by one table (``api.errors.STATUS``)."""
+    from api.app import create_app
+    from api.errors import STATUS, ApiError
+    from datasets.labels import DatasetError
+    from scoring.errors import InvalidHandError, SmjError, UnknownPresetError
+    from scoring.settlement import RoundError
+    from scoring.tiles import TileParseError
+    from scoring.typed import TypedHandError
+    from store.sets import SetError
+    from store.tables import StaleWrite, TableError
+    from vision.detect.tileset import LayoutError
+    from vision.images import ImageError
+
+    refusals = (
+        InvalidHandError, UnknownPresetError, RoundError, TileParseError, TypedHandError, LayoutError,
+        ImageError, DatasetError, SetError, TableError, StaleWrite, ApiError,
+    )  # fmt: skip
+    assert all(issubclass(refusal, SmjError) for refusal in refusals)
+    handled = set(create_app().exception_handlers)
+    assert SmjError in handled and not handled & set(refusals)  # one handler, not one a class
+    assert all(400 <= status < 600 for status in STATUS.values())

@@ -14,17 +14,21 @@ import cv2
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
+from scoring.errors import SmjError
+
 DEFAULT_MAX_PIXELS = 50_000_000  # a 48 MP phone photo still loads; a decompression bomb does not
 
 
-class ImageError(ValueError):
+class ImageError(SmjError):
     """The input is not a usable image. ``code`` is one of: not_an_image, corrupt_image, too_many_pixels,
     too_many_tiles (``vision.detect.detector.MAX_TILES``)."""
 
     def __init__(self, code: str, message: str, detail: str | None = None) -> None:
-        super().__init__(f"{message} ({detail})" if detail else message)
-        self.code = code
-        self.message = message  # what a client is told: no text of the decoding library
+        super().__init__(message, code)  # the message is what a client is told: no text of the decoder's
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.detail})" if self.detail else self.message
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import numpy as np
 from fastapi import APIRouter, Body, Depends, Form, Path, Query, Request
 from pydantic import TypeAdapter
 
-from api.deps import DetectorDep, PhotoUploadDep, SettingsDep, StoreDep, WorkersDep, set_error, set_reader
+from api.deps import DetectorDep, PhotoUploadDep, SettingsDep, StoreDep, WorkersDep, set_reader
 from api.errors import ApiError
 from api.guard import check_may_write
 from api.routes import API_PREFIX, error_responses
@@ -36,7 +36,6 @@ from api.settings import Settings
 from api.work import Workers
 from store import Store
 from store.sets import (
-    SetError,
     SetSummary,
     examples_of,
     list_sets,
@@ -47,10 +46,6 @@ from store.sets import (
 )
 from usecases import photos
 from usecases import sets as set_cases
-from vision.detect.tileset import LayoutError
-from vision.images import Photo
-from vision.pipeline import Taught
-from vision.reading import SetReader
 
 router = APIRouter(prefix=API_PREFIX, tags=["sets"])
 SetName = Annotated[str, Path(max_length=64, description="the set's name")]
@@ -76,13 +71,6 @@ def _data_url(crops: np.ndarray) -> str:
     ok, png = cv2.imencode(".png", cv2.cvtColor(crop, cv2.COLOR_RGB2BGR))
     assert ok
     return "data:image/png;base64," + base64.b64encode(png.tobytes()).decode("ascii")
-
-
-def _learn(photo: Photo, detector: SetReader, name: str) -> Taught:
-    try:
-        return set_cases.learn(photo, detector, name)
-    except LayoutError as error:
-        raise ApiError(422, "not_a_layout", str(error)) from None
 
 
 @router.post(
@@ -111,13 +99,10 @@ async def teach(
     reader = set_reader(detector)
     model = reader.set_classifier().identity
     photo = await workers.decode(photos.decode, data, settings.max_pixels, settings.max_decode_bytes)
-    taught = await workers.model(_learn, photo, reader, name)
-    try:
-        kept = functools.partial(set_cases.keep, source="a photo of the layout", replace=replace)
-        await workers.hands(kept, store, taught, name, model)
-        detail = await workers.hands(_detail, store, name)
-    except SetError as error:
-        raise set_error(error) from None
+    taught = await workers.model(set_cases.learn, photo, reader, name)
+    kept = functools.partial(set_cases.keep, source="a photo of the layout", replace=replace)
+    await workers.hands(kept, store, taught, name, model)
+    detail = await workers.hands(_detail, store, name)
     return {**detail, "turned": taught.layout.turned, "taught": taught.faces()}
 
 
@@ -133,10 +118,7 @@ async def listing(store: StoreDep, workers: WorkersDep) -> dict[str, Any]:
     summary="a set with each example's crop",
 )
 async def detail(name: SetName, store: StoreDep, workers: WorkersDep) -> dict[str, Any]:
-    try:
-        return await workers.hands(_detail, store, name)
-    except SetError as error:
-        raise set_error(error) from None
+    return await workers.hands(_detail, store, name)
 
 
 @dataclass(frozen=True)
@@ -153,10 +135,7 @@ class SetWrite:
     async def run(self, what: str, work: Callable[..., Any], *args: Any) -> Any:
         """``work(store, name, *args)`` on a worker, once the request may do ``what`` (named in refusals)."""
         check_may_write(self.request, self.settings, None, what)
-        try:
-            return await self.workers.hands(work, self.store, self.name, *args)
-        except SetError as error:
-            raise set_error(error) from None
+        return await self.workers.hands(work, self.store, self.name, *args)
 
 
 async def _set_write(
@@ -251,10 +230,7 @@ async def correct(
         raise ApiError(422, "box_outside_image", f"correction.box lies outside the {width}x{height} photo")
     example = await workers.model(set_cases.correction, photo, reader, told.box, told.face)
     model = reader.set_classifier().identity
-    try:
-        added, example_id = await workers.hands(
-            set_cases.add_correction, store, name, example, model, told.replaces
-        )
-    except SetError as error:
-        raise set_error(error) from None
+    added, example_id = await workers.hands(
+        set_cases.add_correction, store, name, example, model, told.replaces
+    )
     return {**added.to_json(), "example": example_id}

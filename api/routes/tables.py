@@ -17,13 +17,11 @@ from fastapi import APIRouter, Body, Header, Path, Query, Request
 from fastapi.responses import PlainTextResponse
 
 from api.deps import StoreDep, WorkersDep
-from api.errors import ApiError
 from api.guard import Guesses, client_key
 from api.routes import API_PREFIX, error_responses
 from api.schemas import EventIn, HistoryOut, JoinIn, NewTableOut, RoundIn, TableIn, TableOut, VersionIn
 from store.tables import (
     HISTORY_PAGE,
-    StaleWrite,
     TableError,
     add_event,
     coded_state,
@@ -41,17 +39,6 @@ router = APIRouter(prefix=API_PREFIX, tags=["tables"])
 TableId = Annotated[str, Path(max_length=32, description="the table's id")]
 RoundNumber = Annotated[int, Path(ge=1, le=10_000)]
 CodeHeader = Annotated[str, Header(alias="X-Table-Code", max_length=16, description="the table's join code")]
-STATUS = {
-    "no_such_table": 404,
-    "no_such_round": 404,
-    "no_event": 404,
-    "wrong_code": 403,
-    "code_expired": 403,
-    "stale_write": 409,
-    "round_in_play": 409,
-    "round_over": 409,
-    "round_started": 409,
-}
 WRITE_ERRORS = error_responses(403, 404, 409, 422, 429, 503)
 
 
@@ -63,14 +50,9 @@ def limits() -> tuple[Guesses, Guesses]:
 
 
 async def _call(workers: Any, function: Any, *args: Any, **kwargs: Any) -> Any:
-    """Run a store call in the hands pool; its refusals as the API answers them."""
-    try:
-        return await workers.hands(function, *args, **kwargs)
-    except StaleWrite as stale:
-        raise ApiError(409, stale.code, str(stale), [{"table": stale.current.to_json()}]) from None
-    except TableError as error:
-        details = None if error.event is None else [{"event": error.event}]
-        raise ApiError(STATUS.get(error.code, 422), error.code, str(error), details) from None
+    """Run a store call in the hands pool (its refusals answered by ``api.errors``: a stale write 409 with
+    the table as it is now, an event the rules refuse 422 with the event's index)."""
+    return await workers.hands(function, *args, **kwargs)
 
 
 async def _with_code(request: Request, workers: Any, function: Any, *args: Any, **kwargs: Any) -> Any:
@@ -81,7 +63,7 @@ async def _with_code(request: Request, workers: Any, function: Any, *args: Any, 
     code_guesses.check(client)
     try:
         return await _call(workers, function, *args, **kwargs)
-    except ApiError as error:
+    except TableError as error:
         if error.code == "wrong_code":
             code_guesses.failed(client)
         raise

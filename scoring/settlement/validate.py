@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 
-from scoring.errors import ErrorCode, InvalidHandError
+from scoring.errors import ErrorCode, InvalidHandError, SmjError
 from scoring.hand import Meld, MeldKind
 from scoring.result import Score
 from scoring.rules import Rules
@@ -74,17 +74,23 @@ def _too_many_fan(who: str, fan: int, what: str = "") -> str:
     return f"{who}'s {what}fan {fan:,} is more than the {MAX_FAN} fan any hand can have"
 
 
-class RoundError(ValueError):
+class RoundError(SmjError):
     """A round that is malformed or impossible. ``event`` is the index of the offending event, if any."""
 
     def __init__(
         self, code: RoundErrorCode, message: str, event: int | None = None, path: str | None = None
     ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(message, code)
+        self.code: RoundErrorCode = code
         self.event = event
         self.path = path
+
+    @property
+    def told(self) -> str:
+        """The message with the event and the place in the round JSON (for a round sent as JSON)."""
+        where = f"event {self.event}: " if self.event is not None else ""
+        path = f"{self.path}: " if self.path else ""
+        return f"{where}{path}{self.message}"
 
     def __str__(self) -> str:
         where = f"event {self.event}: " if self.event is not None else ""

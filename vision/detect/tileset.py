@@ -22,6 +22,7 @@ from enum import StrEnum
 
 import numpy as np
 
+from scoring.errors import SmjError
 from scoring.tiles import CLASS_NAMES
 from vision.contract import CLASSIFIER_CLASSES, NONE
 from vision.detect.boxes import drop_duplicates
@@ -58,8 +59,10 @@ class Fusion(StrEnum):
 FUSION = Fusion.NEAREST  # measured against NEAREST in models/README.md ("Your set")
 
 
-class LayoutError(ValueError):
+class LayoutError(SmjError):
     """A photo that is not the layout a set is taught from; the message says what was seen."""
+
+    code = "not_a_layout"
 
 
 @dataclass(frozen=True, eq=False)
