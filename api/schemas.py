@@ -7,8 +7,6 @@ Inputs forbid unknown fields and convert to the library's values (``HandIn.to_ha
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
@@ -26,7 +24,7 @@ from pydantic import (
 from scoring import Hand, Meld, MeldKind, WinContext
 from scoring.conditions import WIN_CONDITIONS
 from scoring.presets import DEFAULT_PRESET, PRESETS
-from scoring.tiles import CLASS_NAMES, Tile, TileParseError, parse_tile, parse_tiles
+from scoring.tiles import CLASS_NAMES, Tile, parse_tile, parse_tiles
 from scoring.typed import MAX_TYPED, parse_typed
 from vision.contract import CLASSIFIER_CLASSES
 from vision.detections import DETECTOR_CLASSES
@@ -56,22 +54,6 @@ TILES_TEXT = Field(
     max_length=80,
     description="tiles as digits then their suit: m 万, p 筒, s 条 (e.g. 123345m66999p, or 123万...)",
 )
-
-
-@contextmanager
-def reading_user_text() -> Iterator[None]:
-    """Text from the request that the library cannot read is the request's fault: a 422, not a 500.
-
-    ``scoring.tiles.parse_tiles`` lets a bare ``ValueError`` escape for Unicode digits such as '²'
-    (``int('²')``), instead of ``TileParseError`` (reported to the scoring core's owner); this keeps such
-    text a 422 meanwhile, and is a no-op once it is fixed.
-    """
-    try:
-        yield
-    except TileParseError:
-        raise
-    except ValueError as error:
-        raise TileParseError(f"not readable as tiles: {error}") from None
 
 
 class _In(BaseModel):
@@ -132,15 +114,14 @@ class HandIn(_In):
         by_kind: dict[MeldKind, list[str]] = {kind: [] for kind in MeldKind}
         for meld in self.melds:
             by_kind[meld.type].append(meld.tile)
-        with reading_user_text():
-            return Hand.parse(
-                self.concealed,
-                pongs=tuple(by_kind[MeldKind.PONG]),
-                kongs=tuple(by_kind[MeldKind.KONG_EXPOSED]),
-                added_kongs=tuple(by_kind[MeldKind.KONG_ADDED]),
-                concealed_kongs=tuple(by_kind[MeldKind.KONG_CONCEALED]),
-                win=self.win_tile,
-            )
+        return Hand.parse(
+            self.concealed,
+            pongs=tuple(by_kind[MeldKind.PONG]),
+            kongs=tuple(by_kind[MeldKind.KONG_EXPOSED]),
+            added_kongs=tuple(by_kind[MeldKind.KONG_ADDED]),
+            concealed_kongs=tuple(by_kind[MeldKind.KONG_CONCEALED]),
+            win=self.win_tile,
+        )
 
 
 TypedHandText = Annotated[
@@ -180,10 +161,9 @@ class WaitingHandIn(_In):
     )
 
     def tiles(self) -> tuple[tuple[int, ...], tuple[Meld, ...]]:
-        with reading_user_text():
-            return parse_tiles(self.concealed), tuple(
-                Meld(meld.type, parse_tile(meld.tile)) for meld in self.melds
-            )
+        return parse_tiles(self.concealed), tuple(
+            Meld(meld.type, parse_tile(meld.tile)) for meld in self.melds
+        )
 
 
 VOID_SUIT_HELP = "定缺: the declared void suit"
@@ -464,6 +444,10 @@ class GroupRequest(_In):
     detections: list[DetectionIn] = Field(max_length=MAX_DETECTIONS)
     preset: str = Field(
         default=DEFAULT_PRESET, max_length=64, description="the rules a winning reading is judged under"
+    )
+    context: ContextIn = Field(
+        default_factory=ContextIn,
+        description="how it was won, as /score-photo takes it: a reading is judged so",
     )
 
     @model_validator(mode="after")

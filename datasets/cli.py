@@ -146,7 +146,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     crops.add_argument(
         "--out", required=True, help="a new (or empty) folder (OUT/train/<class>, OUT/val/<class>)"
     )
-    crops.add_argument("--size", type=int, default=64, help="crop side in pixels (default 64)")
+    crops.add_argument(
+        "--size", type=int, default=None, help="crop side in pixels (default: the shipped classifier's, 96)"
+    )
     crops.add_argument("--seed", type=int, default=0)
     crops.add_argument("--quiet", action="store_true", help="no progress bar (none is drawn off a terminal)")
     crops.add_argument(
@@ -612,11 +614,13 @@ def run_crops(args: argparse.Namespace) -> int:
             raise DatasetError(f"{flag} {number}: a number of crops, 0 or more")
     localise = _localiser(args.weights) if args.false_alarms or args.as_found else None
     out = _fresh_folder(args.out)
+    from vision.contract import CROP_SIZE
+
     counts = build_crop_dataset(
         sources,
         out,
         seed=args.seed,
-        size=args.size,
+        size=args.size or CROP_SIZE,
         min_side=args.min_side,
         rendered=args.rendered,
         art_sets=art_sets,

@@ -539,6 +539,27 @@ def test_group_reproduces_recognize_and_follows_corrections(client: TestClient, 
     assert all(0 <= i < 14 for i in short["warnings"][0]["indices"])
 
 
+def test_group_judges_a_reading_under_the_win_s_context(
+    client: TestClient, photo: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As /score-photo does: the reading's search is judged under the preset and how it was won."""
+    from usecases import photos
+
+    recognized = client.post("/api/v1/recognize", files=upload(photo)).json()
+    judged: list[tuple[str, bool]] = []
+    read_hand = photos.pipeline.read_hand
+
+    def spy(detections: object, *, rules: object, context: object) -> object:
+        judged.append((rules.name, context.self_drawn))  # type: ignore[attr-defined]
+        return read_hand(detections, rules=rules, context=context)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(photos.pipeline, "read_hand", spy)
+    request = {k: recognized[k] for k in ("width", "height", "detections")}
+    body = {**request, "preset": "qq_xuezhan", "context": {"self_drawn": True}}
+    assert client.post("/api/v1/group", json=body).status_code == 200
+    assert judged == [("qq_xuezhan", True)]
+
+
 def test_group_rereads_a_tile_as_an_alternative_sent_with_it(client: TestClient, photo: bytes) -> None:
     recognized = client.post("/api/v1/recognize", files=upload(photo)).json()
     request = {k: recognized[k] for k in ("width", "height", "detections")}

@@ -11,7 +11,7 @@ from PIL import Image
 
 from datasets.crops import CropSource, build_crop_dataset
 from datasets.labels import Box, DatasetError, LabelledImage
-from vision.contract import CLASSIFIER_CLASSES, tile_crops
+from vision.contract import CLASSIFIER_CLASSES, CROP_SIZE, tile_crops
 from vision.detect.classifier import ClassifierError, TileClassifier, Views
 from vision.pipeline import decode_photo
 
@@ -45,7 +45,7 @@ def test_a_box_at_the_border_is_cut_off_at_the_photo() -> None:
 
 
 def test_no_boxes_no_crops() -> None:
-    assert tile_crops(_picture(), np.zeros((0, 4), np.float32)).shape == (0, 64, 64, 3)
+    assert tile_crops(_picture(), np.zeros((0, 4), np.float32)).shape == (0, CROP_SIZE, CROP_SIZE, 3)
 
 
 def test_missing_classifier_weights_are_a_clear_error(tmp_path: Path) -> None:

@@ -48,8 +48,8 @@ def score_photo_json(
     return pipeline.score_photo(photo, detector, context, rules, conf=conf, tile_set=tile_set).to_json()
 
 
-def group_json(detections: Detections, rules: Rules) -> dict[str, Any]:
+def group_json(detections: Detections, rules: Rules, context: WinContext) -> dict[str, Any]:
     """Detections (corrected by a player) grouped as a photo's are: searched for a winning reading under
-    ``rules`` (some re-read, some left out); the detections as grouped and the grouping."""
-    read = pipeline.read_hand(detections, rules=rules)
+    ``rules`` and ``context`` (some re-read, some left out); the detections as grouped and the grouping."""
+    read = pipeline.read_hand(detections, rules=rules, context=context)
     return {"detections": read.detections.to_json(), **read.grouping.to_json()}

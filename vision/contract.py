@@ -13,7 +13,7 @@ from vision.detections import DETECTOR_CLASSES
 
 NONE = len(DETECTOR_CLASSES)  # "not a tile": the localiser's false alarms
 CLASSIFIER_CLASSES: tuple[str, ...] = (*DETECTOR_CLASSES, "none")
-CROP_SIZE = 64
+CROP_SIZE = 96  # the side the shipped classifier reads (models/manifest.json); training crops are cut so
 CROP_MARGIN = 0.08  # of the box's width and height, on each side
 BOX_MARGINS = (-0.04, 0.22)  # a training crop's margin on each side, of its box: the localiser's are loose
 FEATURES = "features"  # the ONNX output holding each crop's pooled features (vision.factory.face_net)

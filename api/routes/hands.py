@@ -69,13 +69,14 @@ async def group(request: GroupRequest, workers: WorkersDep) -> dict[str, Any]:
     otherwise) and the least sure of a tile or two too many are left out (``left_out_tile``);
     ``detections`` comes back as grouped. A tile sent without alternatives, such as one the user
     corrected, is never re-read. Legality is judged under ``preset``'s rules (an unknown preset is a
-    422)."""
+    422) and the win's ``context``, as ``/score-photo`` judges a photo's reading."""
     items = [
         (d.tile, d.box, d.confidence, [(a.tile, a.confidence) for a in d.alternatives])
         for d in request.detections
     ]
     detections = detections_from(items, (request.width, request.height))
-    return await workers.hands(photos.group_json, detections, get_preset(request.preset))
+    rules, context = get_preset(request.preset), request.context.to_context()
+    return await workers.hands(photos.group_json, detections, rules, context)
 
 
 @router.get(

@@ -7,11 +7,10 @@ from typing import Any
 from fastapi import APIRouter
 
 from api.deps import WorkersDep
-from api.errors import ApiError
 from api.routes import API_PREFIX, error_responses
 from api.schemas import LedgerOut, SettleRequest
 from scoring import Rules, get_preset
-from scoring.settlement import Round, RoundError, RoundErrorCode, parse_round, settle_round
+from scoring.settlement import Round, parse_round, settle_round
 
 router = APIRouter(prefix=API_PREFIX, tags=["settlement"])
 
@@ -24,13 +23,7 @@ async def settle(request: SettleRequest, workers: WorkersDep) -> dict[str, Any]:
     a 422 whose code is the ``RoundErrorCode`` (malformed, unknown_player, bad_win, ...; a given fan above
     ``MAX_FAN`` is ``fan_too_large``, an amount above 2**53-1 ``amount_too_large``)."""
     rules = get_preset(request.preset)
-    try:
-        round_ = parse_round(request.round)
-    except RoundError:
-        raise
-    except ValueError as error:  # scoring.tiles' bare ValueError for '²' (see schemas.reading_user_text)
-        raise ApiError(422, RoundErrorCode.MALFORMED.value, f"text that is not tiles: {error}") from None
-    return await workers.hands(_settle_json, round_, rules, request.base)
+    return await workers.hands(_settle_json, parse_round(request.round), rules, request.base)
 
 
 def _settle_json(round_: Round, rules: Rules, base: int) -> dict[str, Any]:

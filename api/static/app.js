@@ -278,6 +278,8 @@
         width: state.width,
         height: state.height,
         detections: state.detections.map(sent),
+        preset: preset(), // judged as the photo was: under these rules and how it was won
+        context: context(),
       });
       if (sequence !== state.grouped) return;
       // a tile re-read as one of its alternatives comes back renamed (its box and order unchanged); its
