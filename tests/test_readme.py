@@ -1,7 +1,7 @@
-"""Every ``curl`` line of the README, run as written against a served app (the shipped models, a fresh store):
-each answers 2xx, so none can rot. ``EXAMPLE_ID``, ``TABLE_ID`` and ``TABLE_CODE`` are filled in from the
-answers before them, as a reader would; ``layout.jpg`` and ``hand.jpg`` are a set's photos
-(``tests/set_builders.py``)."""
+"""Every ``curl`` line of the README and its pages (``docs/``), run as written against a served app (the
+shipped models, a fresh store): each answers 2xx, so none can rot. ``EXAMPLE_ID``, ``TABLE_ID`` and
+``TABLE_CODE`` are filled in from the answers before them, as a reader would; ``layout.jpg`` and ``hand.jpg``
+are a set's photos (``tests/set_builders.py``)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,11 @@ from tests.set_builders import layout_and_hand
 from tests.test_browser import running
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
-README = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+# the README and the pages it links to (docs/): every curl line a user reads
+README = "\n".join(
+    path.read_text(encoding="utf-8")
+    for path in [PROJECT_ROOT / "README.md", *sorted((PROJECT_ROOT / "docs").glob("*.md"))]
+)
 
 
 def _commands() -> list[str]:
