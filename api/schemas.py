@@ -24,6 +24,7 @@ from pydantic import (
 from scoring import Hand, Meld, MeldKind, WinContext
 from scoring.conditions import WIN_CONDITIONS
 from scoring.presets import DEFAULT_PRESET, PRESETS
+from scoring.settlement.events import WIN_FLAGS
 from scoring.tiles import CLASS_NAMES, Tile, parse_tile, parse_tiles
 from scoring.typed import MAX_TYPED, parse_typed
 from vision.contract import CLASSIFIER_CLASSES
@@ -604,14 +605,92 @@ class RoundIn(_In):
     )
 
 
+# A table's events as the round format has them (scoring/settlement/__init__.py), one model a kind, told apart
+# by ``type``: a client gets their schema; the settlement still judges each event against its round.
+Player = Annotated[int | str, Field(description="a seat 0-3, or a player's name")]
+Comment = Annotated[str, Field(max_length=300, description="kept with the event, read by no rule")]
+TypedOrHand = Annotated[
+    str | dict[str, Any],
+    Field(
+        description="the hand typed (123456789m11p kong 5p), or as /score takes it (concealed, melds, win)"
+    ),
+]
+
+
+class KongEventIn(_In):
+    """刮风下雨: a kong declared."""
+
+    type: Literal["kong"]
+    player: Player
+    kind: Literal["direct", "added", "concealed"] = Field(description="直杠, 面下杠 (加杠) or 暗杠")
+    tile: str = Field(max_length=8)
+    discarder: Player | None = Field(
+        default=None, description="a direct kong's: who discarded the fourth tile"
+    )
+    immediate: bool = Field(default=True, description="an added kong's: added right after drawing its tile")
+    comment: Comment | None = None
+
+
+class WinnerIn(_In):
+    player: Player
+    hand: TypedOrHand | None = None
+    fan: int | None = Field(default=None, description="the fan, where the hand is not given")
+
+
+class _WinEvent(_In):
+    """胡: one winner (``player`` with ``hand`` or ``fan``) or several on one discard (``winners``); its
+    flags (杠上花, 杠上炮, 抢杠, 海底, 天胡, 地胡) as the win conditions name them."""
+
+    type: Literal["win"]
+    player: Player | None = None
+    hand: TypedOrHand | None = None
+    fan: int | None = None
+    winners: list[WinnerIn] | None = Field(default=None, max_length=3)
+    discarder: Player | None = Field(default=None, description="whose discard it was; none when self-drawn")
+    self_drawn: bool = False
+    comment: Comment | None = None
+
+
+if TYPE_CHECKING:
+    WinEventIn = _WinEvent
+else:
+    WinEventIn = create_model(
+        "WinEventIn",
+        __base__=_WinEvent,
+        __doc__=_WinEvent.__doc__,
+        **{
+            c.key: (StrictBool, Field(default=False, description=c.describe()))
+            for c in WIN_CONDITIONS
+            if c.key in WIN_FLAGS
+        },
+    )
+
+
+class EndEventIn(_In):
+    """The round's end: three have won, or the wall ran out (each player still in: ready with the fan, not
+    ready, a 花猪, or their tiles)."""
+
+    type: Literal["end"]
+    reason: Literal["three_won", "wall_exhausted"]
+    hands: dict[str, str | dict[str, Any]] = Field(default_factory=dict, description="by name or seat")
+    comment: Comment | None = None
+
+
+TableEventIn = Annotated[KongEventIn | WinEventIn | EndEventIn, Field(discriminator="type")]
+
+
 class EventIn(_In):
     version: int = Field(ge=1, description="the round's version the event was entered on")
-    event: dict[str, Any] = Field(
+    event: TableEventIn = Field(
         description="one event of the round format (scoring/settlement/__init__.py): a kong, a win, the end",
         json_schema_extra={
             "example": {"type": "kong", "player": "B", "kind": "direct", "tile": "5p", "discarder": "C"}
         },
     )
+
+    def as_round_event(self) -> dict[str, Any]:
+        """The event as the round format has it: the fields given, as given (the settlement judges it)."""
+        return self.event.model_dump(exclude_unset=True)
 
 
 class VersionIn(_In):

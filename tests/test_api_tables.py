@@ -284,3 +284,25 @@ def test_a_store_that_cannot_be_opened_is_a_503_naming_no_path(tmp_path: Path) -
         answer = client.post("/api/v1/tables", json={"players": ["A", "B", "C", "D"], "preset": "chengdu"})
     assert answer.status_code == 503 and answer.headers["retry-after"] == "5"
     assert answer.json()["error"]["code"] == "store_unavailable" and str(tmp_path) not in answer.text
+
+
+def test_table_events_have_a_schema_and_the_settlement_still_judges(client: TestClient) -> None:
+    """Events cross the API as a union told apart by ``type`` (kong, win, end), so a client gets their
+    schema; an event of no such kind is refused by the schema, one of a kind the rules refuse by the
+    settlement; an event is stored as it was sent."""
+    schema = client.get("/openapi.json").json()["components"]["schemas"]
+    union = schema["EventIn"]["properties"]["event"]
+    assert union["discriminator"]["propertyName"] == "type"
+    assert {"KongEventIn", "WinEventIn", "EndEventIn"} <= set(schema)
+    assert "gang_shang_pao" in schema["WinEventIn"]["properties"]
+    table, code = _table(client)
+    url = f"/api/v1/tables/{table['id']}"
+    version = client.post(f"{url}/rounds", headers=code).json()["rounds"][0]["version"]
+    nap = _enter(client, url, version, {"type": "nap", "player": "A"}, code)
+    assert nap.status_code == 422 and nap.json()["error"]["code"] == "invalid_request"
+    self_fed = {"type": "kong", "player": "A", "kind": "direct", "tile": "5p", "discarder": "A"}
+    refused = _enter(client, url, version, self_fed, code)
+    assert refused.status_code == 422 and refused.json()["error"]["code"] == "bad_kong"
+    kong = {"type": "kong", "player": 1, "kind": "concealed", "tile": "9m"}
+    kept = _enter(client, url, version, kong, code)
+    assert kept.status_code == 200 and kept.json()["rounds"][0]["events"] == [kong]

@@ -142,7 +142,7 @@ async def enter_event(
     and the event's index in ``details``); the answer holds the round's payments at once. The win that makes
     the third winner ends the round in the same write (its end event, ``three_won``, is added)."""
     state = await _with_code(
-        request, workers, add_event, store, table, code, number, body.version, body.event
+        request, workers, add_event, store, table, code, number, body.version, body.as_round_event()
     )
     return state.to_json()
 
@@ -184,7 +184,16 @@ async def correct(
     """The round is checked whole again and the night's totals follow; the round as it was stays in its
     history (``GET .../history``)."""
     state = await _with_code(
-        request, workers, correct_event, store, table, code, number, body.version, index, body.event
+        request,
+        workers,
+        correct_event,
+        store,
+        table,
+        code,
+        number,
+        body.version,
+        index,
+        body.as_round_event(),
     )
     return state.to_json()
 
