@@ -959,4 +959,4 @@ def test_win_conditions_are_strict_booleans_and_the_presets_an_enum(client: Test
     assert refused.status_code == 422 and refused.json()["error"]["code"] == "invalid_request"
     assert client.post("/api/v1/score", json={"hand": HAND, "context": {"dealer": True}}).status_code == 200
     schemas = client.get("/openapi.json").json()["components"]["schemas"]
-    assert schemas["ScoreRequest"]["properties"]["preset"]["enum"] == list(PRESETS)
+    assert schemas["ScoreIn"]["properties"]["preset"]["enum"] == list(PRESETS)

@@ -13,13 +13,13 @@ from api.routes import API_PREFIX, error_responses
 from api.schemas import (
     ConditionsOut,
     GroupedOut,
-    GroupRequest,
+    GroupIn,
     PresetsOut,
+    ScoreIn,
     ScoreOut,
-    ScoreRequest,
     TilesOut,
+    WaitsIn,
     WaitsOut,
-    WaitsRequest,
     hand_of,
     waiting_hand_of,
 )
@@ -35,7 +35,7 @@ router = APIRouter(prefix=API_PREFIX, tags=["hands"])
 
 
 @router.post("/score", response_model=ScoreOut, responses=error_responses(422), summary="score a hand")
-async def score_hand(request: ScoreRequest, workers: WorkersDep) -> dict[str, Any]:
+async def score_hand(request: ScoreIn, workers: WorkersDep) -> dict[str, Any]:
     """The score, the same fields as ``smj score --json``.
 
     A hand that is not a win (three suits, a tile of the void suit, no 4 sets + a pair) answers 200 with
@@ -50,7 +50,7 @@ async def score_hand(request: ScoreRequest, workers: WorkersDep) -> dict[str, An
 @router.post(
     "/waits", response_model=WaitsOut, responses=error_responses(422), summary="the waits of a ready hand"
 )
-async def hand_waits(request: WaitsRequest, workers: WorkersDep) -> dict[str, Any]:
+async def hand_waits(request: WaitsIn, workers: WorkersDep) -> dict[str, Any]:
     """Every tile that completes a hand one tile short (13 tiles + 1 per kong), each with its best score
     (as a win on a discard unless the context says otherwise). ``ready: false`` when none does; a hand
     of the wrong size or with a fifth copy is a 422."""
@@ -62,7 +62,7 @@ async def hand_waits(request: WaitsRequest, workers: WorkersDep) -> dict[str, An
 @router.post(
     "/group", response_model=GroupedOut, responses=error_responses(422), summary="group corrected detections"
 )
-async def group(request: GroupRequest, workers: WorkersDep) -> dict[str, Any]:
+async def group(request: GroupIn, workers: WorkersDep) -> dict[str, Any]:
     """Group detections (as ``recognize`` answered them, possibly corrected: tiles renamed, boxes added or
     removed) into a hand, with the grouper's warnings. As in ``recognize``, a reading that is no winning
     hand is re-read with the tiles' ``alternatives`` (a ``reread_tile`` warning names each tile read

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 
 from api.deps import WorkersDep
 from api.routes import API_PREFIX, error_responses
-from api.schemas import LedgerOut, SettleRequest
+from api.schemas import LedgerOut, SettleIn
 from scoring import Rules, get_preset
 from scoring.settlement import Round, parse_round, settle_round
 
@@ -16,7 +16,7 @@ router = APIRouter(prefix=API_PREFIX, tags=["settlement"])
 
 
 @router.post("/settle", response_model=LedgerOut, responses=error_responses(422), summary="settle a round")
-async def settle(request: SettleRequest, workers: WorkersDep) -> dict[str, Any]:
+async def settle(request: SettleIn, workers: WorkersDep) -> dict[str, Any]:
     """Every payment of the round (刮风下雨, wins, 查花猪, 查叫, 退税) and each player's total, in base
     units times ``base``, as ``smj settle --json`` prints it. The round format is documented in
     ``scoring/settlement/__init__.py`` (see ``examples/round.json``); a malformed or impossible round is
