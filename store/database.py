@@ -167,7 +167,7 @@ def new_revision(message: str, migrations: Path = MIGRATIONS) -> Path:
     """The next migration, written by Alembic from what ``store.schema`` holds beyond the newest revision
     (a SQLite store upgraded to it in a temporary folder is compared with the models): its file, numbered
     after the newest (``0005_...``). Read it and finish it by hand where Alembic can't tell (a rename, data
-    to move), then test it as ``tests/test_store.py`` tests the others."""
+    to move), then test it as ``tests/store/test_store.py`` tests the others."""
     import tempfile
 
     from alembic import command

@@ -4,12 +4,18 @@ own, never the user's), and a throwaway PostgreSQL server (``postgres_url``)."""
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from tests.postgres_server import postgres_server, server_binaries
-from tests.shared_data import MISSING, SHARED
+# the tests' builders (tests/builders/: scenes, hands, detections, photos, the browser, the benchmarks'
+# loader, a throwaway PostgreSQL) are imported by name from every test folder
+sys.path.insert(0, str(Path(__file__).resolve().parent / "builders"))
+
+from postgres_server import postgres_server, server_binaries
+from shared_data import MISSING, SHARED
 
 
 @pytest.fixture(scope="session")

@@ -69,7 +69,7 @@ def register(commands: argparse._SubParsersAction) -> None:
         help="write the next migration from the models (store/schema.py), for a developer to finish",
         description="Writes store/migrations/versions/NNNN_MESSAGE.py: what store/schema.py holds beyond the "
         "newest revision, as Alembic's autogenerate sees it. Read it, finish it by hand (renames, data to "
-        "move), and test it; tests/test_store.py checks that the models and the migrations agree.",
+        "move), and test it; tests/store/test_store.py checks that the models and the migrations agree.",
     )
     revision.add_argument("message", help="what the migration does, e.g. 'a table's notes'")
     revision.set_defaults(func=run_db_revision)

@@ -1,0 +1,74 @@
+"""The app served on a loopback port for a test (``running``), and a phone-sized headless Chromium on it
+(``phone``: Debian's ``chromium`` driven by Playwright)."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def running(app: FastAPI, start_s: float = 60) -> Iterator[str]:
+    """The app served by uvicorn on a free loopback port for the block: its base URL."""
+    port = _free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    instance = uvicorn.Server(config)
+    thread = threading.Thread(target=instance.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + start_s
+    while not instance.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        instance.should_exit = True
+        thread.join(timeout=10)
+
+
+def phone(playwright: Any, folder: Path, base: str, timeout_ms: int = 15_000) -> Any:
+    """A phone-sized Chromium (412x915) of its own profile ``folder``, on the page at ``base``, ready (a
+    Playwright ``Page``)."""
+    context = playwright.chromium.launch_persistent_context(
+        str(folder),
+        executable_path=CHROMIUM,
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport={"width": 412, "height": 915},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
+    context.set_default_timeout(timeout_ms)
+    page = context.pages[0] if context.pages else context.new_page()
+    page.goto(base + "/")
+    page.wait_for_selector("body[data-ready=true]")
+    return page
