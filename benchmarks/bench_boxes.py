@@ -77,7 +77,7 @@ class BoxFit:
 
 def best_boxes(truth: np.ndarray, found: np.ndarray, direction: np.ndarray) -> BoxFit:
     """How the found boxes fit the true ones (both xyxy), along the row ``direction``."""
-    from vision.detect.boxes import box_iou
+    from vision.geometry.boxes import box_iou
 
     truth = np.asarray(truth, np.float64).reshape(-1, 4)
     found = np.asarray(found, np.float64).reshape(-1, 4)
@@ -125,7 +125,7 @@ def player_classes(
 ) -> Counter[int]:
     """The classes of the found boxes that lie on the player's tiles: each found box goes to the true
     tile it overlaps most (at IoU ``MATCH_IOU`` at least), and counts where that is one of ``player``."""
-    from vision.detect.boxes import box_iou
+    from vision.geometry.boxes import box_iou
 
     truth = np.asarray(truth, np.float64).reshape(-1, 4)
     found = np.asarray(found, np.float64).reshape(-1, 4)

@@ -52,8 +52,8 @@ class PhotoResult:
 def judge(row: dict, boxes: np.ndarray, classes: np.ndarray, seconds: float) -> PhotoResult:
     """One photo's detections (boxes in the photo's pixels, classes) against its scene row."""
     from scoring.tiles import CLASS_NAMES
-    from vision.detect.boxes import box_iou
     from vision.detections import BACK
+    from vision.geometry.boxes import box_iou
 
     suited = len(CLASS_NAMES)
 

@@ -35,8 +35,8 @@ from vision.contract import (
     tile_crops,
     upright_crops,
 )
-from vision.detect.boxes import box_iou, row_directions
 from vision.detections import BACK
+from vision.geometry.boxes import box_iou, row_directions
 from vision.progress import progress
 
 # RGB pixels -> the boxes (x1, y1, x2, y2) a localiser finds in them (``Detector.boxes`` of the first view)

@@ -59,7 +59,7 @@ def upright_crops(
     margin: float = CROP_MARGIN,
 ) -> np.ndarray:
     """(N, size, size, 3) uint8 crops of tiles in rows, each turned so that its row runs along
-    the x axis (``angles`` in degrees, as ``vision.detect.boxes.row_directions`` gives them) and cut to the
+    the x axis (``angles`` in degrees, as ``vision.geometry.boxes.row_directions`` gives them) and cut to the
     tile itself: ``pitches`` wide, as tall as the box and the angle say, widened by ``margin``.
 
     A box around a tile in a tilted row holds slices of its neighbours; turned, the tile fills the crop.

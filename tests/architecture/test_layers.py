@@ -84,12 +84,12 @@ def test_the_scoring_core_imports_the_standard_library_only(name: str) -> None:
 
 def test_the_detector_is_built_from_nothing_that_imports_the_grouper() -> None:
     """Photo geometry (turning a slantwise photo, fitting a row's boxes) finds rows with
-    ``vision.detect.rows``, which the grouper shares; it never reaches into the grouper."""
+    ``vision.geometry.rows``, which the grouper shares; it never reaches into the grouper."""
     seen = _reached("vision.detect.detector")
     assert {
         "vision.detect.deskew",
         "vision.detect.rowfit",
-        "vision.detect.rows",
+        "vision.geometry.rows",
         "vision.detect.looks",
     } <= seen
     reaching = sorted(name for name in seen if name.startswith(GROUPER))
@@ -110,7 +110,7 @@ def test_the_detector_decides_no_view_and_the_reading_stage_owns_the_looks() -> 
 def test_imports_are_read_as_the_modules_they_name() -> None:
     """The reader itself: relative imports and ``from package import module`` resolve."""
     assert "vision.detect.looks" in imports_of("vision.detect.detector")  # from vision.detect import looks
-    assert "vision.detect.rows" in imports_of("vision.grouping.grouper")
+    assert "vision.geometry.rows" in imports_of("vision.grouping.grouper")
     assert "scoring.settlement.events" in imports_of("scoring.settlement")
     assert layer("smj") > layer("datasets.cli") > layer("vision.cli") > layer("scoring.cli")
 
@@ -177,3 +177,11 @@ def test_every_layer_s_refusals_share_one_root_and_one_table() -> None:
     handled = set(create_app().exception_handlers)
     assert SmjError in handled and not handled & set(refusals)  # one handler, not one a class
     assert all(400 <= status < 600 for status in STATUS.values())
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n.startswith("vision.grouping")))
+def test_grouping_reaches_no_detect_module(name: str) -> None:
+    """Grouping and finding tiles share their geometry (``vision.geometry``: boxes, rows); grouping imports
+    nothing of how tiles are found (``vision.detect``)."""
+    reaching = [i for i in project_imports(name) if i == "vision.detect" or i.startswith("vision.detect.")]
+    assert not reaching, f"{name} imports {reaching}"

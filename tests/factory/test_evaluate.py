@@ -11,10 +11,10 @@ from PIL import Image
 
 from api.fakes import OneStep
 from datasets.labels import Box, LabelledImage
-from vision.detect.boxes import box_iou
 from vision.detect.view import AS_IS, Located, View
 from vision.detections import HONOUR, Detections
 from vision.factory.evaluate import average_precision, evaluate, save_confusion_png
+from vision.geometry.boxes import box_iou
 from vision.images import Photo
 
 SIZE = (200, 100)

@@ -1,11 +1,11 @@
-"""Two boxes on one tile (``vision.detect.boxes.drop_duplicates``): the grouper and the row finder share
+"""Two boxes on one tile (``vision.geometry.boxes.drop_duplicates``): the grouper and the row finder share
 it."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from vision.detect.boxes import drop_duplicates
+from vision.geometry.boxes import drop_duplicates
 
 TILE = [0.0, 0.0, 30.0, 40.0]
 SHIFTED = [6.0, 0.0, 36.0, 40.0]  # IoU 0.67 with TILE

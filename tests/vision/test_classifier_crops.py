@@ -164,7 +164,7 @@ def _tilted_row(angle: float) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("angle", [0.0, 35.0, -50.0])
 def test_a_tile_in_a_tilted_row_is_cut_turned_upright(angle: float) -> None:
     from vision.contract import upright_crops
-    from vision.detect.boxes import row_directions
+    from vision.geometry.boxes import row_directions
 
     pixels, boxes = _tilted_row(angle)
     angles, pitches = row_directions(boxes)
@@ -179,7 +179,7 @@ def test_a_tile_in_a_tilted_row_is_cut_turned_upright(angle: float) -> None:
 
 
 def test_a_box_straddling_two_tiles_is_no_neighbour_and_columns_run_at_90_degrees() -> None:
-    from vision.detect.boxes import row_directions
+    from vision.geometry.boxes import row_directions
 
     row = np.array([[0, 0, 40, 30], [40, 0, 80, 30], [80, 0, 120, 30]], np.float32)  # a flat pong
     straddling = np.array([[28, 0, 68, 30]], np.float32)  # a second box over the first gap
@@ -191,7 +191,7 @@ def test_a_box_straddling_two_tiles_is_no_neighbour_and_columns_run_at_90_degree
 
 
 def test_a_box_without_neighbours_has_no_row() -> None:
-    from vision.detect.boxes import row_directions
+    from vision.geometry.boxes import row_directions
 
     angles, pitches = row_directions(np.array([[0, 0, 10, 14], [100, 100, 110, 114]], np.float32))
     assert np.isnan(angles).all() and np.isnan(pitches).all()

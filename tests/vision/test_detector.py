@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision.detect.boxes import box_iou
 from vision.detect.detector import DEFAULT_WEIGHTS, MODELS_DIR, Detector, ModelError, Sought
 from vision.detections import DETECTOR_CLASSES, Detections
+from vision.geometry.boxes import box_iou
 from vision.images import load_photo
 from vision.reading import first_detections
 

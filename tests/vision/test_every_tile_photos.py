@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.detect.boxes import box_iou
 from vision.detect.detector import DEFAULT_WEIGHTS, Detector
 from vision.detections import CLASS_IDS, Detections
+from vision.geometry.boxes import box_iou
 from vision.images import load_photo
 from vision.reading import first_detections
 

@@ -17,7 +17,7 @@ from vision.grouping.search import SEARCH, SearchConfig
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGURED = sorted(
     [
-        ROOT / "vision" / "detect" / "rows.py",
+        ROOT / "vision" / "geometry" / "rows.py",
         *(ROOT / "vision" / "grouping").glob("*.py"),
     ]
 )
@@ -46,8 +46,8 @@ def test_every_config_is_frozen_and_every_field_has_a_default(default: object) -
 
 
 def test_the_grouper_config_holds_every_config_of_the_grouper() -> None:
-    """Each ``*Config`` of ``vision.detect.rows`` and ``vision.grouping`` is a part of ``GrouperConfig`` (the
-    search's, which calls the grouper, aside)."""
+    """Each ``*Config`` of ``vision.geometry.rows`` and ``vision.grouping`` is a part of ``GrouperConfig``
+    (the search's, which calls the grouper, aside)."""
     found = set()
     for path in CONFIGURED:
         module = importlib.import_module(".".join(path.relative_to(ROOT).with_suffix("").parts))

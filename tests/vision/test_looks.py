@@ -13,8 +13,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from vision.detect import looks
-from vision.detect.boxes import box_iou
 from vision.detect.detector import Detector, letterbox, unletterbox
+from vision.geometry.boxes import box_iou
 
 
 def test_whole_photo_look_scales_the_long_side() -> None:

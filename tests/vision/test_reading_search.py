@@ -513,7 +513,7 @@ def test_a_search_config_is_frozen() -> None:
 
 
 def test_rows_are_found_once_per_set_of_boxes_and_given_back_as_they_were() -> None:
-    from vision.detect.rows import RowCache, find_rows
+    from vision.geometry.rows import RowCache, find_rows
 
     boxes = make_detections(lay_row(WIN, gap=1.0)).boxes
     cache = RowCache()
@@ -526,7 +526,7 @@ def test_rows_are_found_once_per_set_of_boxes_and_given_back_as_they_were() -> N
 
 
 def test_a_grouping_with_rows_handed_on_is_the_grouping_without() -> None:
-    from vision.detect.rows import RowCache
+    from vision.geometry.rows import RowCache
 
     cache = RowCache()
     for layout in ("123m466m789m234p5p 5p", WIN):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.detect import rowfit
-from vision.detect.boxes import box_iou
+from vision.geometry.boxes import box_iou
 
 W, H = 40, 56  # a standing tile's face, pixels
 
@@ -236,7 +236,7 @@ def test_two_boxes_on_the_halves_of_a_flat_meld_tile_in_a_slanted_row_are_joined
 
 def test_turning_level_and_fitting_rows_find_the_rows_of_one_set_of_boxes_once() -> None:
     from vision.detect import deskew
-    from vision.detect.rows import RowCache
+    from vision.geometry.rows import RowCache
 
     image, truth = _draw([(100 + W * i, 150) for i in range(10)])
     boxes, scores = _widened(truth), np.full(len(truth), 0.9, np.float32)

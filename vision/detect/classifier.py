@@ -19,8 +19,8 @@ import cv2
 import numpy as np
 
 from vision.contract import CLASSIFIER_CLASSES, FEATURES, crops_to_blob, tile_crops, upright_crops
-from vision.detect.boxes import row_directions
 from vision.detect.onnx_model import Runtime, load_onnx
+from vision.geometry.boxes import row_directions
 
 
 class ClassifierError(RuntimeError):
@@ -142,7 +142,7 @@ class TileClassifier:
         """Every tile read in one batch from two views, its two readings averaged, and each view's features.
 
         A tile in no row: its box, as it is and upside down (a tile seen from across the table is the same
-        tile). A tile in a row (``vision.detect.boxes.row_directions``; ``scores``, the localiser's, tell a
+        tile). A tile in a row (``vision.geometry.boxes.row_directions``; ``scores``, the localiser's, tell a
         tile's box from a second box on it) turned upright along that row (``upright_crops``), and, with
         ``flip_row_tiles``, that crop upside down too, else its box as it is.
         """

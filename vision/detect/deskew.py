@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.detect.looks import CONFIDENT, PAD_GREY
-from vision.detect.rows import RowCache
+from vision.geometry.rows import RowCache
 
 STEEP = 30.0  # degrees from level: a row this steep is looked at turned level
 LONG_ROW = 4  # tiles: a row this long says which way the photo's rows run

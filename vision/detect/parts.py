@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.detect.boxes import areas, intersections
 from vision.detect.looks import CONFIDENT
+from vision.geometry.boxes import areas, intersections
 
 NESTED = 0.85  # of a box's area inside a larger box: it lies in it
 PART_AREA = 0.3  # a box this fraction of a box it lies in, or of its neighbours' median area, is a part

@@ -1,7 +1,7 @@
 """Boxes fitted to a standing row of touching tiles: their edges snapped to the seams seen between them.
 
 The localiser bounds tiles of a packed standing row a little wide, so a box holds a sliver of its
-neighbour. Along a run of touching standing tiles (``vision.detect.rows``: a cluster of three or more tiles
+neighbour. Along a run of touching standing tiles (``vision.geometry.rows``: a cluster of three or more tiles
 taller than wide, none turned sideways, its row within ``MAX_SLANT`` of level) the seam between two
 neighbours lies near the midpoint of their centres, which the localiser places well. There the photo shows
 it as a dark line across the row: the seam is put at the darkest column of the row's band (by its lighter
@@ -27,9 +27,9 @@ import math
 import cv2
 import numpy as np
 
-from vision.detect.boxes import box_iou
 from vision.detect.looks import CONFIDENT
-from vision.detect.rows import RowCache
+from vision.geometry.boxes import box_iou
+from vision.geometry.rows import RowCache
 from vision.quantiles import column_percentile, median
 
 MIN_RUN = 3  # touching tiles: a shorter run says too little of its pitch

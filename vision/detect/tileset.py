@@ -25,9 +25,9 @@ import numpy as np
 from scoring.errors import SmjError
 from scoring.tiles import CLASS_NAMES
 from vision.contract import CLASSIFIER_CLASSES, NONE
-from vision.detect.boxes import drop_duplicates
-from vision.detect.rows import find_rows
 from vision.detections import BACK
+from vision.geometry.boxes import drop_duplicates
+from vision.geometry.rows import find_rows
 
 SUITED = len(CLASS_NAMES)
 # a tile at least this near (cosine) to one of the set's faces, and nearer than any two of its faces are
@@ -170,7 +170,7 @@ def name_layout(
     or when they do not make the layout those the classifier does not read as no tile; of two boxes on one
     tile (``DUPLICATE_IOU``, or one half
     inside the other) the one the localiser is less sure of (``scores``). The rows
-    (``vision.detect.rows.find_rows``) must be one of nine a suit, and may have one more of one to four
+    (``vision.geometry.rows.find_rows``) must be one of nine a suit, and may have one more of one to four
     variants (``VARIANTS``, named in that order by the classifier's likeliest reading of them among the
     four). Rows are ordered across their direction and tiles along it; a photo taken from across the table
     reads the whole layout upside down: the way up taken is the one on which the classifier's own readings

@@ -11,7 +11,7 @@ import numpy as np
 
 from vision.detect.deskew import Turn
 from vision.detect.looks import SecondLook
-from vision.detect.rows import RowCache
+from vision.geometry.rows import RowCache
 from vision.images import Photo
 
 

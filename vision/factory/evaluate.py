@@ -29,8 +29,8 @@ from typing import Protocol
 
 import numpy as np
 
-from vision.detect.boxes import box_iou, inside_fraction
 from vision.detections import BACK, DETECTOR_CLASSES, HONOUR, Detections
+from vision.geometry.boxes import box_iou, inside_fraction
 from vision.pipeline import decode_photo
 from vision.reading import Reader, first_detections
 

@@ -4,7 +4,7 @@
 concealed tiles standing in a row (the winning tile often set a little apart at its right end) and the
 revealed melds laid down as separate groups, in a second row or on the same line past a gap:
 
-* rows and clusters come from the boxes' geometry alone (``vision.detect.rows``), in tile widths, so
+* rows and clusters come from the boxes' geometry alone (``vision.geometry.rows``), in tile widths, so
   that perspective, a photo rotated up to 90 degrees either way, uneven gaps and tiles lying flat or
   turned in a meld are all one case;
 * a cluster apart from the hand reads as melds (``vision.grouping.melds``): 3 identical tiles a pong,
@@ -61,9 +61,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.detect.boxes import drop_duplicates
-from vision.detect.rows import ROWS, RowCache, RowsConfig
 from vision.detections import BACK, Detections
+from vision.geometry.boxes import drop_duplicates
+from vision.geometry.rows import ROWS, RowCache, RowsConfig
 from vision.grouping.assemble import ASSEMBLY, Assembly, AssemblyConfig
 from vision.grouping.concealed import CONCEALED, ConcealedConfig
 from vision.grouping.layout import LAYOUT, LayoutConfig, lay_out
@@ -91,7 +91,7 @@ __all__ = [
 class GrouperConfig:
     """Every setting of the grouper, one part per stage that uses it (see each part for its fields).
 
-    ``rows``: rows and clusters (``vision.detect.rows``); ``layout``: melds cut off and joined
+    ``rows``: rows and clusters (``vision.geometry.rows``); ``layout``: melds cut off and joined
     (``vision.grouping.layout``); ``plan``: which row is the hand and what counts towards it
     (``vision.grouping.plan``); ``concealed``: which clusters of that row are concealed tiles
     (``vision.grouping.concealed``); ``assembly``: the winning tile, the hand and its groups

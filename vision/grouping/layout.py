@@ -8,8 +8,8 @@ from itertools import pairwise
 
 from scoring.hand import MeldKind
 from scoring.tiles import Tile
-from vision.detect.rows import Row
 from vision.detections import BACK, HONOUR
+from vision.geometry.rows import Row
 from vision.grouping.melds import meld_of, split_melds
 
 

@@ -43,9 +43,9 @@ import numpy as np
 from scoring import CHENGDU, Rules, WinContext, is_win
 from scoring.hand import Hand, tile_count
 from scoring.tiles import CLASS_NAMES
-from vision.detect.boxes import box_iou
-from vision.detect.rows import RowCache
 from vision.detections import BACK, Detections
+from vision.geometry.boxes import box_iou
+from vision.geometry.rows import RowCache
 from vision.grouping.grouper import GROUPER, GrouperConfig, group_detections, ranked_groupings
 from vision.grouping.result import Group, Grouping, GroupingWarning, GroupRole, WarningCode, warning_name
 
