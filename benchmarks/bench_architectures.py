@@ -30,7 +30,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ultralytics import YOLO
     from ultralytics.nn.tasks import DetectionModel
 
-    from vision.detect.detector import letterbox
+    from vision.detect.letterbox import letterbox
     from vision.images import load_photo
 
     parser = argparse.ArgumentParser(

@@ -13,7 +13,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from vision.detect import looks
-from vision.detect.detector import Detector, letterbox, unletterbox
+from vision.detect.detector import Detector
+from vision.detect.letterbox import letterbox, unletterbox
 from vision.geometry.boxes import box_iou
 
 

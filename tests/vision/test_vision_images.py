@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision.detect.detector import letterbox, unletterbox
+from vision.detect.letterbox import letterbox, unletterbox
 from vision.images import ImageError, decode_cost, load_photo
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "hand.jpg"

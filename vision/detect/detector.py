@@ -16,17 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-import cv2
 import numpy as np
 
-from scoring.tiles import CLASS_NAMES
-from vision.contract import NONE
 from vision.detect import looks, parts, rowfit
 from vision.detect.classifier import ClassifierError, TileClassifier
+from vision.detect.fusion import fuse
+from vision.detect.letterbox import decode_output, letterbox, unletterbox
 from vision.detect.onnx_model import Runtime, load_onnx
 from vision.detect.tileset import TileSet
 from vision.detect.view import AS_IS, ONE_VIEW, Located, View, Views
-from vision.detections import DETECTOR_CLASSES, HONOUR, Detections
+from vision.detections import DETECTOR_CLASSES, Detections
 from vision.images import ImageError, Photo
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
@@ -46,7 +45,6 @@ DEFAULT_IOU = 0.6  # non-maximum suppression of a close-up's boxes
 # right against 26, the hands read 83 of 96 against 82; a close-up at 0.5 loses tiles of concealed kongs
 # (2-4 synthetic hands), so it keeps 0.6.
 LARGE_PHOTO_IOU = 0.5
-ALTERNATIVES = 2  # other readings of each tile kept for re-reading an impossible hand
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]  # boxes (photo pixels), scores, classes
 
 
@@ -58,9 +56,6 @@ class Sought(NamedTuple):
     scores: np.ndarray
     classes: np.ndarray
     close_up: bool
-
-
-SUITED_COUNT = len(CLASS_NAMES)
 
 
 class ModelError(RuntimeError):
@@ -78,38 +73,6 @@ class Examples:
     probabilities: np.ndarray
     features: np.ndarray
     crops: np.ndarray
-
-
-def letterbox(
-    pixels: np.ndarray, shape: int | tuple[int, int]
-) -> tuple[np.ndarray, float, tuple[float, float]]:
-    """Resize keeping the aspect ratio into a canvas of ``shape`` (height, width; an int: a square),
-    centred and padded grey. Returns (image, gain, (pad_x, pad_y)).
-    """
-    out_h, out_w = (shape, shape) if isinstance(shape, int) else shape
-    height, width = pixels.shape[:2]
-    gain = min(out_w / width, out_h / height)
-    new_w, new_h = max(1, round(width * gain)), max(1, round(height * gain))
-    resized = cv2.resize(
-        pixels, (new_w, new_h), interpolation=cv2.INTER_AREA if gain < 1 else cv2.INTER_LINEAR
-    )
-    pad_x, pad_y = (out_w - new_w) / 2, (out_h - new_h) / 2
-    top, left = round(pad_y - 0.1), round(pad_x - 0.1)
-    canvas = np.full((out_h, out_w, 3), looks.PAD_GREY, np.uint8)
-    canvas[top : top + new_h, left : left + new_w] = resized
-    return canvas, gain, (left, top)
-
-
-def unletterbox(
-    boxes: np.ndarray, gain: float, pad: tuple[float, float], width: int, height: int
-) -> np.ndarray:
-    """Map xyxy boxes from the letterboxed canvas back to the original image, clipped to it."""
-    mapped = boxes.astype(np.float32).copy()
-    mapped[:, [0, 2]] = (mapped[:, [0, 2]] - pad[0]) / gain
-    mapped[:, [1, 3]] = (mapped[:, [1, 3]] - pad[1]) / gain
-    mapped[:, [0, 2]] = mapped[:, [0, 2]].clip(0, width)
-    mapped[:, [1, 3]] = mapped[:, [1, 3]].clip(0, height)
-    return mapped
 
 
 class Detector:
@@ -203,9 +166,8 @@ class Detector:
         if self.classifier is None:
             keep = (classes >= 0) & (scores >= conf)
             return Detections(boxes[keep], classes[keep], scores[keep], (width, height))
-        # a box the localiser is sure enough of, named by the classifier (unless "none"); its
-        # confidence is the geometric mean of the two, which ranks as their product does. Every tile is
-        # read in one batch from two views (``TileClassifier.read_views``): a whole table's row tiles turned
+        # a box the localiser is sure enough of, named by the classifier (unless "none"; ``fusion.fuse``).
+        # Every tile is read from two views (``TileClassifier.read_views``): a whole table's row tiles turned
         # along their row both ways up (other players' rows face the camera upside down), a close-up's from
         # their box and turned along the row (the views measured against others: models/HISTORY.md)
         if tile_set is not None:
@@ -215,20 +177,7 @@ class Detector:
         if tile_set is not None:
             assert views.features is not None
             probs = tile_set.read(probs, views.features)
-        at = np.arange(len(probs))
-        classes = probs.argmax(1).astype(np.int64) if len(probs) else np.zeros(0, np.int64)
-        suited = probs[:, :SUITED_COUNT].copy()  # the other choices: the likeliest other suited tiles
-        first_suited = classes < SUITED_COUNT
-        suited[at[first_suited], classes[first_suited]] = 0.0
-        others = np.argsort(-suited, axis=1, kind="stable")[:, :ALTERNATIVES]
-        box_scores = scores
-        scores = np.sqrt(box_scores * probs[at, classes]).astype(np.float32)
-        keep = (classes != NONE) & (scores >= conf)
-        # a suited reading less likely than "an honour tile" or "no tile" is no other reading of that box:
-        # confidence 0, so it neither makes a tile of it (pooled readings) nor is tried by a re-reading
-        other_probs = np.take_along_axis(suited, others, axis=1)
-        other_probs[other_probs <= np.maximum(probs[:, HONOUR], probs[:, NONE])[:, None]] = 0.0
-        other_scores = np.sqrt(box_scores[:, None] * other_probs)
+        classes, scores, keep, others, other_scores = fuse(scores, probs, conf)
         return Detections(
             boxes[keep], classes[keep], scores[keep], (width, height), others[keep], other_scores[keep]
         )
@@ -433,20 +382,7 @@ class Detector:
         np.divide(blob, np.float32(255.0), out=blob)
         with self._lock:
             output = self._session.run(None, {self._input: blob})[0][0]
-        if self.end2end:  # (max_det, 6): x1, y1, x2, y2, score, class
-            output = output[output[:, 4] >= conf]
-            boxes, scores, classes = output[:, :4], output[:, 4], output[:, 5].astype(np.int64)
-        else:  # (4 + nc, anchors): cx, cy, w, h, class scores
-            output = output.T
-            class_scores = output[:, 4:]
-            classes = class_scores.argmax(1)
-            scores = class_scores[np.arange(len(classes)), classes]
-            mask = scores >= conf
-            centre, size = output[mask, :2], output[mask, 2:4]
-            boxes = np.concatenate([centre - size / 2, centre + size / 2], axis=1)
-            scores, classes = scores[mask], classes[mask]
-            keep = looks.merge(boxes, scores, classes, iou)
-            boxes, scores, classes = boxes[keep], scores[keep], classes[keep]
+        boxes, scores, classes = decode_output(output, conf, iou, end2end=self.end2end)
         boxes = unletterbox(boxes, gain, pad, pixels.shape[1], pixels.shape[0])
         return boxes, scores.astype(np.float32), self._class_map[classes]
 
