@@ -13,19 +13,13 @@ from scoring.hand import Hand, WinContext
 from scoring.presets import Rules
 from scoring.waits import Wait, waits_to_json
 from vision.detect.detector import DEFAULT_CONF, Examples
-from vision.detect.sharpness import BLURRED, photo_sharpness
 from vision.detect.tileset import ROW_SUITS, Layout, TileSet, name_layout
 from vision.detections import DETECTOR_CLASSES, Detections
 from vision.grouping.grouper import GROUPER, GrouperConfig, Grouping
-from vision.grouping.result import GroupingWarning, GroupRole, WarningCode, warning_name
 from vision.grouping.search import DISCARD_WIN, Searched, Terms, search
 from vision.images import DEFAULT_MAX_PIXELS, Photo, load_photo
 from vision.reading import Reader, SetReader, first_detections, first_view, read_photo
 
-# a placed tile whose second likeliest face is at least this likely against its first is named in a
-# ``close_faces`` warning (confidences are the square root of the box's times the face's probability: the
-# ratio of two faces' confidences squared is that of their probabilities)
-CLOSE_FACES = 0.5
 # Large JPEGs are decoded reduced (by the JPEG decoder itself) to at least this long a side:
 # the detector sees 640 pixels, and a 12 MP photo decodes several times faster.
 DECODE_LONG_SIDE = 1600
@@ -166,70 +160,7 @@ def recognize(
     grouping."""
     photo = source if isinstance(source, Photo) else decode_photo(source)
     read = read_photo(photo, detector, Terms(conf, rules, context, grouper=grouper), tile_set)
-    grouping = with_close_faces(read.detections, with_sharpness(photo, read.detections, read.grouping))
-    return Recognition(photo, read.detections, grouping, read.groupings)
-
-
-def with_sharpness(photo: Photo, detections: Detections, grouping: Grouping) -> Grouping:
-    """The grouping with a ``blurred_photo`` warning when the tiles of the hand and its melds are too
-    blurred for their size to trust every face (``vision.detect.sharpness``)."""
-    placed = [i for group in grouping.groups if group.role is not GroupRole.IGNORED for i in group.indices]
-    if not placed:
-        return grouping
-    sharpness = photo_sharpness(photo.pixels, detections.boxes[np.asarray(placed)] / photo.scale)
-    if sharpness is None or sharpness >= BLURRED:
-        return grouping
-    warning = GroupingWarning(
-        WarningCode.BLURRED_PHOTO,
-        f"the tiles look blurred for their size (sharpness {sharpness:.2f}, below {BLURRED}): some faces "
-        "may be misread; a steadier or closer photo reads more surely",
-        (),
-        (),
-    )
-    return grouping.warned(warning)
-
-
-def with_close_faces(detections: Detections, grouping: Grouping) -> Grouping:
-    """The grouping with a ``close_faces`` warning for each tile of the hand or a meld whose two likeliest
-    faces are close (the second at least ``CLOSE_FACES`` as likely as the first), naming the tile, its
-    place and both faces: the reading may be right, and the search may have found a win with it, but the
-    player should look at that tile."""
-    if detections.alternatives is None or detections.alternative_confidences is None:
-        return grouping
-    for where, index in _places(grouping):
-        first = float(detections.confidences[index])
-        second = float(detections.alternative_confidences[index, 0])
-        if first <= 0 or (second / first) ** 2 < CLOSE_FACES:
-            continue
-        read = warning_name(int(detections.class_ids[index]))
-        other = warning_name(int(detections.alternatives[index, 0]))
-        share = (second / first) ** 2
-        warning = GroupingWarning(
-            WarningCode.CLOSE_FACES,
-            f"{where} reads as {read}, but it may be {other} (its face {share:.0%} as likely): check it",
-            (index,),
-            (read, other),
-        )
-        grouping = grouping.warned(warning)
-    return grouping
-
-
-def _places(grouping: Grouping) -> list[tuple[str, int]]:
-    """Each placed tile's detection index with where it lies, in words: "the winning tile", "tile 3 of the
-    hand" (counted in reading order), "a tile of meld 2"."""
-    places: list[tuple[str, int]] = []
-    melds = 0
-    for group in grouping.groups:
-        if group.role is GroupRole.MELD:
-            melds += 1
-        for position, index in enumerate(group.indices, start=1):
-            if index == grouping.win_index:
-                places.append(("the winning tile", index))
-            elif group.role is GroupRole.HAND:
-                places.append((f"tile {position} of the hand", index))
-            elif group.role is GroupRole.MELD:
-                places.append((f"a tile of meld {melds}", index))
-    return places
+    return Recognition(photo, read.detections, read.grouping, read.groupings)
 
 
 def read_hand(

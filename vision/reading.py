@@ -31,6 +31,7 @@ from vision.detect.view import AS_IS, Located, View, Views
 from vision.detections import Detections
 from vision.grouping.search import Attempt, Budget, LookSearch, Searched, Terms
 from vision.images import Photo
+from vision.reading_warnings import with_close_faces, with_sharpness
 
 
 class Reader(Protocol):
@@ -106,6 +107,16 @@ AS_SERVED = Terms(DEFAULT_CONF)  # the operating threshold, Chengdu rules, a win
 
 
 def read_photo(
+    photo: Photo, detector: Reader, terms: Terms = AS_SERVED, tile_set: TileSet | None = None
+) -> Searched:
+    """The hand read from the photo (``_read_photo``: its looks and the edits of their readings, cheapest
+    first), warned of blur and of tiles torn between two faces (``vision.reading_warnings``)."""
+    read = _read_photo(photo, detector, terms, tile_set)
+    warned = with_close_faces(read.detections, with_sharpness(photo, read.detections, read.grouping))
+    return replace(read, grouping=warned)
+
+
+def _read_photo(
     photo: Photo, detector: Reader, terms: Terms = AS_SERVED, tile_set: TileSet | None = None
 ) -> Searched:
     """The cheapest winning reading of the photo over its looks and their edits (the module docstring), or the
