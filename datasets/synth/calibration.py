@@ -22,6 +22,7 @@ from datasets.synth.camera import look_rotation
 from datasets.synth.layout import DOWN, UP, Placed
 from datasets.synth.look import random_look
 from datasets.synth.photo import photograph, plain_photo_params, random_photo_params
+from datasets.synth.stage import body_for, lit_canvas, table_geometry
 from datasets.synth.table import random_table_look
 
 ROWS = ("m", "p", "s")
@@ -63,7 +64,6 @@ def render_calibration(
 ) -> dict[str, object]:
     """The parts of a ``Scene`` (``datasets.synth.scene.calibration_scene`` makes one of them); ``set_seed``:
     the set every scene of that seed shows (``datasets.synth.look.random_look``)."""
-    from datasets.synth.scene import _table_geometry, body_for, lit_canvas
 
     look = random_look(rng, sources, art_p, style, flower_four, set_seed=set_seed)
     dims = look.dims
@@ -82,7 +82,7 @@ def render_calibration(
     camera = aim_camera(bodies, 27, (elevation, azimuth, roll), focal, size, share, placement)
     table = random_table_look(rng, None)
     tile_px = median_tile_px(camera, bodies[:27])
-    canvas = lit_canvas(rng, camera, _table_geometry(rng, tiles, dims), table, list(bodies), tile_px)
+    canvas = lit_canvas(rng, camera, table_geometry(rng, tiles, dims), table, list(bodies), tile_px)
     seen = label_tiles(canvas, camera, tiles, bodies)
     params = random_photo_params(rng) if photo else plain_photo_params()
     final = photograph(canvas.image, params, rng) if photo else canvas.image

@@ -27,6 +27,7 @@ from datasets.synth.layout import DOWN, SIDE, UP, Occupancy, Placed, TileDims, r
 from datasets.synth.look import FIVES, random_look
 from datasets.synth.photo import photograph, plain_photo_params, random_photo_params
 from datasets.synth.props import Prop, book_row, keyboard, place_free, place_prop, prop_footprint, random_prop
+from datasets.synth.stage import body_for, lit_canvas
 from datasets.synth.table import TableGeometry, random_table_look
 
 LOOSE_RED_FIVES_P = 0.6  # share of loose-tile scenes whose set prints red fives
@@ -90,7 +91,6 @@ def render_closeup(
 ) -> dict[str, object]:
     """The parts of a ``Scene``: 3 to 12 tiles lying loose, photographed close (``CLOSEUP_TILE_SHARE``);
     ``set_seed``: the one set every scene shows (``datasets.synth.look.random_look``)."""
-    from datasets.synth.scene import body_for, lit_canvas
 
     look = random_look(rng, sources, art_p, style, red_five_p=LOOSE_RED_FIVES_P, set_seed=set_seed)
     dims = look.dims
@@ -196,7 +196,6 @@ def _photo_of_props(
     kind: str,
 ) -> dict[str, object]:
     """A photo of ``props`` alone from a camera turned by ``angles``: the parts of a scene with no tile."""
-    from datasets.synth.scene import lit_canvas
 
     points = np.vstack([prop.corners() for prop in props]) if props else np.zeros((1, 3))
     width = size[0]

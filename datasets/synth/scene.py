@@ -22,16 +22,18 @@ import numpy as np
 from datasets.synth import art
 from datasets.synth.aim import aim_camera, median_tile_px, random_placement, random_roll
 from datasets.synth.boxes import SceneBox, label_tiles
-from datasets.synth.camera import Camera, look_rotation
+from datasets.synth.calibration import render_calibration
+from datasets.synth.camera import look_rotation
 from datasets.synth.clutter import Clutter, place_clutter
 from datasets.synth.hands import random_hand
-from datasets.synth.layout import SIDE, STAND, UP, Placed, TileDims, player_layout
+from datasets.synth.layout import STAND, UP, Placed, TileDims, player_layout
 from datasets.synth.look import RED_FIVES_P, TileLook, random_look
 from datasets.synth.loose import LOOSE_RED_FIVES_P, render_closeup, render_empty, render_shelf, split_side
 from datasets.synth.photo import PhotoParams, photograph, plain_photo_params, random_photo_params
-from datasets.synth.props import Disc, draw_disc
-from datasets.synth.table import TableGeometry, TableLook, apply_shadows, random_table_look, render_table
-from datasets.synth.tile_body import Body, Canvas, Light, draw_body, flat_axes, side_axes, stand_axes
+from datasets.synth.props import Disc
+from datasets.synth.stage import body_for, lit_canvas, table_geometry
+from datasets.synth.table import TableGeometry, random_table_look
+from datasets.synth.tile_body import Body, Canvas, flat_axes
 from scoring.hand import Hand
 
 
@@ -200,7 +202,7 @@ def _render(
     )
     tile_px = median_tile_px(camera, player_bodies[: len(plan.row)])
 
-    table_geometry = _table_geometry(rng, player.tiles, dims)
+    geometry = table_geometry(rng, player.tiles, dims)
     plain = options.plain_table
     table_look = random_table_look(rng, plain)
     clutter = Clutter([], [], [])
@@ -210,7 +212,7 @@ def _render(
             plan.hand,
             player.tiles,
             look,
-            table_geometry,
+            geometry,
             camera,
             elevation,
             options.honour_p,
@@ -219,14 +221,14 @@ def _render(
             loose,
         )
     if plain is None and rng.random() < 0.6:
-        clutter.props.append(_near_rim(rng, table_geometry, player.tiles, dims, elevation, table_look.rim))
+        clutter.props.append(_near_rim(rng, geometry, player.tiles, dims, elevation, table_look.rim))
 
     tiles: list[Placed] = player.tiles + clutter.tiles
     bodies = player_bodies + [body_for(t, look) for t in clutter.tiles]
     for i, body in enumerate(bodies):
         body.label = i
     solids: list[Body | Disc] = [*bodies, *clutter.props]
-    canvas = lit_canvas(rng, camera, table_geometry, table_look, solids, tile_px, options.shadows)
+    canvas = lit_canvas(rng, camera, geometry, table_look, solids, tile_px, options.shadows)
     if options.photo and rng.random() < 0.4:
         _gloss(canvas, rng)
     seen = label_tiles(canvas, camera, tiles, bodies)
@@ -281,7 +283,6 @@ def _without_hand(parts: Parts) -> Render:
 def _calibration_parts(
     rng: np.random.Generator, size: tuple[int, int], sources: tuple[art.ArtSource, ...], options: SceneOptions
 ) -> dict[str, object]:
-    from datasets.synth.calibration import render_calibration
 
     return render_calibration(
         rng,
@@ -311,83 +312,6 @@ _KINDS: dict[str, Render] = {
 SCENE_KINDS = ("hand", "loose", "closeup", "empty", "shelf")
 
 
-def lit_canvas(
-    rng: np.random.Generator,
-    camera: Camera,
-    table: TableGeometry,
-    table_look: TableLook,
-    solids: list[Body | Disc],
-    tile_px: float,
-    shadows: bool = True,
-) -> Canvas:
-    """The table under a light drawn from ``rng``, the solids' shadows on it (``shadows``), and the solids
-    drawn far to near."""
-    light = Light(_light_direction(rng), float(rng.uniform(0.6, 0.85)))
-    image = render_table(rng, camera, table, table_look)
-    if shadows:
-        image = apply_shadows(
-            image,
-            camera,
-            [s.corners() for s in solids],
-            light.direction,
-            float(rng.uniform(0.2, 0.5)),
-            tile_px * float(rng.uniform(0.08, 0.35)),
-        )
-    canvas = Canvas(image)
-    _draw_all(canvas, camera, solids, light)
-    return canvas
-
-
-def _light_direction(rng: np.random.Generator) -> np.ndarray:
-    elevation = math.radians(rng.uniform(40, 85))
-    azimuth = rng.uniform(0, 2 * math.pi)
-    return np.array(
-        [
-            math.cos(elevation) * math.cos(azimuth),
-            math.cos(elevation) * math.sin(azimuth),
-            math.sin(elevation),
-        ]
-    )
-
-
-def body_for(tile: Placed, look: TileLook) -> Body:
-    w, h, d = look.dims.width, look.dims.height, look.dims.depth
-    centre = np.array([tile.x, tile.y, tile.z])
-    if tile.pose == STAND:
-        axes = stand_axes(tile.yaw)
-        origin = centre - axes[0] * w / 2 - axes[2] * d / 2
-    elif tile.pose == SIDE:
-        axes = side_axes(tile.yaw)
-        origin = centre - axes[1] * h / 2 - axes[2] * d / 2
-    elif tile.pose == UP:
-        axes = flat_axes(tile.yaw, face_up=True)
-        origin = centre + np.array([0.0, 0.0, d]) - axes[0] * w / 2 - axes[1] * h / 2
-    else:
-        axes = flat_axes(tile.yaw, face_up=False)
-        origin = centre - axes[0] * w / 2 - axes[1] * h / 2
-    return Body(
-        origin,
-        axes,
-        (w, h, d),
-        look.texture(tile.key),
-        look.back_texture(),
-        look.body,
-        look.back,
-        look.split,
-        edge=0.8,
-    )
-
-
-def _table_geometry(rng: np.random.Generator, player: list[Placed], dims: TileDims) -> TableGeometry:
-    xs = [t.x for t in player]
-    ys = [t.y for t in player]
-    near = min(ys) - dims.height / 2 - float(rng.uniform(25, 140))
-    side = float(rng.uniform(780, 960))
-    centre = (min(xs) + max(xs)) / 2 + float(rng.uniform(-100, 100))
-    half = max(side / 2, (max(xs) - min(xs)) / 2 + 60)
-    return TableGeometry(centre - half, near, centre + half, near + side, float(rng.uniform(25, 70)))
-
-
 def _near_rim(
     rng: np.random.Generator,
     table: TableGeometry,
@@ -405,27 +329,6 @@ def _near_rim(
     origin = np.array([table.x0 - table.rim, table.y0 - table.rim, rim_height])
     shade = tuple(int(c * 0.85) for c in colour)
     return Body(origin, axes, (length, table.rim, rim_height), colour, shade, shade, shade, 1.0)  # type: ignore[arg-type]
-
-
-def _draw_all(canvas: Canvas, camera: Camera, solids: list[Body | Disc], light: Light) -> None:
-    order = sorted(range(len(solids)), key=lambda i: -float(camera.depth(solids[i].centre())))
-    for i in order:
-        solid = solids[i]
-        corners = solid.corners()
-        if np.min(camera.to_camera(corners)[:, 2]) < 5.0:
-            continue
-        points = camera.project(corners)
-        if (
-            points[:, 0].max() < 0
-            or points[:, 1].max() < 0
-            or points[:, 0].min() > camera.width
-            or points[:, 1].min() > camera.height
-        ):
-            continue
-        if isinstance(solid, Disc):
-            draw_disc(canvas, camera, solid, light)
-        else:
-            draw_body(canvas, camera, solid, light, 2 * solid.label + 1 if solid.label >= 0 else 0)
 
 
 def _gloss(canvas: Canvas, rng: np.random.Generator) -> None:
