@@ -378,10 +378,11 @@ def data_yaml(root: Path, splits: Sequence[str], *, flat: bool = False) -> str:
     return yaml.safe_dump(data, allow_unicode=True, sort_keys=False)
 
 
-def write_data_yaml(root: Path, splits: Sequence[str]) -> Path:
-    """``data.yaml`` (``data_yaml``) written into ``root``."""
+def write_data_yaml(root: Path, splits: Sequence[str], *, flat: bool = False) -> Path:
+    """``data.yaml`` (``data_yaml``) written into ``root``: the one writer of it (imported datasets, splits,
+    synthetic scenes)."""
     path = root / "data.yaml"
-    path.write_text(data_yaml(root, splits), encoding="utf-8")
+    path.write_text(data_yaml(root, splits, flat=flat), encoding="utf-8")
     return path
 
 

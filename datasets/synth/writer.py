@@ -25,7 +25,7 @@ from datasets.labels import DatasetError
 from datasets.scenes import scene_line
 from datasets.synth.art import ArtSource
 from datasets.synth.scene import LABEL_BOXES, Scene, SceneOptions, render_scene
-from vision.detections import DETECTOR_CLASSES
+from datasets.yolo import write_data_yaml
 from vision.progress import progress
 
 
@@ -104,7 +104,9 @@ def write_dataset(
     with (out / "scenes.jsonl").open("a" if append else "w", encoding="utf-8", newline="\n") as lines:
         for line in _progress(_lines(job, n, workers), n, progress):
             lines.write(line + "\n")
-    write_data_yaml(out)
+    # ``train: images`` and no val: validating on the training images would measure nothing; validate on
+    # real photos (``smj train --val``), or split with ``smj dataset split``
+    write_data_yaml(out, ["train"], flat=True)
     return Summary(out, n, time.perf_counter() - start, workers)
 
 
@@ -195,14 +197,3 @@ def _write_atomic(path: Path, data: bytes) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_bytes(data)
     temporary.replace(path)
-
-
-def write_data_yaml(out: Path) -> Path:
-    """Ultralytics ``data.yaml``: ``train: images`` and no val. Validating on the training images would
-    measure nothing; validate on real photos (``smj train --val``), or split with ``smj dataset split``."""
-    names = "".join(f"  {i}: {name}\n" for i, name in enumerate(DETECTOR_CLASSES))
-    header = f"path: {json.dumps(str(out))}\ntrain: images\nnc: {len(DETECTOR_CLASSES)}\n"
-    text = f"{header}names:\n{names}"
-    path = out / "data.yaml"
-    path.write_text(text, encoding="utf-8")
-    return path
