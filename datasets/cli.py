@@ -33,7 +33,20 @@ def register(commands: argparse._SubParsersAction) -> None:
         "data.yaml with the 29 detector classes, sources.csv).",
     )
     sub = dataset.add_subparsers(dest="dataset_command", required=True, metavar="COMMAND")
+    _register_import(sub)
+    _register_export(sub)
+    _register_check(sub)
+    _register_split(sub)
+    _register_autolabel(sub)
+    _register_crops(sub)
+    _register_crops_mix(sub)
+    _register_windows(sub)
+    _register_synth(sub)
+    _register_eval(commands)
 
+
+def _register_import(sub: argparse._SubParsersAction) -> None:
+    """``smj dataset import``."""
     imp = sub.add_parser(
         "import",
         help="read a YOLO, COCO or Label Studio dataset into this project's layout",
@@ -73,6 +86,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     imp.add_argument("--copy", action="store_true", help="copy the images instead of hard-linking them")
     imp.set_defaults(func=_guarded(run_import))
 
+
+def _register_export(sub: argparse._SubParsersAction) -> None:
+    """``smj dataset export``."""
     exp = sub.add_parser("export", help="write a dataset of this project's layout in another format")
     exp.add_argument("dir", metavar="DIR", help="a dataset in this project's layout")
     exp.add_argument("--format", required=True, choices=FORMATS, help="the format to write")
@@ -93,6 +109,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     exp.add_argument("--copy", action="store_true", help="copy the images instead of hard-linking them")
     exp.set_defaults(func=_guarded(run_export))
 
+
+def _register_check(sub: argparse._SubParsersAction) -> None:
+    """``smj dataset check``."""
     check = sub.add_parser(
         "check",
         help="statistics and label errors of a dataset, and a contact sheet of crops",
@@ -107,6 +126,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.set_defaults(func=_guarded(run_check))
 
+
+def _register_split(sub: argparse._SubParsersAction) -> None:
+    """``smj dataset split``."""
     split = sub.add_parser(
         "split",
         help="re-split a dataset, keeping each source photo (and its copies) in one part",
@@ -120,6 +142,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     split.add_argument("--out", metavar="DST", help="write a new dataset here instead of moving files in DIR")
     split.set_defaults(func=_guarded(run_split))
 
+
+def _register_autolabel(sub: argparse._SubParsersAction) -> None:
+    """``smj dataset autolabel``."""
     auto = sub.add_parser(
         "autolabel",
         help="label new photos with the detector, for review in Label Studio",
@@ -134,6 +159,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     auto.add_argument("--quiet", action="store_true", help="no progress bar (none is drawn off a terminal)")
     auto.set_defaults(func=_guarded(run_autolabel))
 
+
+def _register_crops(sub: argparse._SubParsersAction) -> None:
+    """``smj dataset crops``."""
     crops = sub.add_parser(
         "crops",
         help="cut tile crops from labelled datasets, for training the tile classifier",
@@ -233,6 +261,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     crops.set_defaults(func=_guarded(run_crops))
 
+
+def _register_crops_mix(sub: argparse._SubParsersAction) -> None:
+    """``smj dataset crops-mix``."""
     mix = sub.add_parser(
         "crops-mix",
         help="a crop dataset of links to the training crops of others (shares, repeats) and one's val crops",
@@ -245,6 +276,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     mix.add_argument("--seed", type=int, default=0)
     mix.set_defaults(func=_guarded(run_crops_mix))
 
+
+def _register_windows(sub: argparse._SubParsersAction) -> None:
+    """``smj dataset windows``."""
     windows = sub.add_parser(
         "windows",
         help="cut input-sized windows at a chosen scale, to train the localiser at the tiles' real scale",
@@ -266,9 +300,6 @@ def register(commands: argparse._SubParsersAction) -> None:
         "edge, slivers), so the localiser learns them as neither tile nor background",
     )
     windows.set_defaults(func=_guarded(run_windows))
-
-    _register_synth(sub)
-    _register_eval(commands)
 
 
 def _register_eval(commands: argparse._SubParsersAction) -> None:

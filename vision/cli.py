@@ -30,6 +30,14 @@ def confidence(text: str) -> float:
 
 
 def register(commands: argparse._SubParsersAction) -> None:
+    _register_detect(commands)
+    _register_train(commands)
+    _register_card(commands)
+    _register_ship(commands)
+
+
+def _register_detect(commands: argparse._SubParsersAction) -> None:
+    """``smj detect``."""
     detect = commands.add_parser("detect", help="find the tiles in photos with the shipped detector")
     detect.add_argument("images", nargs="+", metavar="IMAGE")
     detect.add_argument("--conf", type=confidence, default=None, help="confidence threshold (default 0.55)")
@@ -39,6 +47,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     detect.add_argument("--json", action="store_true", help="print a JSON array, one object per image")
     detect.set_defaults(func=run_detect)
 
+
+def _register_train(commands: argparse._SubParsersAction) -> None:
+    """``smj train``."""
     train = commands.add_parser(
         "train",
         help="train the tile localiser or the tile classifier (ultralytics, CPU or GPU)",
@@ -120,6 +131,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     train.set_defaults(func=run_train)
 
+
+def _register_card(commands: argparse._SubParsersAction) -> None:
+    """``smj card``."""
     card = commands.add_parser(
         "card", help="write the model card's measured table (models/README.md) from models/manifest.json"
     )
@@ -127,6 +141,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     card.add_argument("--models", default=None, help="the models folder (default: the shipped models/)")
     card.set_defaults(func=run_card)
 
+
+def _register_ship(commands: argparse._SubParsersAction) -> None:
+    """``smj ship``."""
     ship = commands.add_parser("ship", help="copy trained weights into models/ with ONNX export and manifest")
     ship.add_argument(
         "weights",
