@@ -58,18 +58,6 @@ def build_parser() -> argparse.ArgumentParser:
     _register_optional(commands, "datasets.cli")
     _register_optional(commands, "usecases.cli")
     _register_optional(commands, "api.cli")
-    settle = commands.choices["settle"]
-    settle.add_argument(
-        "--table",
-        metavar="TABLE",
-        help="settle a stored round of this table, by its id or join code (smj table)",
-    )
-    settle.add_argument("--number", type=int, metavar="N", help="with --table: round N (default the last)")
-    settle.set_defaults(func=_run_settle)
-    detect = commands.choices.get("detect")
-    if detect is not None:  # the vision commands are registered
-        detect.add_argument("--set", metavar="NAME", help="the set on the table (smj set add), read with it")
-        detect.set_defaults(func=_run_detect)
     return parser
 
 
@@ -77,25 +65,6 @@ def _set_loader(args: argparse.Namespace):  # -> a function of the classifier gi
     from usecases import cli as store_cli
 
     return store_cli.set_loader(args.set) if args.set else None
-
-
-def _run_settle(args: argparse.Namespace) -> int:
-    from scoring import cli as scoring_cli
-
-    if args.table is None:
-        if args.number is not None:
-            print("smj settle: --number goes with --table", file=sys.stderr)
-            return 2
-        return scoring_cli.run_settle(args)
-    from usecases import cli as store_cli
-
-    return store_cli.settle_stored(args)
-
-
-def _run_detect(args: argparse.Namespace) -> int:
-    from vision import cli as vision_cli
-
-    return vision_cli.run_detect(args, _set_loader(args))
 
 
 def _register_optional(commands: argparse._SubParsersAction, module_name: str) -> None:

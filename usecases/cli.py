@@ -53,6 +53,7 @@ def register(commands: argparse._SubParsersAction) -> None:
     remove.add_argument("name")
     remove.set_defaults(func=run_remove)
     register_tables(commands)
+    _extend_settle_and_detect(commands)
     database = commands.add_parser(
         "db",
         help="the store itself: upgrade its schema to this version's",
@@ -304,6 +305,45 @@ def run_table_export(args: argparse.Namespace) -> int:
         return _fail(f"{args.out}: {error.strerror or error}", "table")
     print(f"{args.out}: {len(state.rounds)} rounds of table {state.id}")
     return 0
+
+
+def _extend_settle_and_detect(commands: argparse._SubParsersAction) -> None:
+    """What the store adds to the core's ``smj settle`` (a stored round: ``--table``) and to vision's ``smj
+    detect`` (reading with a stored set: ``--set``), where those commands are registered."""
+    settle = commands.choices.get("settle")
+    if settle is not None:
+        settle.add_argument(
+            "--table",
+            metavar="TABLE",
+            help="settle a stored round of this table, by its id or join code (smj table)",
+        )
+        settle.add_argument(
+            "--number", type=int, metavar="N", help="with --table: round N (default the last)"
+        )
+        settle.set_defaults(func=run_settle)
+    detect = commands.choices.get("detect")
+    if detect is not None:
+        detect.add_argument("--set", metavar="NAME", help="the set on the table (smj set add), read with it")
+        detect.set_defaults(func=run_detect)
+
+
+def run_settle(args: argparse.Namespace) -> int:
+    """``smj settle``: a round file as the core settles it, or a stored round (``--table``)."""
+    from scoring import cli as scoring_cli
+
+    if args.table is None:
+        if args.number is not None:
+            print("smj settle: --number goes with --table", file=sys.stderr)
+            return 2
+        return scoring_cli.run_settle(args)
+    return settle_stored(args)
+
+
+def run_detect(args: argparse.Namespace) -> int:
+    """``smj detect``, its faces read with the stored set of ``--set`` when given."""
+    from vision import cli as vision_cli
+
+    return vision_cli.run_detect(args, set_loader(args.set) if args.set else None)
 
 
 def settle_stored(args: argparse.Namespace) -> int:
