@@ -173,16 +173,21 @@ def _validation_message(details: list[dict[str, Any]]) -> str:
     return f"{where}: {first['msg']}{more}"
 
 
+def refusal_response(error: SmjError) -> JSONResponse:
+    """Any layer's refusal answered: its code, its status by the one table (the web's own carries its own
+    status and headers)."""
+    status = error.status_code if isinstance(error, ApiError) else STATUS.get(str(error.code), 422)
+    response = error_response(status, str(error.code), error.told, error.details)
+    response.headers.update(getattr(error, "headers", {}))
+    return response
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Map every exception to the one error shape."""
 
     @app.exception_handler(SmjError)
     async def _refused(_: Request, error: SmjError) -> JSONResponse:
-        # every layer's refusal: its code, its status by the one table (the web's own carries its own)
-        status = error.status_code if isinstance(error, ApiError) else STATUS.get(str(error.code), 422)
-        response = error_response(status, str(error.code), error.told, error.details)
-        response.headers.update(getattr(error, "headers", {}))
-        return response
+        return refusal_response(error)
 
     @app.exception_handler(RequestValidationError)
     async def _request_validation(_: Request, error: RequestValidationError) -> JSONResponse:
@@ -197,10 +202,7 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(DBAPIError)
     async def _database(_: Request, error: DBAPIError) -> JSONResponse:
         # the database went away after start-up (a stopped server, a deleted file): a 503, not a traceback
-        unavailable = store_unavailable(f"{type(error.orig).__name__}: {error.orig}")
-        response = error_response(unavailable.status_code, unavailable.code, unavailable.message)
-        response.headers.update(unavailable.headers)
-        return response
+        return refusal_response(store_unavailable(f"{type(error.orig).__name__}: {error.orig}"))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, error: StarletteHTTPException) -> JSONResponse:

@@ -93,7 +93,8 @@ class Guesses:
             if not times:
                 self._failures.pop(client, None)  # no memory kept of clients who stopped guessing
 
-    def failed(self, client: str) -> None:
+    def count(self, client: str) -> None:
+        """One more against ``client`` (a wrong token or code, a table made)."""
         with self._lock:
             self._recent(client, time.monotonic()).append(time.monotonic())
 
@@ -134,7 +135,7 @@ def check_may_write(
                 401, "token_required", f"{what} needs this server's token (SMJ_EXAMPLES_TOKEN): enter it"
             )
         if not secrets.compare_digest(given.encode(), expected.get_secret_value().encode()):
-            guesses.failed(client)
+            guesses.count(client)
             raise ApiError(
                 401, "wrong_token", f"{what}: that is not this server's token (SMJ_EXAMPLES_TOKEN)"
             )

@@ -49,23 +49,17 @@ def limits() -> tuple[Guesses, Guesses]:
     return Guesses(10, 60.0, "wrong table codes"), Guesses(30, 3600.0, "tables made", "too_many_tables")
 
 
-async def _call(workers: Any, function: Any, *args: Any, **kwargs: Any) -> Any:
-    """Run a store call in the hands pool (its refusals answered by ``api.errors``: a stale write 409 with
-    the table as it is now, an event the rules refuse 422 with the event's index)."""
-    return await workers.hands(function, *args, **kwargs)
-
-
 async def _with_code(request: Request, workers: Any, function: Any, *args: Any, **kwargs: Any) -> Any:
-    """``_call`` for a call that takes the table's code: a client past its wrong codes is refused (429)
-    before the store is asked, and each wrong code counts against it."""
+    """A store call (in the hands pool) that takes the table's code: a client past its wrong codes is refused
+    (429) before the store is asked, and each wrong code counts against it."""
     client = client_key(request)
     code_guesses, _ = request.app.state.table_limits
     code_guesses.check(client)
     try:
-        return await _call(workers, function, *args, **kwargs)
+        return await workers.hands(function, *args, **kwargs)
     except TableError as error:
         if error.code == "wrong_code":
-            code_guesses.failed(client)
+            code_guesses.count(client)
         raise
 
 
@@ -84,8 +78,8 @@ async def new_table(
     client = client_key(request)
     _, tables_made = request.app.state.table_limits
     tables_made.check(client)
-    state, code = await _call(workers, create_table, store, body.players, body.preset, body.base, body.set)
-    tables_made.failed(client)  # one more made
+    state, code = await workers.hands(create_table, store, body.players, body.preset, body.base, body.set)
+    tables_made.count(client)
     return {**state.to_json(), "code": code}
 
 
@@ -102,7 +96,7 @@ async def join_table(
     "/tables/{table}", response_model=TableOut, responses=error_responses(404, 503), summary="a table"
 )
 async def read_table(table: TableId, store: StoreDep, workers: WorkersDep) -> dict[str, Any]:
-    return (await _call(workers, table_state, store, table)).to_json()
+    return (await workers.hands(table_state, store, table)).to_json()
 
 
 @router.post("/tables/{table}/rounds", response_model=TableOut, responses=WRITE_ERRORS, summary="a new round")

@@ -23,7 +23,7 @@ from api.fakes import FakeDetector, fake_photo
 from api.settings import Settings
 
 pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[dev])")
-from browser import CHROMIUM, CHROMIUM_ARGS, running
+from browser import CHROMIUM, mobile, running
 from playwright.sync_api import Page, expect, sync_playwright
 
 if not Path(CHROMIUM).exists():
@@ -52,17 +52,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
 def page(tmp_path: Path, server: tuple[str, Path]) -> Iterator[Page]:
     base, _ = server
     with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "profile"),  # a fresh --user-data-dir
-            executable_path=CHROMIUM,
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 390, "height": 844},
-            device_scale_factor=2,
-            is_mobile=True,
-            has_touch=True,
-            service_workers="block",
-        )
+        context = mobile(playwright, tmp_path / "profile", (390, 844), service_workers="block")
         context.set_default_timeout(10_000)
         page = context.pages[0] if context.pages else context.new_page()
         outside: list[str] = []

@@ -10,21 +10,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import phone, running
+from browser import phone, served
 from playwright.sync_api import Page, expect, sync_playwright
 from set_builders import layout_and_hand
-
-from api.app import create_app
-from api.settings import Settings
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("browser_sets")
-    settings = Settings(dataset_dir=folder / "dataset", database_url=f"sqlite:///{folder / 'store.db'}")
-    with running(create_app(settings)) as base:
+    with served(tmp_path_factory.mktemp("browser_sets")) as (base, _):
         yield base
 
 

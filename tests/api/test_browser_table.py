@@ -12,13 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import phone, running
+from browser import phone, served
 from playwright.sync_api import Page, expect, sync_playwright
 
 import smj
-from api.app import create_app
 from api.fakes import FakeDetector, fake_photo
-from api.settings import Settings
 from scoring.presets import get_preset
 from scoring.settlement import parse_round, settle_round
 
@@ -30,11 +28,22 @@ STORE: dict[str, str] = {}  # the served store's URL, for what smj reads of it
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("browser_table")
-    STORE["url"] = f"sqlite:///{folder / 'store.db'}"
-    settings = Settings(dataset_dir=folder / "dataset", database_url=STORE["url"])
-    with running(create_app(settings, load_detector=lambda _: FakeDetector())) as base:
+    with served(tmp_path_factory.mktemp("browser_table"), load_detector=lambda _: FakeDetector()) as (
+        base,
+        url,
+    ):
+        STORE["url"] = url
         yield base
+
+
+def _night(page: Page) -> dict:
+    """The table the page holds, as the API answers it now."""
+    return dict(
+        page.evaluate(
+            "fetch('/api/v1/tables/' + JSON.parse(localStorage.getItem('smj-table')).id)"
+            ".then((r) => r.json())"
+        )
+    )
 
 
 def _record(page: Page, shots: Path, name: str) -> None:
@@ -150,10 +159,7 @@ def test_a_night_at_the_table_on_the_page(server: str, tmp_path: Path) -> None:
         _kong_fields(page, 3, "concealed", "8s")
         _record(page, tmp_path, "corrected")
         shown = [int(page.get_by_test_id(f"total-{seat}").inner_text()) for seat in range(4)]
-        night = page.evaluate(
-            "fetch('/api/v1/tables/' + JSON.parse(localStorage.getItem('smj-table')).id)"
-            ".then((r) => r.json())"
-        )
+        night = _night(page)
         rules = get_preset(night["preset"])
         settled = [0, 0, 0, 0]
         for played in night["rounds"]:
@@ -279,24 +285,12 @@ def test_a_winner_holding_a_kong_types_the_hand_on_the_page(server: str, tmp_pat
         form.locator("input").nth(1).fill("23m456789m11p")
         form.locator("select").nth(2).select_option("not_ready")
         _record(page, tmp_path, "typed_wall_end")
-        night = page.evaluate(
-            "fetch('/api/v1/tables/' + JSON.parse(localStorage.getItem('smj-table')).id)"
-            ".then((r) => r.json())"
-        )
+        night = _night(page)
         played = night["rounds"][0]
         assert played["finished"] and played["events"][2]["hand"] == "123456789m11p"
         assert played["events"][3]["hands"]["2"] == "23m456789m11p"  # Cai, by seat
         reasons = [payment["reason"] for payment in played["ledger"]["payments"]]
         assert reasons.count("下雨 暗杠 5p") == 3 and any(reason.startswith("点炮") for reason in reasons)
-
-
-def _night(page: Page) -> dict:
-    return dict(
-        page.evaluate(
-            "fetch('/api/v1/tables/' + JSON.parse(localStorage.getItem('smj-table')).id)"
-            ".then((r) => r.json())"
-        )
-    )
 
 
 def test_a_past_event_is_corrected_from_its_filled_form_beside_it(server: str, tmp_path: Path) -> None:

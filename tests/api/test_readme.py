@@ -12,11 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import running
+from browser import served
 from set_builders import layout_and_hand
 
-from api.app import create_app
-from api.settings import PROJECT_ROOT, Settings
+from api.settings import PROJECT_ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 # the README and the pages it links to (docs/): every curl line a user reads
@@ -39,10 +38,8 @@ def _commands() -> list[str]:
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    folder = tmp_path_factory.mktemp("readme")
-    settings = Settings(dataset_dir=folder / "dataset", database_url=f"sqlite:///{folder / 'store.db'}")
-    with running(create_app(settings)) as served:
-        yield served
+    with served(tmp_path_factory.mktemp("readme")) as (url, _):
+        yield url
 
 
 def test_every_curl_line_of_the_readme_answers(base: str, tmp_path: Path) -> None:

@@ -54,19 +54,39 @@ def running(app: FastAPI, start_s: float = 60) -> Iterator[str]:
         thread.join(timeout=10)
 
 
-def phone(playwright: Any, folder: Path, base: str, timeout_ms: int = 15_000) -> Any:
-    """A phone-sized Chromium (412x915) of its own profile ``folder``, on the page at ``base``, ready (a
-    Playwright ``Page``)."""
-    context = playwright.chromium.launch_persistent_context(
+@contextmanager
+def served(folder: Path, **create: Any) -> Iterator[tuple[str, str]]:
+    """The real app (``create``: ``create_app``'s keywords, e.g. ``load_detector``) with a dataset folder and
+    a SQLite store of its own in ``folder``, served for the block: its base URL and the store's URL."""
+    from api.app import create_app
+    from api.settings import Settings
+
+    url = f"sqlite:///{folder / 'store.db'}"
+    with running(create_app(Settings(dataset_dir=folder / "dataset", database_url=url), **create)) as base:
+        yield base, url
+
+
+def mobile(playwright: Any, folder: Path, size: tuple[int, int] = (412, 915), **options: Any) -> Any:
+    """A phone-sized headless Chromium of its own profile ``folder`` (``options``: Playwright's, such as
+    ``service_workers``): the browser context."""
+    width, height = size
+    return playwright.chromium.launch_persistent_context(
         str(folder),
         executable_path=CHROMIUM,
         headless=True,
         args=CHROMIUM_ARGS,
-        viewport={"width": 412, "height": 915},
+        viewport={"width": width, "height": height},
         device_scale_factor=2,
         is_mobile=True,
         has_touch=True,
+        **options,
     )
+
+
+def phone(playwright: Any, folder: Path, base: str, timeout_ms: int = 15_000) -> Any:
+    """A phone-sized Chromium (412x915) of its own profile ``folder``, on the page at ``base``, ready (a
+    Playwright ``Page``)."""
+    context = mobile(playwright, folder)
     context.set_default_timeout(timeout_ms)
     page = context.pages[0] if context.pages else context.new_page()
     page.goto(base + "/")
