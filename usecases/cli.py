@@ -54,6 +54,10 @@ def register(commands: argparse._SubParsersAction) -> None:
     remove.set_defaults(func=run_remove)
     register_tables(commands)
     _extend_settle_and_detect(commands)
+    _register_db(commands)
+
+
+def _register_db(commands: argparse._SubParsersAction) -> None:
     database = commands.add_parser(
         "db",
         help="the store itself: upgrade its schema to this version's",
@@ -248,6 +252,22 @@ def register_tables(commands: argparse._SubParsersAction) -> None:
     export.set_defaults(func=run_table_export)
 
 
+def _stored_table(key: str, command: str) -> Any:
+    """The table of an id or join code, or ``None`` once the refusal is printed (the caller exits 2)."""
+    from store import StoreError
+    from store.tables import TableError, find_table
+
+    try:
+        return find_table(_store(), key)
+    except (StoreError, TableError) as error:
+        _fail(str(error), command)
+        return None
+
+
+def _heading(state: Any) -> str:
+    return f"table {state.id}: {', '.join(state.players)}, {state.preset}, base {state.base}"
+
+
 def run_table_new(args: argparse.Namespace) -> int:
     from store import StoreError
     from store.tables import TableError, create_table
@@ -256,24 +276,21 @@ def run_table_new(args: argparse.Namespace) -> int:
         state, code = create_table(_store(), args.players.split(","), args.preset, args.base, args.tile_set)
     except (StoreError, TableError) as error:
         return _fail(str(error), "table")
-    print(f"table {state.id}: {', '.join(state.players)}, {state.preset}, base {state.base}")
+    print(_heading(state))
     print(f"join code {code} (whoever holds it may write the table; it is not shown again)")
     return 0
 
 
 def run_table_show(args: argparse.Namespace) -> int:
     from scoring.cli import format_ledger
-    from store import StoreError
-    from store.tables import TableError, find_table
 
-    try:
-        state = find_table(_store(), args.table)
-    except (StoreError, TableError) as error:
-        return _fail(str(error), "table")
+    state = _stored_table(args.table, "table")
+    if state is None:
+        return 2
     if args.json:
         print(json.dumps(state.to_json(), ensure_ascii=False, indent=1))
         return 0
-    print(f"table {state.id}: {', '.join(state.players)}, {state.preset}, base {state.base}")
+    print(_heading(state))
     for played in state.rounds:
         status = "over" if played.finished else "in play"
         print(f"round {played.number} ({status}, {len(played.events)} events, version {played.version})")
@@ -284,13 +301,11 @@ def run_table_show(args: argparse.Namespace) -> int:
 
 
 def run_table_export(args: argparse.Namespace) -> int:
-    from store import StoreError
-    from store.tables import TableError, export_csv, find_table
+    from store.tables import export_csv
 
-    try:
-        state = find_table(_store(), args.table)
-    except (StoreError, TableError) as error:
-        return _fail(str(error), "table")
+    state = _stored_table(args.table, "table")
+    if state is None:
+        return 2
     text = (
         export_csv(state)
         if args.format == "csv"
@@ -350,17 +365,18 @@ def settle_stored(args: argparse.Namespace) -> int:
     """``smj settle --table ID [--number N]``: a stored round (the last by default), under its table's
     preset and base."""
     from scoring.cli import settle_data
-    from store import StoreError
-    from store.tables import TableError, find_table, round_json
+    from store.tables import TableError, round_json
 
     if args.round is not None:
         return _fail("give a round file or --table, not both", "settle")
+    state = _stored_table(args.table, "settle")
+    if state is None:
+        return 2
+    if not state.rounds:
+        return _fail(f"table {state.id} has no round yet", "settle")
+    number = args.number or state.rounds[-1].number
     try:
-        state = find_table(_store(), args.table)
-        if not state.rounds:
-            raise TableError("no_such_round", f"table {state.id} has no round yet")
-        number = args.number or state.rounds[-1].number
         data = round_json(state, number)
-    except (StoreError, TableError) as error:
+    except TableError as error:
         return _fail(str(error), "settle")
     return settle_data(data, f"table {state.id} round {number}", state.preset, str(state.base), args.json)
