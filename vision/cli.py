@@ -129,6 +129,15 @@ def _register_train(commands: argparse._SubParsersAction) -> None:
         help="classify (efficientnet): share of training crops first reduced to a small tile's size in a "
         "640x480 photo (18-36 px wide) and enlarged back, as the reader enlarges such a tile (default 0)",
     )
+    train.add_argument(
+        "--distill",
+        metavar="W",
+        type=float,
+        default=None,
+        help="classify (efficientnet), with --model: weight of the start checkpoint's own reading of every "
+        "tile crop beside the labels, so a fine-tune teaching 'none' keeps what it read of the tiles "
+        "(default 0)",
+    )
     train.set_defaults(func=run_train)
 
 
@@ -268,6 +277,12 @@ def run_train(args: argparse.Namespace) -> int:
         )
     if args.low_res_p is not None and not 0 <= args.low_res_p <= 1:
         return _fail(f"--low-res {args.low_res_p}: give a share between 0 and 1")
+    if args.distill is not None and (args.task != "classify" or args.backbone == "yolo26n-cls"):
+        return _fail(
+            "--distill is for the pretrained classifiers (--task classify, an efficientnet backbone)"
+        )
+    if args.distill is not None and (args.distill < 0 or (args.model is None and not args.resume)):
+        return _fail(f"--distill {args.distill}: give a weight of 0 or more and the --model it keeps")
 
     try:
         if args.task == "classify" and args.backbone != "yolo26n-cls":
@@ -305,7 +320,7 @@ def _train_face_net(args: argparse.Namespace) -> int:
 
     if args.light or args.val or args.device not in (None, "cpu"):
         return _fail("--light, --val and --device are for the ultralytics models (--backbone yolo26n-cls)")
-    overrides = _given(args, "epochs", "imgsz", "batch", "lr0", "optimizer", "low_res_p")
+    overrides = _given(args, "epochs", "imgsz", "batch", "lr0", "optimizer", "low_res_p", "distill")
     recipe = replace(FaceNetRecipe(backbone=args.backbone), **overrides)
     try:
         best = train_face_net(

@@ -117,3 +117,41 @@ def test_low_resolution_crops_lose_the_fine_strokes_a_small_tile_loses() -> None
     assert detail(replace(plain, low_res_p=1.0)) < 0.2
     out = augment(stripes, np.random.default_rng(0), replace(plain, low_res_p=1.0))
     assert tuple(out.shape) == (8, 3, 96, 96)
+
+
+def test_distilling_keeps_what_the_start_read_of_the_tiles_and_leaves_none_crops_to_their_labels(
+    run: Path,
+) -> None:
+    import torch
+
+    from vision.contract import NONE
+    from vision.factory.face_net import _kept_reading
+
+    start = run / "run" / "weights" / "best.pt"
+    teacher, _ = load_checkpoint(start)
+    student, _ = load_checkpoint(start)
+    x = torch.rand(6, 3, SIZE, SIZE)
+    tiles = torch.tensor([0, 5, 9, 20, 26, 3])
+    nones = torch.full((6,), NONE)
+
+    def kept(labels: torch.Tensor) -> float:
+        with torch.no_grad():
+            return float(_kept_reading(student.logits(x), teacher, x, labels, 2.0))
+
+    assert kept(tiles) == pytest.approx(0.0, abs=1e-6)  # the start itself keeps all it read
+    with torch.no_grad():
+        for parameter in student.net.parameters():
+            parameter.add_(torch.randn_like(parameter) * 0.05)
+    assert kept(tiles) > 1e-3
+    assert kept(nones) == 0.0  # crops labelled none are taught by their labels alone
+
+
+def test_a_distilled_fine_tune_needs_its_start_and_resumes_with_it(run: Path, tmp_path: Path) -> None:
+    recipe = FaceNetRecipe(epochs=1, imgsz=SIZE, batch=16, save_every=2, warmup_steps=1, distill=1.0)
+    with pytest.raises(FaceNetError, match="give the weights to start from"):
+        train_face_net(run / "crops", tmp_path / "alone", recipe, log=lambda _: None)
+    start = run / "run" / "weights" / "best.pt"
+    train_face_net(run / "crops", tmp_path / "kept", recipe, start=start, log=lambda _: None)
+    _, checkpoint = load_checkpoint(tmp_path / "kept" / "weights" / "last.pt")
+    assert checkpoint["start"] == str(start.resolve()) and checkpoint["recipe"]["distill"] == 1.0
+    train_face_net(run / "crops", tmp_path / "kept", recipe, resume=True, log=lambda _: None)

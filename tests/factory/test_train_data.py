@@ -108,3 +108,19 @@ def test_smj_train_hands_the_low_resolution_share_to_the_classifiers_recipe(
     assert smj.main([*args, "--low-res", "0.4"]) == 0
     assert smj.main(args) == 0
     assert [recipe.low_res_p for recipe in given] == [0.4, 0.0]
+    assert smj.main([*args, "--distill", "0.5", "--model", str(tmp_path / "start.pt")]) == 0
+    assert given[-1].distill == 0.5 and given[-2].distill == 0.0
+
+
+def test_smj_train_refuses_a_distillation_with_nothing_to_keep(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import smj
+
+    args = ["train", "--task", "classify", "--data", str(tmp_path), "--out", str(tmp_path / "run")]
+    assert smj.main([*args, "--distill", "0.5"]) == 2
+    assert "the --model it keeps" in capsys.readouterr().err
+    assert smj.main([*args, "--distill", "-1", "--model", "x.pt"]) == 2
+    assert smj.main([*args[:2], "detect", *args[3:], "--distill", "0.5"]) == 2
+    assert "--distill is for the pretrained classifiers" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

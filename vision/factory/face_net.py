@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from vision.contract import CLASSIFIER_CLASSES, CROP_SUFFIXES, FEATURES
+from vision.contract import CLASSIFIER_CLASSES, CROP_SUFFIXES, FEATURES, NONE
 from vision.progress import bar
 
 KIND = "smj-face-net"
@@ -66,6 +66,12 @@ class FaceNetRecipe:
     low_res_px: int = (
         18  # ... whose width then lies between this and twice it, in pixels (JPEG-compressed half the time)
     )
+    # Learning without forgetting: the weight of the start checkpoint's own reading of every tile crop (its
+    # softened probabilities, KL divergence at ``distill_temperature``) beside the labels. A fine-tune that
+    # teaches ``none`` new things (clutter, parts of tiles) keeps what the start read of the tiles, instead
+    # of drifting on the crops it is not shown again (0: the labels alone; it needs a start checkpoint)
+    distill: float = 0.0
+    distill_temperature: float = 2.0
     save_every: int = 500  # steps between checkpoints
     seed: int = 0
 
@@ -105,8 +111,11 @@ def build(backbone: str, names: Sequence[str], imgsz: int, *, pretrained: bool =
             self.imgsz = imgsz
             self.backbone = backbone
 
+        def logits(self, x: torch.Tensor) -> torch.Tensor:
+            return self.net(x * 2.0 - 1.0)  # the Lite weights read pixels scaled to [-1, 1]
+
         def forward(self, x: torch.Tensor) -> torch.Tensor:
-            logits = self.net(x * 2.0 - 1.0)  # the Lite weights read pixels scaled to [-1, 1]
+            logits = self.logits(x)
             return logits if self.training else logits.softmax(1)
 
     return FaceNet()
@@ -368,6 +377,22 @@ def validation_line(epoch: int, top1: float, crops: int, steps: int) -> str:
     )
 
 
+def _kept_reading(logits: Any, teacher: Any, x: Any, labels: Any, temperature: float) -> Any:
+    """The KL divergence of the student's softened probabilities from the teacher's on the crops labelled a
+    tile (``none`` crops are taught by their labels alone), scaled by the temperature squared so its
+    gradients keep their size whatever the temperature."""
+    import torch
+
+    tiles = labels != NONE
+    if not bool(tiles.any()):
+        return logits.sum() * 0.0
+    with torch.no_grad():
+        target = torch.log_softmax(teacher.logits(x[tiles]) / temperature, dim=1)
+    student = torch.log_softmax(logits[tiles] / temperature, dim=1)
+    divergence = torch.nn.functional.kl_div(student, target, reduction="batchmean", log_target=True)
+    return divergence * temperature**2
+
+
 def train_face_net(
     data: Path | str,
     out: Path | str,
@@ -394,11 +419,17 @@ def train_face_net(
         model, state = load_checkpoint(last)
         recipe = FaceNetRecipe(**state["recipe"])
         data = Path(state["data"])
+        start = state.get("start")
     elif start is not None:
         # the network pools over any input size: a start read at another crop size learns the recipe's
         model = model_of({**_read_checkpoint(start), "imgsz": recipe.imgsz})
     else:
         model = build(recipe.backbone, CLASSIFIER_CLASSES, recipe.imgsz)
+    teacher = None
+    if recipe.distill:
+        if start is None:
+            raise FaceNetError("distilling keeps what a start checkpoint read: give the weights to start from")
+        teacher = model_of({**_read_checkpoint(start), "imgsz": recipe.imgsz})
     torch.manual_seed(recipe.seed)
     train_paths, train_labels = crop_files(data / "train")
     val_paths, val_labels = crop_files(data / "val")
@@ -443,6 +474,7 @@ def train_face_net(
             path,
             recipe=asdict(recipe),
             data=str(data),
+            start=None if start is None else str(Path(start).resolve()),
             step=step,
             best_top1=best_top1,
             val_top1=val_top1,
@@ -467,7 +499,11 @@ def train_face_net(
             chosen = order[index * recipe.batch : (index + 1) * recipe.batch]
             x = augment(train_crops[chosen], rng, recipe)
             y = torch.from_numpy(train_labels[chosen])
-            loss = loss_fn(model(x), y)
+            logits = model(x)
+            loss = loss_fn(logits, y)
+            if teacher is not None:
+                kept = _kept_reading(logits, teacher, x, y, recipe.distill_temperature)
+                loss = loss + recipe.distill * kept
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
