@@ -685,7 +685,8 @@ def _localiser(weights: str | None):  # -> datasets.crops.Localise
     from vision.reading import first_view
 
     try:
-        detector = Detector(Path(weights) if weights else DEFAULT_WEIGHTS)
+        # every box of a cluttered photo is a false alarm to learn from, however many it shows
+        detector = Detector(Path(weights) if weights else DEFAULT_WEIGHTS, max_tiles=None)
     except ModelError as error:
         raise DatasetError(str(error)) from None
 

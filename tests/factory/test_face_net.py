@@ -148,7 +148,7 @@ def test_distilling_keeps_what_the_start_read_of_the_tiles_and_leaves_none_crops
 
 def test_a_distilled_fine_tune_needs_its_start_and_resumes_with_it(run: Path, tmp_path: Path) -> None:
     recipe = FaceNetRecipe(epochs=1, imgsz=SIZE, batch=16, save_every=2, warmup_steps=1, distill=1.0)
-    with pytest.raises(FaceNetError, match="give the weights to start from"):
+    with pytest.raises(FaceNetError, match="give the weights to begin from"):
         train_face_net(run / "crops", tmp_path / "alone", recipe, log=lambda _: None)
     start = run / "run" / "weights" / "best.pt"
     train_face_net(run / "crops", tmp_path / "kept", recipe, start=start, log=lambda _: None)

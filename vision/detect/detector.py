@@ -90,8 +90,12 @@ class Detector:
         threads: int | None = None,
         fit_rows: bool = True,
         runtime: Runtime | None = None,
+        max_tiles: int | None = MAX_TILES,
     ) -> None:
         self.weights = Path(weights)
+        # the most boxes a photo is read with (None: any number, for the tools that cut a dataset's crops
+        # from every false alarm of a cluttered photo)
+        self.max_tiles = max_tiles
         # boxes of packed standing rows split and snapped at their seams (vision.detect.rowfit)
         self.fit_rows = fit_rows
         if not self.weights.is_file():
@@ -234,10 +238,10 @@ class Detector:
             pixels = view.turn.pixels(pixels)
         sought = self.find_tiles(pixels, floor, iou, enlarged=view.enlarged)
         boxes, scores, classes = parts.without_parts(sought.boxes, sought.scores, sought.classes)
-        if len(boxes) > MAX_TILES:
+        if self.max_tiles is not None and len(boxes) > self.max_tiles:
             raise ImageError(
                 "too_many_tiles",
-                f"the photo shows {len(boxes)} tiles; a photo of a hand holds at most {MAX_TILES}: "
+                f"the photo shows {len(boxes)} tiles; a photo of a hand holds at most {self.max_tiles}: "
                 "photograph the hand, not the wall",
             )
         return Located(view, pixels, boxes, scores, classes, (width, height), sought.close_up)

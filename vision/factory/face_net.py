@@ -428,7 +428,9 @@ def train_face_net(
     teacher = None
     if recipe.distill:
         if start is None:
-            raise FaceNetError("distilling keeps what a start checkpoint read: give the weights to start from")
+            raise FaceNetError(
+                "distilling keeps what a start checkpoint read: give the weights to begin from"
+            )
         teacher = model_of({**_read_checkpoint(start), "imgsz": recipe.imgsz})
     torch.manual_seed(recipe.seed)
     train_paths, train_labels = crop_files(data / "train")
