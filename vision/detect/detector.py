@@ -40,10 +40,9 @@ under 150; beyond this it is no photo of a hand (a mosaic, a wall of tiles) and 
 ``ImageError`` ``too_many_tiles``, before any face is read."""
 DEFAULT_IOU = 0.6  # non-maximum suppression of a close-up's boxes
 # ... and of a whole table's (its tiles small at the first look): its flat tiles in diagonal rows and
-# packed discards get boxes that overlap a neighbour's as much as a second box on one tile (IoU 0.4-0.6).
-# On the 12 MP synthetic scenes (seeds 4000, 4100, 4200) 32 of 100 have their whole multiset of tiles
-# right against 26, the hands read 83 of 96 against 82; a close-up at 0.5 loses tiles of concealed kongs
-# (2-4 synthetic hands), so it keeps 0.6.
+# packed discards get boxes that overlap a neighbour's as much as a second box on one tile (IoU 0.4-0.6):
+# at 0.5 more 12 MP scenes read their whole multiset of tiles; a close-up at 0.5 loses tiles of concealed
+# kongs, so it keeps 0.6 (models/HISTORY.md, "The reader's constants").
 LARGE_PHOTO_IOU = 0.5
 Found = tuple[np.ndarray, np.ndarray, np.ndarray]  # boxes (photo pixels), scores, classes
 
@@ -300,8 +299,8 @@ class Detector:
             iou = LARGE_PHOTO_IOU if whole_table else DEFAULT_IOU
         if whole_table and self.dynamic and not searched:
             # the whole table seen again at the localiser's input size, as it trained on whole scenes: its
-            # boxes place the region and size the closer looks (the 448 px look's do so worse: held-out 12
-            # MP hands 90 of 96 read exactly against 92, models/HISTORY.md)
+            # boxes place the region and size the closer looks (the 448 px look's place it worse on the
+            # held-out 12 MP hands, models/HISTORY.md)
             at_input = self._look(pixels, looks.whole_photo(width, height, self.imgsz), conf, iou)
             measured = looks.typical_tile(at_input[0], at_input[1])
             if measured is not None:

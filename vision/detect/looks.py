@@ -20,24 +20,21 @@ import numpy as np
 STRIDE = 32  # the localiser's input sides are multiples of its largest stride
 # A close-up is looked at whole with its long side at this many times the localiser's input size (448 px
 # for the shipped 384; a model of any input shape). The localiser trains on 384 px windows, but a 640 px
-# photo seen at 448 (its tiles 0.7 of their size, within the windows' scales) reads better than at 384:
-# real validation mAP50 0.831 against 0.800 (a bootstrap over its photos: +0.030 +- 0.014), real test
-# 0.793 against 0.771, the bundled photos all read right; 416-512 all beat 384. Every photo's first look is at
-# this size: it decides the route by the tiles it shows.
+# photo seen at 448 (its tiles 0.7 of their size, within the windows' scales) reads better than at 384, on
+# the real photos and the bundled ones alike (models/HISTORY.md, "The reader's constants"). Every photo's
+# first look is at this size: it decides the route by the tiles it shows.
 CLOSE_UP_GAIN = 448 / 384
 # A close-up that reads as no winning hand is looked at again (``SecondLook``) with its long side at this
 # many localiser inputs (512 px for 384), its tiles 0.8 of their size in a 640 px photo: the localiser
-# finds and bounds some rows differently there. On the synthetic 640x480 scenes 5 more hands of 439 read
-# exactly (seeds 2000, 7000, 11000: 0 / 4 / 1), the real photos of a hand as before; 384 px instead of 512
-# gained 1, 576 as many as 512.
+# finds and bounds some rows differently there, and reads more synthetic hands than at 384 px (576 px: as
+# many as 512; models/HISTORY.md, "The reader's constants").
 ENLARGED_GAIN = 512 / 384
 TILE_PX = 36.0  # a tile's short side in the localiser's input, about as in training
 SMALL_TILE_PX = 20.0  # tiles measuring less than this in the first look are looked at again, closer
 # tiles measuring less than this in the first look show a view of the whole table: other players' rows may
 # face the camera upside down (their tiles read both ways up), the rows may run slantwise (the photo is
-# read turned level), boxes of packed discards overlap (``LARGE_PHOTO_IOU``). On the synthetic scenes the
-# first look measures 7-17.5 px on the 12 MP ones (a quarter to 40% of the frame the hand), 14-65 px on
-# the 640x480 close-ups
+# read turned level), boxes of packed discards overlap (``LARGE_PHOTO_IOU``). The threshold lies between
+# what the first look measures on 12 MP photos of a table and on 640x480 close-ups (models/HISTORY.md)
 FAR_TILE_PX = 13.5
 MAX_UPSCALE = 2.0  # a closer look never enlarges the photo more than this
 # A first look whose confident tiles measure more than this (a short side in the localiser's input) sees them
@@ -59,8 +56,8 @@ MIN_TILES = 4  # fewer confident boxes than this: no tiles legible at that scale
 # A first look that shows no tile (fewer than MIN_TILES) is followed by the whole photo at these long
 # sides (those it has the pixels for), in turn, while each shows more tiles and until one shows
 # HAND_TILES: a hand too small to see at the first look. A photo smaller than the first side has no finer
-# look to give: it is never searched (a 640x480 table of keyboards searched at 640 px showed a false box
-# in 10 of 80 photos, against 7)
+# look to give: it is never searched (searched at its own size, a table of keyboards shows more false
+# boxes; models/HISTORY.md)
 SEARCH_SIDES = (1024, 2048)
 HAND_TILES = 10
 MAX_LOOK_SIDE = 1024  # a look larger than this (input pixels) is cut into windows

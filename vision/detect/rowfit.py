@@ -36,10 +36,10 @@ MIN_RUN = 3  # touching tiles: a shorter run says too little of its pitch
 # A run whose boxes are mostly (half or more) taller than wide is one of standing tiles, unless one of them
 # is wider than tall: a tile turned sideways in a meld. In a row within LEVEL of level (as every row of a
 # large photo is once turned level) a box may be up to TURNED times wider than tall: there the localiser's
-# boxes on packed tiles come out up to half again as wide as the tiles, and one as wide as tall had left a
-# held-out 12 MP row of ten unfitted (hand-row tiles with a box of IoU >= 0.7: 0.948, fitted 0.981). In
-# steeper rows a box wider than tall still leaves the run alone: fitting those moved the real hand_series
-# mAP50 from 0.993 to 0.983 (a photo whose rotated copies' labels are loose).
+# boxes on packed tiles come out up to half again as wide as the tiles, and one as wide as tall had left
+# held-out 12 MP rows unfitted. In steeper rows a box wider than tall still leaves the run alone: fitting
+# those read the real hand_series worse (a photo whose rotated copies' labels are loose; models/HISTORY.md,
+# "The reader's constants").
 STANDING = 1.0
 TURNED = 1.2
 LEVEL = math.radians(10)
@@ -49,8 +49,7 @@ MIN_DIP = 6.0  # grey levels: how much darker than its surroundings a seam's col
 BAND = 0.3  # of a box's height either side of the row's line: the band whose columns are compared
 # a column's grey level is that of its lighter pixels (this percentile across the band): a seam runs dark
 # across the whole band, a face's ink (bamboo sticks, strokes) only in parts. Its mean took the ink next to a
-# seam for it: on the 12 MP packed scenes 0.92 of the hand rows' tiles got a box of IoU >= 0.7, against
-# 0.99 (held-out and usual styles alike)
+# seam for it, and fewer packed tiles got a tight box (models/HISTORY.md)
 SEAM_PERCENTILE = 97.0
 WIDE = 1.5  # times the run's median box width: a box this wide may span two tiles ...
 DOUBLE = (1.7, 2.7)  # ... and does when it is this many pitches of its run wide
@@ -62,11 +61,9 @@ DUPLICATE_IOU = 0.5  # a half of a split box overlapping another box this much i
 # wide), span one tile's length together (within HALF_LENGTH of that height) and HALF_WIDE times their height
 # (two standing tiles' overlapping boxes span about their height), with no seam seen between them (one face),
 # are joined into one box. Pairs are looked for along whole rows (the halves' near centres split a meld into
-# clusters of its own). On the 300 synthetic close-ups (no turned tiles) eleven pairs join: nine boxes on one
-# tile, two on an opponent's wall seen from behind; one stray on the 450 real photos; every hand read as
-# before. A 12 MP photo's melds in front of the hand may lie slanted by more than LEVEL (a packed usual-style
-# scene's pong 5m, 12.6 degrees, its first tile in two boxes, had lost the pong): within 15 degrees, one more
-# of those 30 photos read exactly (0.900 against 0.867), every other figure of the card as before
+# clusters of its own); on photos with no turned tile they join almost nothing, and never lose a hand. A 12
+# MP photo's melds in front of the hand may lie slanted by more than LEVEL (a pong at 12.6 degrees, its
+# first tile in two boxes, had been lost), so HALF_SLANT is 15 degrees (models/HISTORY.md)
 HALF_OVERLAP = 0.3
 HALF_HEIGHT = 0.95
 HALF_LENGTH = (0.9, 1.12)

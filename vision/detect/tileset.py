@@ -31,8 +31,8 @@ from vision.geometry.rows import find_rows
 
 SUITED = len(CLASS_NAMES)
 # a tile at least this near (cosine) to one of the set's faces, and nearer than any two of its faces are
-# to each other, is that tile whatever the classifier says: on 640x480 photos of the held-out set an honour
-# tile's nearest suited face lay at most 0.69 away (99th percentile), a tile's own face at a median of 0.91
+# to each other, is that tile whatever the classifier says: it lies between how near an honour tile comes to
+# its nearest suited face and how near a tile lies to its own (models/HISTORY.md, "The reader's constants")
 SURE = 0.8
 TEMPERATURE = 0.05  # of the softmax of cosine similarities that shares a tile's suited probability out
 # the fourth row of a layout, left to right, each optional but in this order: a red 5万, a red 5筒, a red 5条

@@ -105,8 +105,8 @@ class GrouperConfig:
     concealed: ConcealedConfig = CONCEALED
     assembly: AssemblyConfig = ASSEMBLY
     # ratio: two boxes overlapping this much (intersection over union) ... (two labelled tiles of the
-    # synthetic scenes overlap by 0.5 in 0.3% of cases, never by 0.55; a second box the detector puts over
-    # a gap in a meld lying flat often overlaps its tile by 0.5-0.6)
+    # synthetic scenes hardly ever overlap so much; a second box the detector puts over a gap in a meld
+    # lying flat often does; models/HISTORY.md)
     duplicate_iou: float = 0.5
     duplicate_cover: float = 0.85  # ratio: ... or one covering this much of the other are one tile
     # weight of a back in the photo's direction (any other tile: 1): backs may be other players' walls,

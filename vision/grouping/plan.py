@@ -44,8 +44,7 @@ class PlanConfig:
     fit: float = 4.0  # evidence, in tiles, for a count that comes out right
     # evidence, in standing tiles, per meld on the hand's row: players lay their melds on the hand's line, so
     # a row of two standing tiles and four melds is a hand, not another player's discards that borrow its
-    # melds (synthetic hands read 257 of 346 against 255 for any weight from 1 to 3; the grouper alone, on
-    # the labelled boxes, 0.993 of the seed 2000 hands against 0.986)
+    # melds (any weight from 1 to 3 reads the synthetic hands about as well; models/HISTORY.md)
     row_meld: float = 1.5
     # evidence against, in tiles, per tile of the row that reads as melds but is taken for concealed
     read_as_tiles: float = 0.5

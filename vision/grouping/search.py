@@ -65,9 +65,9 @@ class SearchConfig:
     max_count_edits: int = 6  # the most confident unsure tiles / least confident kept ones considered
     overlap_iou: float = 0.3  # an unsure box overlapping a kept one this much is that tile again
     max_groupings: int = 24  # groupings one look's search spends, at most (the first reading's included)
-    # ... and one photo's reading over every look at it, when it can be looked at again (a close-up): on the
-    # synthetic 640x480 hands (seeds 2000, 2100) 48 with ``look_cost`` 1 reads every hand that 24 a look read,
-    # with a mean of 3.2 / 3.5 groupings a photo; 24 for all the looks loses 2 of 140 held-out ones
+    # ... and one photo's reading over every look at it, when it can be looked at again (a close-up): 48 with
+    # ``look_cost`` 1 reads every hand that 24 a look read, where 24 for all the looks loses some
+    # (models/HISTORY.md, "The reader's constants")
     photo_groupings: int = 48
     # rows tried as the hand's, next likeliest first, when no candidate of the likeliest row's reading is a
     # win (a hand of four melds and a pair: another player's standing row looks more like a hand than it does)
