@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from scoring.errors import SmjError
 from scoring.hand import Hand, Meld, MeldKind, concealed_count
-from scoring.tiles import Tile, TileParseError, parse_tile, parse_tiles, tile_name
+from scoring.tiles import Tile, TileParseError, format_tiles, parse_tile, parse_tiles, tile_name
 
 __all__ = ["MELD_WORDS", "WIN_WORDS", "TypedHand", "TypedHandError", "parse_typed"]
 
@@ -94,6 +94,16 @@ class TypedHand:
             raise TypedHandError("手牌里没有牌", "the hand has no tiles")
         win = self.win_tile if self.win_tile is not None else concealed[-1]
         return Hand(tuple(sorted(concealed)), melds, win)
+
+    def to_json(self) -> dict[str, object]:
+        """The hand as typed, in the shape of ``Hand.to_json`` (what ``/score`` and ``/waits`` take), read
+        outside a round: a kong of no declared kind is a 直杠, the winning tile ``None`` where none was named
+        (the last concealed tile wins). A hand of any size: one tile short is a waiting hand."""
+        return {
+            "concealed": format_tiles(self.concealed),
+            "win_tile": tile_name(self.win_tile) if self.win_tile is not None else None,
+            "melds": [typed.meld(()).to_json() for typed in self.melds],
+        }
 
     def final(self, declared: Sequence[Meld] = ()) -> tuple[tuple[Tile, ...], tuple[Meld, ...]]:
         """A hand at the wall's end (no winning tile): its concealed tiles and melds, joined as ``hand``."""
@@ -198,7 +208,8 @@ def _tiles(words: list[str]) -> tuple[Tile, ...]:
                     wrong, why = word, str(own)
                     break
         raise TypedHandError(
-            f"“{wrong}” 不是牌 (牌写作 123m 456p 789s, 词有 {_HINT_ZH})", f"{why} (words: {_HINT_EN})"
+            f"“{wrong}” 不是牌 (牌写作 123m 456p 789s, 词有 {_HINT_ZH})",
+            f'"{wrong}" is not tiles: {why} (words: {_HINT_EN})',
         ) from None
 
 

@@ -14,10 +14,12 @@ from api.schemas import (
     ConditionsOut,
     GroupedOut,
     GroupIn,
+    HandOut,
     PresetsOut,
     ScoreIn,
     ScoreOut,
     TilesOut,
+    TypedIn,
     WaitsIn,
     WaitsOut,
     hand_of,
@@ -28,6 +30,7 @@ from scoring.conditions import conditions_json
 from scoring.presets import DEFAULT_PRESET
 from scoring.settlement.events import WIN_FLAGS
 from scoring.tiles import tile_name, tile_name_zh
+from scoring.typed import parse_typed
 from usecases import hands, photos
 from vision.detections import BACK, DETECTOR_CLASSES
 
@@ -45,6 +48,15 @@ async def score_hand(request: ScoreIn, workers: WorkersDep) -> dict[str, Any]:
     rules = get_preset(request.preset)
     hand = hand_of(request.hand)
     return await workers.hands(hands.score_json, hand, request.context.to_context(), rules)
+
+
+@router.post("/typed", response_model=HandOut, responses=error_responses(422), summary="read a typed hand")
+async def typed_hand(request: TypedIn) -> dict[str, Any]:
+    """The hand a player typed (``scoring.typed``: tiles, then meld words and their tiles) as the hand JSON
+    ``/score`` and ``/waits`` take, read outside a round: ``kong`` is a 直杠, ``win_tile`` null where none
+    was named. The page reads its typed-hand box so, one reading for the page and the API. A word that is
+    no tile nor meld word is a 422 ``typed_hand`` naming it in Chinese and English."""
+    return parse_typed(request.text).to_json()
 
 
 @router.post(

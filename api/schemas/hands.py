@@ -171,6 +171,29 @@ class WaitsIn(In):
     )
 
 
+class TypedIn(In):
+    """A hand as a player types it, to be read (``/typed``)."""
+
+    text: TypedHandText
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"text": "123345m66999p kong 2p win 6p"}]}
+    )
+
+
+class MeldOut(BaseModel):
+    type: MeldKind
+    tile: str
+
+
+class HandOut(BaseModel):
+    """``Hand.to_json()``: what ``/score`` takes as ``hand``."""
+
+    concealed: str
+    win_tile: str | None = Field(description="null: the last concealed tile wins")
+    melds: list[MeldOut]
+
+
 class ScoreErrorOut(BaseModel):
     code: str
     message: str

@@ -13,7 +13,7 @@ from pydantic import (
 )
 
 from api.schemas.common import MAX_ALTERNATIVES, MAX_DETECTIONS, DetectorClass, In, SuitedClass
-from api.schemas.hands import ContextIn, ScoreOut, WaitsOut
+from api.schemas.hands import ContextIn, HandOut, ScoreOut, WaitsOut
 from scoring.presets import DEFAULT_PRESET
 
 
@@ -74,12 +74,6 @@ class GroupIn(In):
             if x1 < 0 or y1 < 0 or x2 > self.width or y2 > self.height:
                 raise ValueError(f"detections[{index}].box lies outside the {self.width}x{self.height} photo")
         return self
-
-
-class HandOut(BaseModel):
-    concealed: str
-    win_tile: str | None
-    melds: list[dict[str, str]]
 
 
 class GroupOut(BaseModel):

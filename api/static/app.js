@@ -86,6 +86,7 @@
     // correction's grouping
     grouped: 0,
     scored: 0,
+    typed: 0, // typed hands sent to be read: an answer to an earlier one is dropped
   };
 
   // ---- talking to the API
@@ -809,81 +810,20 @@
   }
 
   // ---- a hand typed: "123345m66999p kong 2p win 6p", "12345m11p 碰3m 暗杠9m"
-  // The syntax of scoring/typed.py (the server reads a table's typed hands with it): tiles, and meld words
-  // each with its tile, in any order, apart or together; "kong"/"杠" is a kong of the kind declared (here
-  // a 直杠, as the server reads it outside a round). A browser test checks the two read alike.
-
-  const MELD_WORDS = { pong: "pong", "碰": "pong", kong: "kong_exposed", "杠": "kong_exposed",
-    exposed: "kong_exposed", "明杠": "kong_exposed", "直杠": "kong_exposed", added: "kong_added", "加杠": "kong_added",
-    "面下杠": "kong_added", "补杠": "kong_added", concealed: "kong_concealed", "暗杠": "kong_concealed" };
-  const WIN_WORDS = ["win", "胡", "和"];
-  const TYPED_WORDS = [...Object.keys(MELD_WORDS), ...WIN_WORDS].sort((a, b) => b.length - a.length);
-  const TYPED_TOKEN = new RegExp(`${TYPED_WORDS.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")}|\\S`, "giu");
-
-  // what scoring/tiles.py reads as tiles: digits (一..九 too) and suits (m p s, 万 筒 条 and their aliases)
-  const TILE_TEXT = /^[1-9一二三四五六七八九mpsw万萬筒饼餅条條索,+_-]+$/i;
-  const ONE_TILE = /^([1-9一二三四五六七八九][mpsw万萬筒饼餅条條索]|[mps][1-9])$/i;
-
-  function typedError(zhText, en) {
-    return Object.assign(new Error(`${zhText} / ${en}`), { code: "typed_hand" });
-  }
-
-  function typedWords(text) {
-    const words = [];
-    let run = "";
-    for (const match of text.matchAll(TYPED_TOKEN)) {
-      const token = match[0];
-      if (token.length > 1 || MELD_WORDS[token.toLowerCase()] || WIN_WORDS.includes(token)) {
-        if (run) words.push(run);
-        words.push(token);
-        run = "";
-      } else {
-        run += token;
-        const next = text[match.index + token.length];
-        if (next !== undefined && /\s/.test(next)) {
-          words.push(run);
-          run = "";
-        }
-      }
-    }
-    if (run) words.push(run);
-    return words;
-  }
-
-  function parseTyped(text) {
-    const words = typedWords(text.trim());
-    if (!words.length) return null;
-    const concealed = [];
-    const melds = [];
-    let win = null;
-    for (let i = 0; i < words.length; i += 1) {
-      const key = words[i].toLowerCase();
-      if (!MELD_WORDS[key] && !WIN_WORDS.includes(key)) {
-        if (!TILE_TEXT.test(words[i])) {
-          throw typedError(`“${words[i]}” 不是牌 (牌写作 123m 456p 789s, 词有 碰 杠 明杠 加杠 暗杠 胡)`, `"${words[i]}" is not tiles (words: pong, kong, exposed, added, concealed, win)`);
-        }
-        concealed.push(words[i]);
-        continue;
-      }
-      const tile = words[i + 1];
-      if (!tile || !ONE_TILE.test(tile)) {
-        throw typedError(`“${words[i]}” 后面要写一张牌, 比如 ${words[i]} 5p`, `"${words[i]}" takes one tile such as 5p`);
-      }
-      if (WIN_WORDS.includes(key)) win = tile;
-      else melds.push({ type: MELD_WORDS[key], tile });
-      i += 1;
-    }
-    const hand = { concealed: concealed.join(""), melds };
-    if (win) hand.win_tile = win;
-    return hand;
-  }
+  // The server reads it (POST /typed, scoring/typed.py: the one reader of typed hands, the table's too) and
+  // answers the hand as JSON, or a typed_hand error naming the word in Chinese and English.
 
   async function scoreTyped(event) {
     event.preventDefault();
+    const text = $("typed-hand").value.trim();
+    if (!text) return;
+    const sequence = ++state.typed;
     let hand;
     try {
-      hand = parseTyped($("typed-hand").value);
+      hand = await postJson("/typed", { text });
+      if (sequence !== state.typed) return; // a later typed hand is on its way
     } catch (error) {
+      if (sequence !== state.typed) return;
       if (!state.detections.length) {
         // an earlier typed hand's score is not left on show beside this one's error (a photo's reading
         // and its corrections stay: the typo is in the text box only)
@@ -896,7 +836,6 @@
       setStatus(`出错 ${zh(error.code)}${error.message}`, true);
       return;
     }
-    if (!hand) return;
     state.grouping = { hand, groups: [], win_index: null, win_apart: false, warnings: [] };
     state.detections = [];
     state.winIndex = null;
@@ -1281,7 +1220,6 @@
         winFlags: () => state.winFlags,
         zh,
         hand: () => (state.grouping && state.grouping.hand) || null,
-        parseTyped,
       };
       window.dispatchEvent(new Event("smj-ready"));
       document.body.dataset.ready = "true";

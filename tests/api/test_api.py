@@ -396,6 +396,46 @@ def test_malformed_or_impossible_hands_are_422(
     assert_error(client.post("/api/v1/score", json=payload), 422, code)
 
 
+TYPED = [
+    "123345m66999p kong 2p win 6p",
+    "123345m66999p 杠2p 胡6p",
+    "KONG 2p 123 345m 66999p WIN 6p",
+    "22m 碰3m 加杠4m 暗杠5m 面下杠6m",
+    "123345万66999筒 明杠2筒",
+    "12334567m66999p",
+]
+
+
+def test_a_typed_hand_is_read_into_the_hand_json_that_scores_as_the_text_does(client: TestClient) -> None:
+    """``/typed`` (the page's typed-hand box) answers the hand JSON that ``/score`` and ``/waits`` take,
+    scoring as the text itself does; a typo is refused naming the word in Chinese and English."""
+    for text in TYPED:
+        read = client.post("/api/v1/typed", json={"text": text})
+        assert read.status_code == 200, read.text
+        hand = read.json()
+        assert set(hand) == {"concealed", "win_tile", "melds"}
+        scored = [client.post("/api/v1/score", json={"hand": h, "preset": "chengdu"}) for h in (hand, text)]
+        assert scored[0].status_code == scored[1].status_code, text
+        answers = [answer.json() for answer in scored]
+        for answer in answers:  # the melds' order apart (a hand as JSON is read by kind)
+            answer.get("decomposition", []).sort()
+        assert answers[0] == answers[1], text
+    assert client.post("/api/v1/typed", json={"text": "123345m66999p kong 2p win 6p"}).json() == {
+        "concealed": "123345m66999p",
+        "win_tile": "6p",
+        "melds": [{"type": "kong_exposed", "tile": "2p"}],
+    }
+    waiting = client.post("/api/v1/typed", json={"text": "12334567m66999p"}).json()
+    assert waiting["win_tile"] is None
+    waits = client.post("/api/v1/waits", json={"hand": {k: waiting[k] for k in ("concealed", "melds")}})
+    assert waits.status_code == 200 and waits.json()["ready"]
+    refused = client.post("/api/v1/typed", json={"text": "123456789m11p kang 5p"})
+    assert_error(refused, 422, "typed_hand")
+    message = refused.json()["error"]["message"]
+    assert "“kang” 不是牌" in message and '"kang" is not tiles' in message and "pong, kong" in message
+    assert_error(client.post("/api/v1/typed", json={"text": "1m" * 150}), 422, "invalid_request")
+
+
 def test_a_hand_typed_as_the_page_takes_it_scores_as_its_json(client: TestClient) -> None:
     """``hand`` as text, the page's typed-hand syntax (``scoring.typed``), for /score and /waits."""
     as_json = {

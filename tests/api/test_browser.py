@@ -230,7 +230,8 @@ def test_a_hand_typed_is_scored_without_a_photo(page: Page, tmp_path: Path) -> N
     page.fill("#typed-hand", "123345m66999p bump 2p")
     page.locator("#typed button[type=submit]").click()
     expect(page.locator("#status")).to_contain_text("“bump” 不是牌")
-    expect(page.locator("#status")).to_contain_text('"bump" is not tiles (words: pong, kong, exposed, added')
+    expect(page.locator("#status")).to_contain_text('"bump" is not tiles: unknown character')
+    expect(page.locator("#status")).to_contain_text("(words: pong, kong, exposed, added")
     page.screenshot(path=str(tmp_path / "typed.png"), full_page=True)
 
 

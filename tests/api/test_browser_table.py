@@ -212,50 +212,6 @@ def test_a_win_s_flags_are_listed_as_players_say_them(server: str, tmp_path: Pat
         expect(events).not_to_contain_text("gang_shang_pao")
 
 
-TYPED = [
-    "123345m66999p kong 2p win 6p",
-    "123345m66999p 杠2p 胡6p",
-    "KONG 2p 123 345m 66999p WIN 6p",
-    "22m 碰3m 加杠4m 暗杠5m 面下杠6m",
-    "123345万66999筒 明杠2筒",
-    "123456789m11p kang 5p",
-]
-
-
-def test_the_page_reads_a_typed_hand_as_the_server_does(server: str, tmp_path: Path) -> None:
-    """The typed-hand box's reading (app.js) and the server's (scoring.typed) score every hand alike."""
-    with sync_playwright() as playwright:
-        page = phone(playwright, tmp_path / "phone", server)
-        answers = page.evaluate(
-            """async (typed) => {
-                const score = (hand) => fetch('/api/v1/score', {method: 'POST',
-                    headers: {'Content-Type': 'application/json'}, body: JSON.stringify({hand})})
-                    .then(async (r) => [r.status, await r.json()]);
-                const out = [];
-                for (const text of typed) {
-                    let read;
-                    try {
-                        read = await score(window.smjPage.parseTyped(text));
-                    } catch (error) {
-                        read = [0, error.message];  // refused on the page, before any request
-                    }
-                    out.push([await score(text), read]);
-                }
-                return out;
-            }""",
-            TYPED,
-        )
-        for text, (server_read, page_read) in zip(TYPED, answers, strict=True):
-            if server_read[0] == 200:  # the melds' order apart (the page sends them by kind)
-                for read in (server_read, page_read):
-                    read[1]["decomposition"].sort()
-                assert page_read == server_read, text
-            else:  # both refuse it, naming the word in Chinese and English
-                assert server_read[1]["error"]["code"] == "typed_hand" and page_read[0] == 0, text
-                for message in (server_read[1]["error"]["message"], page_read[1]):
-                    assert "“kang” 不是牌" in message and "pong, kong" in message, text
-
-
 def test_a_winner_holding_a_kong_types_the_hand_on_the_page(server: str, tmp_path: Path) -> None:
     """Bo declared 暗杠 5p and types the tiles in the hand: the kong is joined; a typo is refused in
     Chinese and English naming Bo and the word; a final hand at the wall's end is typed the same way."""
