@@ -47,6 +47,7 @@ class PhotoResult:
     false_boxes: int
     exact_suited: bool
     seconds: float
+    refused: bool = False  # the reader refused the photo as no hand (too_many_tiles): a clean photo it is not
 
 
 def judge(row: dict, boxes: np.ndarray, classes: np.ndarray, seconds: float) -> PhotoResult:
@@ -75,8 +76,17 @@ def judge(row: dict, boxes: np.ndarray, classes: np.ndarray, seconds: float) -> 
     return PhotoResult(tiles, found, false_boxes, wanted == got, seconds)
 
 
+def refused(row: dict, seconds: float) -> PhotoResult:
+    """A photo the reader refused (more boxes than a hand holds, ``too_many_tiles``): no tile found, and
+    counted among the photos with a false box (its false boxes are not counted: there are hundreds)."""
+    from vision.detections import BACK
+
+    tiles = Counter(b["role"] for b in row.get("boxes", []) if b["cls"] != BACK)
+    return PhotoResult(tiles, Counter(), 0, not row.get("boxes"), seconds, refused=True)
+
+
 def measure(folder: Path, detector: object, limit: int = 0) -> list[PhotoResult]:
-    from vision.images import load_photo
+    from vision.images import ImageError, load_photo
     from vision.reading import first_detections
 
     rows = scene_images(folder)
@@ -84,7 +94,13 @@ def measure(folder: Path, detector: object, limit: int = 0) -> list[PhotoResult]
     for row in rows[: limit or None]:
         start = time.perf_counter()
         photo = load_photo(folder / row["image"])
-        found = first_detections(photo, detector)  # type: ignore[arg-type]
+        try:
+            found = first_detections(photo, detector)  # type: ignore[arg-type]
+        except ImageError as error:
+            if error.code != "too_many_tiles":
+                raise
+            results.append(refused(row, time.perf_counter() - start))
+            continue
         seconds = time.perf_counter() - start
         results.append(judge(row, found.boxes * photo.scale, found.class_ids, seconds))
     return results
@@ -144,13 +160,15 @@ def summary(results: Sequence[PhotoResult]) -> str:
     near = sum(tiles[role] for role in NEAR)
     near_recall = sum(found[role] for role in NEAR) / near if near else float("nan")
     false = sum(r.false_boxes for r in results) / len(results)
-    clean = sum(r.false_boxes == 0 for r in results) / len(results)
+    clean = sum(r.false_boxes == 0 and not r.refused for r in results) / len(results)
+    refusals = sum(r.refused for r in results)
     exact = sum(r.exact_suited for r in results) / len(results)
     ms = 1000 * statistics.median(r.seconds for r in results)
     return (
         f"{len(results)} photos, {total} face-up tiles: recall {recall:.3f} (hand, melds, loose: "
         f"{near_recall:.3f} of {near})  false boxes/photo {false:.2f}  "
         f"no false box {clean:.3f}  exact suited {exact:.3f}  median {ms:.0f} ms"
+        + (f"  refused as too many tiles {refusals}" if refusals else "")
     )
 
 

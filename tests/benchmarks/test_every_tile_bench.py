@@ -58,6 +58,17 @@ def test_an_empty_table_read_as_empty_is_exact_and_clean() -> None:
     assert "no false box 1.000" in bench.summary([result])
 
 
+def test_a_photo_refused_as_too_many_tiles_is_no_clean_photo_and_finds_nothing() -> None:
+    empty = bench.refused({"boxes": [], "ignored": []}, 0.01)
+    clean = bench.judge({"boxes": [], "ignored": []}, np.zeros((0, 4), np.float32), np.zeros(0, int), 0.01)
+    line = bench.summary([empty, clean])
+    assert "no false box 0.500" in line and "refused as too many tiles 1" in line
+    assert "false boxes/photo 0.00" in line  # the refused photo's hundreds are not averaged in
+    hand = bench.refused(ROW, 0.01)
+    assert hand.tiles == {"hand": 1, "stray": 1} and hand.found == {} and not hand.exact_suited
+    assert "refused" not in bench.summary([clean])
+
+
 def test_the_command_measures_a_folder_and_refuses_one_without_scenes(tmp_path: Path) -> None:
     from datasets.synth.scene import SceneOptions
     from datasets.synth.writer import write_dataset
