@@ -70,8 +70,9 @@ class Issue:
 
 
 @dataclass(frozen=True)
-class LabelledBox:
-    """A readable box with its image, for statistics and the contact sheet."""
+class BoxInFile:
+    """A label (``datasets.labels.Box``) where it was read: its image, split and label-file line, for the
+    statistics and the contact sheet."""
 
     image: Path
     split: str
@@ -86,7 +87,7 @@ class CheckReport:
     images: dict[str, int]  # split -> number of images
     boxes_per_image: dict[str, tuple[int, ...]]  # split -> box count of each image
     box_sizes: tuple[float, ...]  # sqrt(w * h) in pixels of every box whose image size is known
-    boxes: tuple[LabelledBox, ...]
+    boxes: tuple[BoxInFile, ...]
     errors: tuple[Issue, ...]
     warnings: tuple[Issue, ...] = field(default=())
 
@@ -191,7 +192,7 @@ def check_dataset(root: Path | str) -> CheckReport:
     images: dict[str, int] = defaultdict(int)
     per_image: dict[str, list[int]] = defaultdict(list)
     sizes: list[float] = []
-    boxes: list[LabelledBox] = []
+    boxes: list[BoxInFile] = []
     splits_of_source: dict[str, set[str]] = defaultdict(set)
     listed = read_sources(root / "sources.csv")
     image_splits: dict[Path, str] = {}
@@ -225,7 +226,7 @@ def check_dataset(root: Path | str) -> CheckReport:
             found = _check_label_file(label, names, size, errors)
             per_image[split].append(len(found))
             for line, box in found:
-                boxes.append(LabelledBox(image, split, box, line))
+                boxes.append(BoxInFile(image, split, box, line))
                 if size:
                     sizes.append(math.sqrt(max(box.w * size[0], 0) * max(box.h * size[1], 0)))
         for stem in sorted(set(label_files) - stems):
@@ -261,7 +262,7 @@ MIN_SPLIT_IMAGES = 20  # fewer images than this in a split measure nothing (one 
 
 
 def _coverage_warnings(
-    root: Path, names: Sequence[str], images: dict[str, int], boxes: Sequence[LabelledBox]
+    root: Path, names: Sequence[str], images: dict[str, int], boxes: Sequence[BoxInFile]
 ) -> list[Issue]:
     """A detector class with no box to train on, and a split too small to measure anything."""
     warnings: list[Issue] = []
@@ -367,7 +368,7 @@ def contact_sheet(
     under it the image file and label line it comes from (the end of a long name), to find and fix it."""
     out = Path(out)
     rng = random.Random(seed)
-    by_class: dict[int, list[LabelledBox]] = defaultdict(list)
+    by_class: dict[int, list[BoxInFile]] = defaultdict(list)
     for item in report.boxes:
         if item.box.w > 0 and item.box.h > 0:
             by_class[item.box.class_id].append(item)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from datasets.labels import Box
 from datasets.synth import art
 from datasets.synth.aim import aim_camera, median_tile_px, random_placement, random_roll
 from datasets.synth.boxes import SceneBox, label_tiles
@@ -34,6 +35,7 @@ from datasets.synth.props import Disc
 from datasets.synth.stage import body_for, lit_canvas, table_geometry
 from datasets.synth.table import TableGeometry, random_table_look
 from datasets.synth.tile_body import Body, Canvas, flat_axes
+from datasets.yolo import format_label_lines
 from scoring.hand import Hand
 
 
@@ -104,15 +106,11 @@ class Scene:
         as the real photos are labelled), "outline" by all of the tile that shows (``SceneBox.outline``)."""
         if boxes not in LABEL_BOXES:
             raise ValueError(f"boxes must be one of {', '.join(LABEL_BOXES)}, not {boxes!r}")
-        w, h = self.width, self.height
-        lines = []
-        for b in self.boxes:
-            x1, y1, x2, y2 = b.box if boxes == "face" else b.outline
-            lines.append(
-                f"{b.class_id} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} "
-                f"{(y2 - y1) / h:.6f}\n"
-            )
-        return "".join(lines)
+        labels = (
+            Box.from_xyxy(b.class_id, b.box if boxes == "face" else b.outline, self.width, self.height)
+            for b in self.boxes
+        )
+        return format_label_lines(labels)
 
     def to_json(self, image: str, with_boxes: bool = True) -> dict[str, object]:
         data: dict[str, object] = {

@@ -81,6 +81,10 @@ class Detector:
     ``models/tile_faces.onnx``); a classifier given to a multi-class model re-reads its boxes.
     """
 
+    # the most boxes a photo is read with (None: any number, for the tools that cut a dataset's crops
+    # from every false alarm of a cluttered photo)
+    max_tiles: int | None = MAX_TILES
+
     def __init__(
         self,
         weights: Path | str = DEFAULT_WEIGHTS,
@@ -92,8 +96,6 @@ class Detector:
         max_tiles: int | None = MAX_TILES,
     ) -> None:
         self.weights = Path(weights)
-        # the most boxes a photo is read with (None: any number, for the tools that cut a dataset's crops
-        # from every false alarm of a cluttered photo)
         self.max_tiles = max_tiles
         # boxes of packed standing rows split and snapped at their seams (vision.detect.rowfit)
         self.fit_rows = fit_rows

@@ -44,7 +44,8 @@ SUITED = range(27)
 
 
 class LabelledBox(Protocol):
-    """One labelled tile: its detector class and its box in pixels of the photo."""
+    """One labelled tile: its detector class and its box in pixels of the photo. What is read of the one
+    label model, ``datasets.labels.Box`` (vision does not import datasets: this names the contract)."""
 
     @property
     def class_id(self) -> int: ...
