@@ -158,11 +158,13 @@ def load(
     """``count`` requests made by ``send`` from ``clients`` threads (one HTTP client each): latencies (s)
     of the answers with status ``expect``, a description of every other answer, and the wall time."""
     local = threading.local()
+    opened: list[httpx.Client] = []
 
     def one(_: int) -> tuple[float | None, str | None]:
         client = getattr(local, "client", None)
         if client is None:
             client = local.client = httpx.Client(base_url=base, timeout=120)
+            opened.append(client)
         start = time.perf_counter()
         try:
             response = send(client)
@@ -173,8 +175,12 @@ def load(
         return time.perf_counter() - start, None
 
     start = time.perf_counter()
-    with ThreadPoolExecutor(clients) as pool:
-        results = list(pool.map(one, range(count)))
+    try:
+        with ThreadPoolExecutor(clients) as pool:
+            results = list(pool.map(one, range(count)))
+    finally:
+        for client in opened:  # each thread's connections, closed with the run
+            client.close()
     wall = time.perf_counter() - start
     return [t for t, _ in results if t is not None], [e for _, e in results if e is not None], wall
 

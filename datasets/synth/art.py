@@ -127,7 +127,8 @@ def _has_mahjong_block(path: Path) -> bool:
     except ImportError:
         return True
     try:
-        return 0x1F007 in TTFont(str(path), lazy=True).getBestCmap()
+        with TTFont(str(path), lazy=True) as font:
+            return 0x1F007 in font.getBestCmap()
     except Exception:  # a broken font file is simply not an art set
         return False
 

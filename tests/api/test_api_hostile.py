@@ -310,6 +310,8 @@ def _serve(tmp_path: Path, nofile: int = 0, **env: str) -> Iterator[tuple[subpro
         if server.poll() is None:
             server.kill()
             server.wait()
+        if server.stderr is not None:
+            server.stderr.close()
 
 
 @pytest.fixture
