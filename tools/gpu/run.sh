@@ -2,7 +2,8 @@
 # the windows of models/README.md's "How to make them", train the localiser until about SECONDS after the
 # start (from MODEL: yolo26n.yaml, or our own .pt to fine-tune; at LR0), and leave its weights and log in $OUT.
 #   [MODEL=models/tiles.pt LR0=0.005] [EVERY_TILE=1] bash .gpu/run.sh SECONDS [SCALE]   (SCALE: a share of the scenes;
-#   EVERY_TILE=1 adds the scenes of loose tiles, close-ups of big ones and tables of tile-like things, as issue 48 asks)
+#   EVERY_TILE=1 adds the scenes of loose tiles, close-ups of big ones, tables of tile-like things and tables by a
+#   bookshelf: what the localiser must box, and what it must not)
 set -uo pipefail
 BUDGET=$1
 K=${2:-1}
@@ -20,10 +21,11 @@ $S --out $D/synA --n "$(n 3000)" --seed 8100 --size 640x480 --workers 6 &
 $S --out $D/synB --n "$(n 800)" --seed 8200 --size 2016x1512 --fill 0.25-0.4 --workers 5 &
 $S --out $D/synC --n "$(n 800)" --seed 8300 --size 2016x1512 --fill 0.25-0.4 --packed --workers 5 &
 wait
-if [ "${EVERY_TILE:-0}" = 1 ]; then  # issue #48's scenes too: loose tiles, frame-filling close-ups, tables of no tile
-    $S --out $D/loose --n "$(n 900)" --seed 8700 --size 640x480 --kind loose --workers 6 &
-    $S --out $D/closeup --n "$(n 400)" --seed 8800 --size 640x480 --kind closeup --workers 5 &
-    $S --out $D/empty --n "$(n 300)" --seed 8900 --size 640x480 --kind empty --workers 5 &
+if [ "${EVERY_TILE:-0}" = 1 ]; then  # the every-tile scenes too: loose tiles, frame-filling close-ups, tables of no tile
+    $S --out $D/loose --n "$(n 900)" --seed 8700 --size 640x480 --kind loose --workers 4 &
+    $S --out $D/closeup --n "$(n 400)" --seed 8800 --size 640x480 --kind closeup --workers 4 &
+    $S --out $D/empty --n "$(n 300)" --seed 8900 --size 640x480 --kind empty --workers 4 &
+    $S --out $D/shelf --n "$(n 300)" --seed 8960 --size 640x480 --kind shelf --workers 4 &
     wait
 fi
 W="python3 smj.py dataset windows"
@@ -39,7 +41,8 @@ if [ "${EVERY_TILE:-0}" = 1 ]; then
     $W $D/loose --out $D/w_loose --scale 0.55-1.0 --per-image 2 --seed 8 &
     $W $D/closeup --out $D/w_closeup --scale 0.5-0.7 --seed 9 &
     $W $D/empty --out $D/w_empty --scale 0.55-1.0 --per-image 2 --seed 10 &
-    PARTS="$PARTS w_loose w_closeup w_empty"
+    $W $D/shelf --out $D/w_shelf --scale 0.55-1.0 --per-image 2 --seed 11 &
+    PARTS="$PARTS w_loose w_closeup w_empty w_shelf"
 fi
 wait
 echo "data ready at $(($(date +%s) - t0)) s"
