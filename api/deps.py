@@ -24,6 +24,8 @@ from store import Store, StoreError, open_store
 from usecases.sets import tile_set
 from vision.detect.classifier import TileClassifier
 from vision.detect.tileset import TileSet
+from vision.images import Photo
+from vision.pipeline import decode_photo
 from vision.reading import Reader, SetReader
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
@@ -174,3 +176,13 @@ def set_reader(detector: Reader) -> SetReader:
 def set_classifier(detector: Reader) -> TileClassifier:
     """The classifier of a detector that reads sets (``set_reader``)."""
     return set_reader(detector).set_classifier()
+
+
+async def decode_upload(data: bytes, workers: Workers, settings: Settings) -> Photo:
+    """An upload decoded as the reader reads it (``vision.pipeline.decode_photo``: a large JPEG reduced by the
+    decoder itself), in the decode pool, under the service's pixel and decoding-memory limits; raises
+    ``ImageError`` (not_an_image, corrupt_image, too_many_pixels). A photo saved as an example is decoded so
+    too: one the reader reads is never too large to save."""
+    return await workers.decode(
+        decode_photo, data, max_pixels=settings.max_pixels, max_decode_bytes=settings.max_decode_bytes
+    )

@@ -1,6 +1,6 @@
-"""Reading a photo for either face: decoded once (EXIF orientation applied, the pixel limit enforced, a large
-JPEG decoded reduced), read, grouped and scored; boxes in the pixels of the upright full-resolution photo,
-whose size is ``width`` / ``height`` in every answer.
+"""Reading a photo for the API: a photo decoded once (``vision.pipeline.decode_photo``: EXIF orientation
+applied, the pixel limit enforced, a large JPEG decoded reduced) read, grouped and scored; boxes in the pixels
+of the upright full-resolution photo, whose size is ``width`` / ``height`` in every answer.
 
 A photo's hand is read, not given: its answer is whatever was read, its score (``valid: false`` with the
 reason when it is not a win, e.g. a tile missed) and the grouper's warnings naming the tiles to check.
@@ -16,14 +16,6 @@ from vision.detect.tileset import TileSet
 from vision.detections import Detections
 from vision.images import Photo
 from vision.reading import Reader
-
-
-def decode(data: bytes, max_pixels: int, max_decode_bytes: int | None = None) -> Photo:
-    """The upload decoded as the reader reads it (a large JPEG reduced by the decoder itself); raises
-    ``ImageError`` (not_an_image, corrupt_image, too_many_pixels: over ``max_pixels`` or taking more than
-    ``max_decode_bytes``). A photo saved as an example is decoded so too: one the reader reads is never too
-    large to save."""
-    return pipeline.decode_photo(data, max_pixels=max_pixels, max_decode_bytes=max_decode_bytes)
 
 
 def recognition_json(

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import Field, TypeAdapter, ValidationError
 
-from api.deps import PhotoUploadDep, SettingsDep, WorkersDep
+from api.deps import PhotoUploadDep, SettingsDep, WorkersDep, decode_upload
 from api.detections_in import detections_in_photo
 from api.errors import ApiError
 from api.guard import check_may_write
@@ -18,7 +18,6 @@ from api.routes import API_PREFIX, error_responses
 from api.schemas import MAX_DETECTIONS, DetectionIn, ExampleOut, HandIn
 from datasets.corrections import CorrectionError, Quota, check_hand, save_correction
 from datasets.labels import Box
-from usecases import photos
 
 router = APIRouter(prefix=API_PREFIX, tags=["examples"])
 _DETECTIONS = TypeAdapter(Annotated[list[DetectionIn], Field(max_length=MAX_DETECTIONS)])
@@ -71,7 +70,7 @@ async def save(
         check_hand(parsed_hand)  # before decoding: an impossible hand costs nothing
     except CorrectionError as error:
         raise _refused(error) from None
-    photo = await workers.decode(photos.decode, data, settings.max_pixels, settings.max_decode_bytes)
+    photo = await decode_upload(data, workers, settings)
     corrected = detections_in_photo([(d.tile, d.box, d.confidence, ()) for d in boxes], photo.original_size)
     width, height = photo.original_size
     labels = [Box.from_xyxy(d.class_id, d.box, width, height) for d in corrected]

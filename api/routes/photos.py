@@ -14,6 +14,7 @@ from api.deps import (
     SettingsDep,
     TileSetFormDep,
     WorkersDep,
+    decode_upload,
 )
 from api.routes import API_PREFIX, error_responses
 from api.schemas import RecognizeOut, ScorePhotoOut
@@ -33,7 +34,7 @@ async def recognize(
     """The detections (boxes in pixels of the upright photo, ``width`` x ``height``), the hand they
     group into, the groups for drawing, and the grouper's warnings; faces read with the form field
     ``set`` (a stored set's name) when given."""
-    photo = await workers.decode(photos.decode, data, settings.max_pixels, settings.max_decode_bytes)
+    photo = await decode_upload(data, workers, settings)
     return await workers.model(photos.recognition_json, photo, detector, settings.conf, tile_set)
 
 
@@ -49,7 +50,7 @@ async def score_photo(
 ) -> dict[str, Any]:
     """As ``recognize``, plus ``score``: null when no tile was found, ``valid: false`` with the reason when
     the hand read is not a win (the warnings name the tiles to check)."""
-    photo = await workers.decode(photos.decode, data, settings.max_pixels, settings.max_decode_bytes)
+    photo = await decode_upload(data, workers, settings)
     return await workers.model(
         photos.score_photo_json, photo, detector, context, rules, settings.conf, tile_set
     )

@@ -18,7 +18,7 @@ import numpy as np
 from fastapi import APIRouter, Body, Depends, Form, Path, Query, Request
 from pydantic import TypeAdapter
 
-from api.deps import DetectorDep, PhotoUploadDep, SettingsDep, StoreDep, WorkersDep, set_reader
+from api.deps import DetectorDep, PhotoUploadDep, SettingsDep, StoreDep, WorkersDep, decode_upload, set_reader
 from api.errors import ApiError
 from api.guard import check_may_write
 from api.routes import API_PREFIX, error_responses
@@ -44,7 +44,6 @@ from store.sets import (
     rename_example,
     summary,
 )
-from usecases import photos
 from usecases import sets as set_cases
 
 router = APIRouter(prefix=API_PREFIX, tags=["sets"])
@@ -98,7 +97,7 @@ async def teach(
     check_may_write(request, settings, token, "teaching a set")
     reader = set_reader(detector)
     model = reader.set_classifier().identity
-    photo = await workers.decode(photos.decode, data, settings.max_pixels, settings.max_decode_bytes)
+    photo = await decode_upload(data, workers, settings)
     taught = await workers.model(set_cases.learn, photo, reader, name)
     kept = functools.partial(set_cases.keep, source="a photo of the layout", replace=replace)
     await workers.hands(kept, store, taught, name, model)
@@ -223,7 +222,7 @@ async def correct(
     check_may_write(request, settings, token, "teaching a set a corrected tile")
     reader = set_reader(detector)
     told: SetCorrectionIn = _form_json(_CORRECTION, correction, "correction")
-    photo = await workers.decode(photos.decode, data, settings.max_pixels, settings.max_decode_bytes)
+    photo = await decode_upload(data, workers, settings)
     width, height = photo.original_size
     x1, y1, x2, y2 = told.box
     if not (0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height):
