@@ -420,18 +420,15 @@ def train_face_net(
         recipe = FaceNetRecipe(**state["recipe"])
         data = Path(state["data"])
         start = state.get("start")
-    elif start is not None:
-        # the network pools over any input size: a start read at another crop size learns the recipe's
-        model = model_of({**_read_checkpoint(start), "imgsz": recipe.imgsz})
-    else:
-        model = build(recipe.backbone, CLASSIFIER_CLASSES, recipe.imgsz)
-    teacher = None
-    if recipe.distill:
-        if start is None:
-            raise FaceNetError(
-                "distilling keeps what a start checkpoint read: give the weights to begin from"
-            )
-        teacher = model_of({**_read_checkpoint(start), "imgsz": recipe.imgsz})
+    if recipe.distill and start is None:
+        raise FaceNetError("distilling keeps what a start checkpoint read: give the weights to begin from")
+    # the start's weights, read once: the model's (unless resumed) and the teacher's (distilling). The network
+    # pools over any input size: a start read at another crop size learns the recipe's
+    wanted = start is not None and (recipe.distill or not resume)
+    begun = {**_read_checkpoint(start), "imgsz": recipe.imgsz} if wanted else None  # type: ignore[arg-type]
+    if not resume:
+        model = build(recipe.backbone, CLASSIFIER_CLASSES, recipe.imgsz) if begun is None else model_of(begun)
+    teacher = model_of(begun) if recipe.distill and begun is not None else None
     torch.manual_seed(recipe.seed)
     train_paths, train_labels = crop_files(data / "train")
     val_paths, val_labels = crop_files(data / "val")
