@@ -1,0 +1,243 @@
+"""A steady reading of a hand held in front of a camera: tiles followed from frame to frame, each tile's face
+voted over the recent frames, and the reading said to hold once it has not changed for long enough.
+
+One frame's reading is not the answer: a frame may be shaken, a tile's face may flip between two readings
+from one frame to the next, a tile may be missed once. Each frame's tiles (``Detections``) are matched to the
+tiles followed so far by their place: the frame is registered to the last one (a similarity transform, as a
+hand-held phone moves: OpenCV's ``estimateAffinePartial2D`` on the tiles the two have nearest each other), and
+a tile within ``match`` tile widths of a followed one is that tile. Each followed tile keeps a vote for every
+face: a frame adds the confidence of each face it read there (the likeliest and the alternatives) weighted by
+the frame's sharpness, and older votes fade (``window``). The voted reading is every tile seen in at least
+half its recent frames, each under its likeliest face; it ``held`` for as many frames as it has not changed.
+A frame that matches less than ``changed`` of the tiles followed, or whose faces differ from the voted ones on
+more than ``1 - changed`` of the tiles it matches, shows another view: everything is forgotten.
+
+This module neither groups nor scores: what a steady reading is worth (a winning hand, its score) is the
+reading's caller's (``usecases.live``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.detect.sharpness import BLURRED
+from vision.detections import DETECTOR_CLASSES, Detections
+
+ALTERNATIVES = 3  # the voted reading's alternatives per tile, likeliest first
+SHARP = 2 * BLURRED  # a frame at least this sharp votes with its full weight; a blurred one with less
+UNMEASURED = 0.5  # the weight of a frame whose sharpness could not be measured (no tile to measure)
+
+
+@dataclass(frozen=True)
+class SteadySettings:
+    """How a reading is followed. ``hold``: frames the voted reading must stay the same to be steady (about
+    a second at the rate two cores read 640x480 frames); ``window``: frames over which a vote fades to a
+    third; ``match``: tile widths within which a tile is the same tile; ``lost``: frames a tile may go unseen
+    before it is dropped; ``changed``: the share of followed tiles a frame must match to show the same view;
+    ``sure``: the share of its votes each tile's face needs for the reading to count as steady."""
+
+    hold: int = 5
+    window: int = 6
+    match: float = 0.5
+    lost: int = 4
+    changed: float = 0.5
+    sure: float = 0.6
+
+    def __post_init__(self) -> None:
+        if self.hold < 1 or self.window < 1 or self.lost < 1:
+            raise ValueError("hold, window and lost are counts of frames, at least 1")
+        if not (0 < self.match <= 2 and 0 < self.changed <= 1 and 0 < self.sure <= 1):
+            raise ValueError("match is in (0, 2] tile widths; changed and sure are shares in (0, 1]")
+
+
+@dataclass
+class _Tile:
+    key: int  # which tile, for as long as it is followed
+    box: np.ndarray  # (4,) in the latest frame's pixels
+    votes: np.ndarray  # (classes,) the faded votes for each face
+    confidence: float  # the faded mean confidence of its readings
+    seen: int  # frames it was seen in, since it was first seen
+    first: int  # the frame it was first seen in
+    last: int  # the frame it was last seen in
+
+
+@dataclass(frozen=True)
+class Vote:
+    """The steady reading after a frame: ``detections`` (the voted tiles, in that frame's pixels, in the order
+    they were first seen), ``shares`` (each tile's share of votes for its face), how many frames the reading
+    has ``held`` unchanged, whether it is ``steady`` (held for the settings' ``hold`` frames, with a tile or
+    more, each tile's face sure), ``matched`` (the frame's tiles matched to followed ones) and ``changed``
+    (the frame showed another view, and what was followed was forgotten)."""
+
+    detections: Detections
+    shares: np.ndarray
+    held: int
+    steady: bool
+    matched: int
+    changed: bool
+
+
+@dataclass
+class SteadyReading:
+    """The tiles followed across the frames of one camera view (see the module)."""
+
+    settings: SteadySettings = field(default_factory=SteadySettings)
+    _tiles: list[_Tile] = field(default_factory=list)
+    _frame: int = 0
+    _held: int = 0
+    _last: tuple[tuple[int, int], ...] | None = None
+    _keys: int = 0
+
+    def reset(self) -> None:
+        """Forget every tile followed (a new view)."""
+        self._tiles.clear()
+        self._held = 0
+        self._last = None
+
+    def add(self, detections: Detections, sharpness: float | None = None) -> Vote:
+        """Follow one frame's tiles (``detections`` with the classifier's alternatives, in the frame's pixels;
+        ``sharpness``: ``vision.detect.sharpness.photo_sharpness`` of its tiles); the voted reading."""
+        self._frame += 1
+        boxes = np.asarray(detections.boxes, np.float32).reshape(-1, 4)
+        followed = [t for t in self._tiles if self._frame - t.last <= self.settings.lost]
+        pairs = _match(followed, boxes, self.settings.match)
+        agree = sum(int(detections.class_ids[i]) == int(followed[j].votes.argmax()) for i, j in pairs)
+        few = len(pairs) < self.settings.changed * min(len(followed), max(len(boxes), 1))
+        changed = bool(followed) and (few or agree < self.settings.changed * len(pairs))
+        if changed:
+            self.reset()
+            followed, pairs = [], []
+        self._tiles = followed
+        fade = 1.0 - 1.0 / (1.0 + self.settings.window / 2.0)  # a vote is a third after ``window`` frames
+        for tile in self._tiles:
+            tile.votes *= fade
+        weight = UNMEASURED if sharpness is None else min(1.0, max(sharpness, 0.0) / SHARP)
+        paired = dict(pairs)
+        for index in range(len(boxes)):
+            votes = _votes(detections, index) * weight
+            confidence = float(detections.confidences[index])
+            if index in paired:
+                tile = self._tiles[paired[index]]
+                tile.box = boxes[index].copy()
+                tile.votes += votes
+                tile.confidence = fade * tile.confidence + (1 - fade) * confidence
+                tile.seen += 1
+                tile.last = self._frame
+            else:
+                self._keys += 1
+                self._tiles.append(
+                    _Tile(self._keys, boxes[index].copy(), votes, confidence, 1, self._frame, self._frame)
+                )
+        return self._vote(detections.image_size, len(pairs), changed)
+
+    def _vote(self, size: tuple[int, int], matched: int, changed: bool) -> Vote:
+        present = [
+            t for t in self._tiles if t.seen * 2 >= min(self._frame - t.first + 1, 2 * self.settings.lost)
+        ]
+        reading = tuple((t.key, int(t.votes.argmax())) for t in present)
+        self._held = self._held + 1 if reading == self._last and reading else (1 if reading else 0)
+        self._last = reading
+        classes = len(DETECTOR_CLASSES)
+        boxes = np.array([t.box for t in present], np.float32).reshape(-1, 4)
+        totals = np.array([max(float(t.votes.sum()), 1e-9) for t in present], np.float32)
+        order = np.array([np.argsort(-t.votes, kind="stable") for t in present], np.int64).reshape(
+            -1, classes
+        )
+        shares = np.array(
+            [t.votes[o[0]] for t, o in zip(present, order, strict=True)], np.float32
+        ) / np.maximum(totals, 1e-9)
+        scale = np.array([t.confidence for t in present], np.float32)
+        others = order[:, 1 : 1 + ALTERNATIVES]
+        other_shares = (
+            np.array([t.votes[o] for t, o in zip(present, others, strict=True)], np.float32).reshape(
+                -1, ALTERNATIVES
+            )
+            / totals[:, None]
+        )
+        detections = Detections(
+            boxes,
+            order[:, 0] if len(present) else np.zeros(0, np.int64),
+            shares * scale,
+            size,
+            alternatives=others,
+            alternative_confidences=other_shares * scale[:, None],
+        )
+        steady = (
+            self._held >= self.settings.hold and bool(present) and bool(np.all(shares >= self.settings.sure))
+        )
+        return Vote(detections, shares, self._held, steady, matched, changed)
+
+
+def _votes(detections: Detections, index: int) -> np.ndarray:
+    """One frame's votes at one tile: the confidence of the face read and of each alternative."""
+    votes = np.zeros(len(DETECTOR_CLASSES), np.float32)
+    votes[int(detections.class_ids[index])] = float(detections.confidences[index])
+    if detections.alternatives is not None and detections.alternative_confidences is not None:
+        for face, confidence in zip(
+            detections.alternatives[index], detections.alternative_confidences[index], strict=True
+        ):
+            if confidence > 0 and votes[int(face)] == 0:
+                votes[int(face)] = float(confidence)
+    return votes
+
+
+def _centres(boxes: np.ndarray) -> np.ndarray:
+    return np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
+
+
+def _nearest(a: np.ndarray, b: np.ndarray, within: float) -> list[tuple[int, int]]:
+    """Pairs (index in ``a``, index in ``b``) of points nearest each other, each used once, closest first,
+    no farther apart than ``within``."""
+    if not len(a) or not len(b):
+        return []
+    distance = np.linalg.norm(a[:, None, :] - b[None, :, :], axis=2)
+    pairs, used_a, used_b = [], set(), set()
+    for flat in np.argsort(distance, axis=None, kind="stable"):
+        i, j = divmod(int(flat), len(b))
+        if distance[i, j] > within:
+            break
+        if i in used_a or j in used_b:
+            continue
+        pairs.append((i, j))
+        used_a.add(i)
+        used_b.add(j)
+    return pairs
+
+
+def _match(followed: list[_Tile], boxes: np.ndarray, match: float) -> list[tuple[int, int]]:
+    """Pairs (frame tile, followed tile). The frame is registered to the followed tiles' places: scaled by
+    the ratio of their tiles' sizes, moved by the offset (of one frame tile onto one followed tile) that lays
+    most tiles onto followed ones, then by a similarity fitted to the pairs that gives (twice, as a turned
+    phone moves the row's ends); tiles within ``match`` tile widths of each other are then paired."""
+    if not followed or not len(boxes):
+        return []
+    known = np.array([t.box for t in followed], np.float32)
+    width = max(_tile_width(known), 1.0)
+    zoom = width / max(_tile_width(boxes), 1.0)
+    here, there = _centres(boxes) * zoom, _centres(known)
+    within = match * width
+    offsets = (there[None, :, :] - here[:, None, :]).reshape(-1, 2)
+    landed = np.linalg.norm(
+        here[None, :, None, :] + offsets[:, None, None, :] - there[None, None, :, :], axis=3
+    )
+    best = offsets[int((landed.min(axis=2) <= within).sum(axis=1).argmax())]
+    moved = here + best
+    for _ in range(2):
+        pairs = _nearest(moved, there, within)
+        if len(pairs) < 3:
+            break
+        source = here[[i for i, _ in pairs]].astype(np.float32)
+        target = there[[j for _, j in pairs]].astype(np.float32)
+        fitted, _ = cv2.estimateAffinePartial2D(source, target, ransacReprojThreshold=within)
+        if fitted is None:
+            break
+        moved = here @ fitted[:, :2].T + fitted[:, 2]
+    return _nearest(moved, there, within)
+
+
+def _tile_width(boxes: np.ndarray) -> float:
+    """The median short side of ``boxes``."""
+    return float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
