@@ -26,7 +26,7 @@ from fastapi.staticfiles import StaticFiles
 from api import memory
 from api.errors import MULTIPART_ALLOWANCE, install_error_handlers
 from api.middleware import BodySizeLimit, JsonTextCheck, RequestTimeLimit, SecurityHeaders
-from api.routes import examples, hands, health, page, photos, sets, settle, tables
+from api.routes import examples, hands, health, live, page, photos, sets, settle, tables
 from api.routes.page import STATIC_DIR, SWAGGER_DIR, SWAGGER_URL
 from api.server import quiet_floods
 from api.settings import Settings, get_settings
@@ -116,10 +116,11 @@ def create_app(settings: Settings | None = None, *, load_detector: DetectorLoade
     app.state.model_error = "the service is starting"
     app.state.workers = new_workers(settings)
     app.state.table_limits = tables.limits()  # each app its own (per process, in memory)
+    app.state.live = live.live_sessions(settings)  # so are its live phones
     if explicit:
         app.dependency_overrides[get_settings] = lambda: settings
     install_error_handlers(app)
-    for module in (health, photos, hands, settle, examples, sets, tables, page):
+    for module in (health, photos, live, hands, settle, examples, sets, tables, page):
         app.include_router(module.router)
     app.mount(SWAGGER_URL, StaticFiles(directory=SWAGGER_DIR), name="swagger")
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -29,6 +29,11 @@ code                        status  raised by
 ``too_many_guesses``        429     10 wrong tokens, or 10 wrong table codes, in a minute from one address
                                     (``api.guard.Guesses``; ``Retry-After`` says when to try again)
 ``too_many_tables``         429     30 tables made in an hour from one address
+``live_full``               429     ``/live``: ``SMJ_LIVE_PHONES`` phones reading live already (Retry-After)
+``frame_dropped``           429     ``/live/{session}/frames``: the phone's last frame still read, frames
+                                    faster than ``SMJ_LIVE_FRAME_INTERVAL_S``, or the server busy with others
+``no_live_session``         404     a live session that ended or idled out (``SMJ_LIVE_IDLE_S``)
+``frame_too_large``         413     a live frame past ``SMJ_LIVE_FRAME_BYTES`` or ``SMJ_LIVE_MAX_SIDE``
 ``code_expired``            403     a table's code used a day after the table's last write
 ``quota_full``              507     ``/examples`` past ``SMJ_MAX_EXAMPLES`` or ``SMJ_MAX_EXAMPLES_BYTES``
 ``not_an_image``            415     ``vision.images.ImageError``: the upload is not an image

@@ -33,6 +33,11 @@ variable                     meaning                                    default
 ``SMJ_DATABASE_URL``         the store: tile sets (a SQLAlchemy URL,    ``smj.db`` (SQLite) in the user's data
                              e.g. ``postgresql+psycopg://...``)         folder
 ``SMJ_ALLOWED_ORIGINS``      CORS origins, comma-separated or JSON      none (the page is served same-origin)
+``SMJ_LIVE_PHONES``          phones reading live at once (429 after)    4
+``SMJ_LIVE_IDLE_S``          a live session unused this long ends       60 seconds
+``SMJ_LIVE_FRAME_INTERVAL_S`` least time between a phone's frames       0.1 seconds (10 frames a second)
+``SMJ_LIVE_MAX_SIDE``        a live frame's longest side (413 above)    1280 pixels
+``SMJ_LIVE_FRAME_BYTES``     a live frame's largest upload (413 above)  2 MB (2,000,000 bytes)
 ===========================  =========================================  ======================================
 
 A relative path is taken from the working directory.
@@ -91,6 +96,15 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         default=None, description="the store (tile sets): a SQLAlchemy URL; default a SQLite file"
     )
+    live_phones: int = Field(default=4, ge=0, le=1000, description="phones reading live at once")
+    live_idle_s: float = Field(
+        default=60.0, gt=0, le=3600, description="a live session unused this long ends"
+    )
+    live_frame_interval_s: float = Field(
+        default=0.1, ge=0, le=60, description="least time between a live phone's frames"
+    )
+    live_max_side: int = Field(default=1280, ge=64, le=8192, description="a live frame's longest side")
+    live_frame_bytes: int = Field(default=2 * MB, gt=0, description="a live frame's largest upload, in bytes")
     allowed_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="origins allowed by CORS; empty: same-origin only"
     )
