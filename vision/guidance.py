@@ -12,16 +12,16 @@ import cv2
 import numpy as np
 
 from vision.detect.sharpness import BLURRED
-from vision.detections import Detections
 
 # tiles whose short side measures less than this (frame pixels) are read with errors: the 640x480 hands
 # whose 万 numerals are lost have tiles 20-35 px across
 SMALL_TILE = 28.0
 EDGE = 0.01  # a box within this share of the frame's side of its edge is cut by it
 DARK = 50.0  # a frame whose mean grey level is below this is too dark to read
-# the long side a frame is best sent at: its tiles' short side at ``TILE_TARGET`` px, within these bounds
+# the long side a frame is best sent at: the least of ``SIDES`` showing its tiles' short side at
+# ``TILE_TARGET`` px or more (the largest, where none does); steps, so that the size stays put frame to frame
 TILE_TARGET = 40.0
-SIDES = (480, 1280)
+SIDES = (480, 640, 800, 960, 1280)
 
 
 class Advice(StrEnum):
@@ -53,22 +53,22 @@ class Guidance:
         return [{"code": a.value, "message": MESSAGES[a]} for a in self.advice]
 
     def best_side(self, side: int) -> int:
-        """The long side to send the next frame at, from a frame sent at ``side``: its tiles at
-        ``TILE_TARGET`` px, within ``SIDES`` (``side`` itself when no tile was seen)."""
+        """The long side to send the next frame at, from a frame sent at ``side``: the least of ``SIDES``
+        that shows its tiles at ``TILE_TARGET`` px (``side`` itself when no tile was seen)."""
         if self.tile is None or self.tile <= 0:
             return side
         wanted = side * TILE_TARGET / self.tile
-        return int(round(min(max(wanted, SIDES[0]), SIDES[1])))
+        return next((step for step in SIDES if step >= wanted * 0.98), SIDES[-1])
 
 
-def frame_guidance(pixels: np.ndarray, detections: Detections, sharpness: float | None) -> Guidance:
-    """The advice for a frame (``pixels``: the RGB frame the ``detections`` were found in, boxes in its
-    pixels; ``sharpness``: ``photo_sharpness`` of its tiles)."""
+def frame_guidance(pixels: np.ndarray, boxes: np.ndarray, sharpness: float | None) -> Guidance:
+    """The advice for a frame: ``pixels`` the RGB frame, ``boxes`` the tiles that matter in its pixels (the
+    hand's where one is read), ``sharpness`` theirs (``photo_sharpness``)."""
     grey = cv2.cvtColor(pixels, cv2.COLOR_RGB2GRAY) if pixels.ndim == 3 else pixels
     advice: list[Advice] = []
     if float(grey.mean()) < DARK:
         advice.append(Advice.TOO_DARK)
-    boxes = np.asarray(detections.boxes, np.float32).reshape(-1, 4)
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     if not len(boxes):
         advice.append(Advice.NO_HAND)
         return Guidance(tuple(advice), None)

@@ -1,5 +1,5 @@
 """A steady reading of a hand held in front of a camera: tiles followed from frame to frame, each tile's face
-voted over the recent frames, and the reading said to hold once it has not changed for long enough.
+voted over the recent frames.
 
 One frame's reading is not the answer: a frame may be shaken, a tile's face may flip between two readings
 from one frame to the next, a tile may be missed once. Each frame's tiles (``Detections``) are matched to the
@@ -8,12 +8,13 @@ hand-held phone moves: OpenCV's ``estimateAffinePartial2D`` on the tiles the two
 a tile within ``match`` tile widths of a followed one is that tile. Each followed tile keeps a vote for every
 face: a frame adds the confidence of each face it read there (the likeliest and the alternatives) weighted by
 the frame's sharpness, and older votes fade (``window``). The voted reading is every tile seen in at least
-half its recent frames, each under its likeliest face; it ``held`` for as many frames as it has not changed.
+half its recent frames, each under its likeliest face.
 A frame that matches less than ``changed`` of the tiles followed, or whose faces differ from the voted ones on
-more than ``1 - changed`` of the tiles it matches, shows another view: everything is forgotten.
+more than ``1 - changed`` of the tiles it matches, shows another view: everything is forgotten. A frame with
+no tile changes nothing but the fading of the votes (a blurred frame, a hand passing in front).
 
-This module neither groups nor scores: what a steady reading is worth (a winning hand, its score) is the
-reading's caller's (``usecases.live``).
+This module neither groups nor scores: whether the reading holds (the hand it groups into, frame after frame)
+and what it is worth is its caller's (``usecases.live``).
 """
 
 from __future__ import annotations
@@ -24,22 +25,21 @@ import cv2
 import numpy as np
 
 from vision.detect.sharpness import BLURRED
-from vision.detections import DETECTOR_CLASSES, Detections
+from vision.detections import BACK, DETECTOR_CLASSES, Detections
 
 ALTERNATIVES = 3  # the voted reading's alternatives per tile, likeliest first
+SUITED = BACK  # class ids below this are the suited tiles
 SHARP = 2 * BLURRED  # a frame at least this sharp votes with its full weight; a blurred one with less
 UNMEASURED = 0.5  # the weight of a frame whose sharpness could not be measured (no tile to measure)
 
 
 @dataclass(frozen=True)
 class SteadySettings:
-    """How a reading is followed. ``hold``: frames the voted reading must stay the same to be steady (about
-    a second at the rate two cores read 640x480 frames); ``window``: frames over which a vote fades to a
-    third; ``match``: tile widths within which a tile is the same tile; ``lost``: frames a tile may go unseen
-    before it is dropped; ``changed``: the share of followed tiles a frame must match to show the same view;
-    ``sure``: the share of its votes each tile's face needs for the reading to count as steady."""
+    """How a reading is followed. ``window``: frames over which a vote fades to a third; ``match``: tile
+    widths within which a tile is the same tile; ``lost``: frames a tile may go unseen before it is dropped;
+    ``changed``: the share of followed tiles a frame must match to show the same view; ``sure``: the share of
+    its votes a tile's face needs to be sure."""
 
-    hold: int = 5
     window: int = 6
     match: float = 0.5
     lost: int = 4
@@ -47,8 +47,8 @@ class SteadySettings:
     sure: float = 0.6
 
     def __post_init__(self) -> None:
-        if self.hold < 1 or self.window < 1 or self.lost < 1:
-            raise ValueError("hold, window and lost are counts of frames, at least 1")
+        if self.window < 1 or self.lost < 1:
+            raise ValueError("window and lost are counts of frames, at least 1")
         if not (0 < self.match <= 2 and 0 < self.changed <= 1 and 0 < self.sure <= 1):
             raise ValueError("match is in (0, 2] tile widths; changed and sure are shares in (0, 1]")
 
@@ -66,16 +66,14 @@ class _Tile:
 
 @dataclass(frozen=True)
 class Vote:
-    """The steady reading after a frame: ``detections`` (the voted tiles, in that frame's pixels, in the order
-    they were first seen), ``shares`` (each tile's share of votes for its face), how many frames the reading
-    has ``held`` unchanged, whether it is ``steady`` (held for the settings' ``hold`` frames, with a tile or
-    more, each tile's face sure), ``matched`` (the frame's tiles matched to followed ones) and ``changed``
-    (the frame showed another view, and what was followed was forgotten)."""
+    """The voted reading after a frame: ``detections`` (the voted tiles, in that frame's pixels, in the order
+    they were first seen), ``shares`` (each tile's share of votes for its face), ``sure`` (the tiles whose
+    share is at least the settings' ``sure``), ``matched`` (the frame's tiles matched to followed ones) and
+    ``changed`` (the frame showed another view, and what was followed was forgotten)."""
 
     detections: Detections
     shares: np.ndarray
-    held: int
-    steady: bool
+    sure: np.ndarray
     matched: int
     changed: bool
 
@@ -87,15 +85,11 @@ class SteadyReading:
     settings: SteadySettings = field(default_factory=SteadySettings)
     _tiles: list[_Tile] = field(default_factory=list)
     _frame: int = 0
-    _held: int = 0
-    _last: tuple[tuple[int, int], ...] | None = None
     _keys: int = 0
 
     def reset(self) -> None:
         """Forget every tile followed (a new view)."""
         self._tiles.clear()
-        self._held = 0
-        self._last = None
 
     def add(self, detections: Detections, sharpness: float | None = None) -> Vote:
         """Follow one frame's tiles (``detections`` with the classifier's alternatives, in the frame's pixels;
@@ -106,7 +100,7 @@ class SteadyReading:
         pairs = _match(followed, boxes, self.settings.match)
         agree = sum(int(detections.class_ids[i]) == int(followed[j].votes.argmax()) for i, j in pairs)
         few = len(pairs) < self.settings.changed * min(len(followed), max(len(boxes), 1))
-        changed = bool(followed) and (few or agree < self.settings.changed * len(pairs))
+        changed = bool(followed) and len(boxes) > 0 and (few or agree < self.settings.changed * len(pairs))
         if changed:
             self.reset()
             followed, pairs = [], []
@@ -137,38 +131,31 @@ class SteadyReading:
         present = [
             t for t in self._tiles if t.seen * 2 >= min(self._frame - t.first + 1, 2 * self.settings.lost)
         ]
-        reading = tuple((t.key, int(t.votes.argmax())) for t in present)
-        self._held = self._held + 1 if reading == self._last and reading else (1 if reading else 0)
-        self._last = reading
-        classes = len(DETECTOR_CLASSES)
         boxes = np.array([t.box for t in present], np.float32).reshape(-1, 4)
+        faces = np.array([int(t.votes.argmax()) for t in present], np.int64)
         totals = np.array([max(float(t.votes.sum()), 1e-9) for t in present], np.float32)
-        order = np.array([np.argsort(-t.votes, kind="stable") for t in present], np.int64).reshape(
-            -1, classes
-        )
-        shares = np.array(
-            [t.votes[o[0]] for t, o in zip(present, order, strict=True)], np.float32
-        ) / np.maximum(totals, 1e-9)
+        shares = np.array([t.votes[f] for t, f in zip(present, faces, strict=True)], np.float32) / totals
         scale = np.array([t.confidence for t in present], np.float32)
-        others = order[:, 1 : 1 + ALTERNATIVES]
-        other_shares = (
-            np.array([t.votes[o] for t, o in zip(present, others, strict=True)], np.float32).reshape(
-                -1, ALTERNATIVES
-            )
-            / totals[:, None]
-        )
+        # the alternatives: the likeliest other suited faces (a face-down tile or an honour is no reading of
+        # a suited one), at 0 where nothing voted for them
+        others = np.zeros((len(present), ALTERNATIVES), np.int64)
+        other_shares = np.zeros((len(present), ALTERNATIVES), np.float32)
+        for row, (tile, face) in enumerate(zip(present, faces, strict=True)):
+            suited = tile.votes[:SUITED].copy()
+            if face < SUITED:
+                suited[face] = -1.0
+            likeliest = np.argsort(-suited, kind="stable")[:ALTERNATIVES]
+            others[row] = likeliest
+            other_shares[row] = np.maximum(suited[likeliest], 0.0) / totals[row]
         detections = Detections(
             boxes,
-            order[:, 0] if len(present) else np.zeros(0, np.int64),
+            faces,
             shares * scale,
             size,
             alternatives=others,
             alternative_confidences=other_shares * scale[:, None],
         )
-        steady = (
-            self._held >= self.settings.hold and bool(present) and bool(np.all(shares >= self.settings.sure))
-        )
-        return Vote(detections, shares, self._held, steady, matched, changed)
+        return Vote(detections, shares, shares >= self.settings.sure, matched, changed)
 
 
 def _votes(detections: Detections, index: int) -> np.ndarray:

@@ -19,7 +19,6 @@ from usecases.live import LiveReading
 from usecases.sets import tile_set
 from vision.images import Photo
 from vision.reading import Reader
-from vision.steady import SteadySettings
 
 router = APIRouter(prefix=API_PREFIX, tags=["live"])
 
@@ -53,7 +52,7 @@ async def open_live(
     faces = None
     if body.set:
         faces = await workers.hands(tile_set, get_store(settings), body.set, set_classifier(detector))
-    reading = LiveReading(rules, body.context.to_context(), SteadySettings(hold=body.hold), faces)
+    reading = LiveReading(rules, body.context.to_context(), body.hold, faces)
     key = sessions(request).open(reading)
     return {
         "session": key,

@@ -8,6 +8,7 @@ from api.schemas.common import PRESET_ENUM, In
 from api.schemas.hands import ContextIn, HandOut, ScoreOut
 from api.schemas.photos import DetectionOut
 from scoring.presets import DEFAULT_PRESET
+from usecases.live import HOLD
 
 
 class LiveIn(In):
@@ -17,7 +18,9 @@ class LiveIn(In):
     context: ContextIn = Field(default_factory=ContextIn)
     preset: str = Field(default=DEFAULT_PRESET, max_length=64, json_schema_extra=PRESET_ENUM)
     set: str | None = Field(default=None, max_length=64, description="a stored set to read the faces with")
-    hold: int = Field(default=5, ge=1, le=60, description="frames the voted reading must hold to be locked")
+    hold: int = Field(
+        default=HOLD, ge=1, le=60, description="frames the hand read must stay the same to lock"
+    )
 
 
 class LiveOut(BaseModel):
@@ -35,14 +38,14 @@ class AdviceOut(BaseModel):
 
 
 class SteadyOut(BaseModel):
-    held: int = Field(description="frames the voted reading has not changed")
-    hold: int = Field(description="frames it must hold to be locked")
+    held: int = Field(description="frames the hand read from the voted tiles has stayed the same")
+    hold: int = Field(description="frames it must stay the same to be locked")
     tiles: int = Field(description="tiles in the voted reading")
     unsure: list[str] = Field(description="the voted reading's tiles whose faces split their votes")
 
 
 class WhyOut(BaseModel):
-    code: str = Field(description="no_hand, changing, unsure, not_a_win")
+    code: str = Field(description="no_hand, changing, not_a_win")
     message: str
 
 

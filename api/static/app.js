@@ -836,19 +836,25 @@
       setStatus(`出错 ${zh(error.code)}${error.message}`, true);
       return;
     }
+    await useHand(hand, "打字的手牌 The typed hand:");
+    $("summary").scrollIntoView({ block: "nearest" });
+  }
+
+  // A hand given whole (typed, or locked by the live camera) is the hand now: the last photo and its tools go
+  // (and it is not saved as this hand's); it is scored under the page's rules and win conditions.
+  async function useHand(hand, text) {
     state.grouping = { hand, groups: [], win_index: null, win_apart: false, warnings: [] };
     state.detections = [];
     state.winIndex = null;
     state.photoWarnings = [];
-    // the typed hand is the hand now: the last photo and its tools go (and it is not saved as this hand's)
     state.file = null;
     state.width = state.height = 0;
+    state.grouped += 1; // what is still on its way for an earlier hand is dropped
     $("stage").hidden = true;
     $("tools").hidden = true;
-    setStatus("打字的手牌 The typed hand:");
+    setStatus(text);
     render();
     await rescore();
-    $("summary").scrollIntoView({ block: "nearest" });
   }
 
   // ---- the set on the table
@@ -1220,6 +1226,10 @@
         winFlags: () => state.winFlags,
         zh,
         hand: () => (state.grouping && state.grouping.hand) || null,
+        set: () => state.set,
+        tileLabel: shortName,
+        useHand,
+        setStatus,
       };
       window.dispatchEvent(new Event("smj-ready"));
       document.body.dataset.ready = "true";

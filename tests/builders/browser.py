@@ -66,15 +66,21 @@ def served(folder: Path, **create: Any) -> Iterator[tuple[str, str]]:
         yield base, url
 
 
-def mobile(playwright: Any, folder: Path, size: tuple[int, int] = (412, 915), **options: Any) -> Any:
-    """A phone-sized headless Chromium of its own profile ``folder`` (``options``: Playwright's, such as
-    ``service_workers``): the browser context."""
+def mobile(
+    playwright: Any,
+    folder: Path,
+    size: tuple[int, int] = (412, 915),
+    extra_args: tuple[str, ...] = (),
+    **options: Any,
+) -> Any:
+    """A phone-sized headless Chromium of its own profile ``folder`` (``extra_args``: more of Chromium's
+    switches; ``options``: Playwright's, such as ``service_workers``): the browser context."""
     width, height = size
     return playwright.chromium.launch_persistent_context(
         str(folder),
         executable_path=CHROMIUM,
         headless=True,
-        args=CHROMIUM_ARGS,
+        args=[*CHROMIUM_ARGS, *extra_args],
         viewport={"width": width, "height": height},
         device_scale_factor=2,
         is_mobile=True,

@@ -10,7 +10,7 @@ import pytest
 
 from scoring.tiles import parse_tile
 from tests.builders.detection_builders import lay_row, make_detections, rotate, transform
-from vision.detections import DETECTOR_CLASSES, Detections
+from vision.detections import BACK, DETECTOR_CLASSES, HONOUR, Detections
 from vision.steady import SteadyReading, SteadySettings
 
 HAND = "123m456m789m1155p 5p"
@@ -49,52 +49,50 @@ def name(tile: str) -> str:
     return DETECTOR_CLASSES[parse_tile(tile)]
 
 
-def test_a_reading_held_frame_after_frame_becomes_steady_after_hold_frames():
-    steady = SteadyReading(SteadySettings(hold=4))
+def test_a_reading_held_frame_after_frame_is_followed_tile_by_tile():
+    steady = SteadyReading()
     votes = [steady.add(frame(dx=3 * i, dy=-2 * i), sharpness=0.5) for i in range(5)]
-    assert [v.held for v in votes] == [1, 2, 3, 4, 5]
-    assert [v.steady for v in votes] == [False, False, False, True, True]
-    assert all(v.matched == 14 for v in votes[1:])
+    assert [v.matched for v in votes] == [0, 14, 14, 14, 14]
+    assert not any(v.changed for v in votes)
     assert faces(votes[-1].detections) == faces(frame())
-    assert np.allclose(votes[-1].shares, 1.0)
+    assert np.allclose(votes[-1].shares, 1.0) and votes[-1].sure.all()
+    assert np.allclose(votes[-1].detections.boxes, frame(dx=12, dy=-8).boxes)  # where the last frame saw them
 
 
 def test_tiles_are_followed_as_the_phone_shakes_turns_and_comes_closer():
-    steady = SteadyReading(SteadySettings(hold=3))
+    steady = SteadyReading()
     moves = [{}, {"dx": 35, "dy": -20}, {"zoom": 1.25, "dx": -60}, {"turn": 6.0, "dy": 30}, {"zoom": 0.85}]
     votes = [steady.add(frame(**move), sharpness=0.5) for move in moves]
     assert [v.matched for v in votes] == [0, 14, 14, 14, 14]
     assert not any(v.changed for v in votes)
-    assert votes[-1].held == 5 and votes[-1].steady
+    assert len(votes[-1].detections) == 14 and votes[-1].sure.all()
 
 
 def test_a_face_misread_in_one_frame_is_outvoted_and_the_reading_still_holds():
-    steady = SteadyReading(SteadySettings(hold=3))
+    steady = SteadyReading()
     for i in range(4):
         steady.add(frame(dx=i), sharpness=0.5)
     flipped = steady.add(reread(frame(dx=4), 0, "2m", 0.7), sharpness=0.5)
-    assert faces(flipped.detections) == faces(frame())
-    assert flipped.held == 5  # the voted reading did not change
-    assert flipped.shares.min() < 1.0
+    assert faces(flipped.detections) == faces(frame())  # the voted reading did not change
+    assert flipped.shares[0] < 1.0 and flipped.detections.alternatives[0, 0] == parse_tile("2m")
 
 
 def test_a_face_read_another_way_for_long_enough_changes_the_reading():
-    steady = SteadyReading(SteadySettings(hold=3))
+    steady = SteadyReading()
     for i in range(3):
         steady.add(frame(dx=i), sharpness=0.5)
     votes = [steady.add(reread(frame(dx=3 + i), 0, "4m"), sharpness=0.5) for i in range(4)]
     assert [DETECTOR_CLASSES[v.detections.class_ids[0]] for v in votes] == [name("1m")] + [name("4m")] * 3
-    assert [v.held for v in votes] == [4, 1, 2, 3]  # the reading changed, and held again from then
 
 
 def test_blurred_frames_weigh_less_than_sharp_ones():
-    steady = SteadyReading(SteadySettings(hold=2))
+    steady = SteadyReading()
     for i in range(2):
         steady.add(frame(dx=i), sharpness=0.5)
     for i in range(3):
         vote = steady.add(reread(frame(dx=2 + i), 0, "2m"), sharpness=0.04)
     assert vote.detections.class_ids[0] == parse_tile("1m")
-    sharp = SteadyReading(SteadySettings(hold=2))
+    sharp = SteadyReading()
     for i in range(2):
         sharp.add(frame(dx=i), sharpness=0.5)
     for i in range(3):
@@ -103,40 +101,54 @@ def test_blurred_frames_weigh_less_than_sharp_ones():
 
 
 def test_a_tile_missed_in_a_frame_stays_in_the_reading():
-    steady = SteadyReading(SteadySettings(hold=3))
+    steady = SteadyReading()
     for i in range(3):
         steady.add(frame(dx=i), sharpness=0.5)
     vote = steady.add(without(frame(dx=3), 5), sharpness=0.5)
-    assert len(vote.detections) == 14 and vote.matched == 13 and vote.held == 4
+    assert len(vote.detections) == 14 and vote.matched == 13 and faces(vote.detections) == faces(frame())
 
 
 def test_another_view_is_a_new_reading():
-    steady = SteadyReading(SteadySettings(hold=2))
+    steady = SteadyReading()
     for i in range(3):
         steady.add(frame(dx=i), sharpness=0.5)
     other = steady.add(frame("111222333s4455p 4p", dy=300), sharpness=0.5)
-    assert other.changed and other.held == 1 and other.matched == 0
+    assert other.changed and other.matched == 0
     assert faces(other.detections) == faces(frame("111222333s4455p 4p"))
 
 
 def test_an_empty_frame_forgets_nothing_but_reads_nothing_new():
-    steady = SteadyReading(SteadySettings(hold=2))
+    steady = SteadyReading()
     steady.add(frame(), sharpness=0.5)
     empty = steady.add(make_detections([], (1280, 720)), sharpness=None)
-    assert empty.matched == 0 and not empty.steady
+    assert empty.matched == 0 and not empty.changed and len(empty.detections) == 14
+    back = steady.add(frame(dx=2), sharpness=0.5)
+    assert back.matched == 14 and faces(back.detections) == faces(frame())
 
 
-def test_an_unsure_face_keeps_the_reading_from_being_steady():
-    steady = SteadyReading(SteadySettings(hold=2, sure=0.8))
+def test_a_face_read_two_ways_is_not_sure():
+    steady = SteadyReading(SteadySettings(sure=0.8))
     for i in range(6):
         detections = frame(dx=i)
         if i % 2:
             detections = reread(detections, 0, "7m")
         vote = steady.add(detections, sharpness=0.5)
-    assert vote.shares.min() < 0.8 and not vote.steady
+    assert not vote.sure[0] and vote.sure[1:].all()
 
 
-@pytest.mark.parametrize("bad", [{"hold": 0}, {"window": 0}, {"match": 0}, {"changed": 1.5}, {"sure": 0}])
+def test_a_tile_read_face_down_or_as_an_honour_offers_only_suited_alternatives():
+    steady = SteadyReading()
+    for i, face in enumerate([BACK, HONOUR, BACK]):
+        detections = frame(dx=i)
+        classes = detections.class_ids.copy()
+        classes[0] = face
+        vote = steady.add(replace(detections, class_ids=classes), sharpness=0.5)
+    assert vote.detections.class_ids[0] == BACK
+    assert (vote.detections.alternatives < BACK).all()
+    assert vote.detections.alternative_confidences[0].max() == 0  # nothing suited was read there
+
+
+@pytest.mark.parametrize("bad", [{"lost": 0}, {"window": 0}, {"match": 0}, {"changed": 1.5}, {"sure": 0}])
 def test_settings_out_of_range_are_refused(bad):
     with pytest.raises(ValueError):
         SteadySettings(**bad)
