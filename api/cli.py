@@ -1,4 +1,7 @@
-"""``smj serve [--host 127.0.0.1] [--port 8000] [--workers 1]``: the web API and page.
+"""``smj serve [--host 127.0.0.1] [--port 8000] [--workers 1] [--tls]``: the web API and page.
+
+``--tls`` serves https with a self-signed certificate made once (``api.tls``), so that a phone on the local
+network may open its camera for the live mode; its fingerprint is printed.
 
 uvicorn serves it with the edges of ``api.server``: a request head must arrive within 10 s, idle keep-alive
 connections close after 5 s, connections are capped below the file descriptor limit, and a request HTTP
@@ -36,6 +39,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=1,
         help="worker processes, each loads the model (default 1); the cores' model threads are divided "
         "among them (SMJ_MODEL_THREADS, unless set)",
+    )
+    serve.add_argument(
+        "--tls",
+        action="store_true",
+        help="serve https with a self-signed certificate made once and kept in the user's data folder "
+        "(a phone's browser opens its camera only on a secure page); its fingerprint is printed",
     )
     serve.set_defaults(func=run_serve)
 
@@ -80,6 +89,9 @@ def run_serve(args: argparse.Namespace) -> int:
         open_store(get_settings().database_url)
     except StoreError as error:
         print(f"smj serve: the store can't be opened, sets and tables answer 503: {error}", file=sys.stderr)
+    tls: dict[str, str] = {}
+    if args.tls:
+        tls = secure(args.host, args.port)
     # on SIGTERM, requests in flight get their time limit to finish, then the server stops regardless
     grace = int(get_settings().request_timeout_s) + 1
     uvicorn.run(
@@ -89,6 +101,30 @@ def run_serve(args: argparse.Namespace) -> int:
         port=args.port,
         workers=args.workers,
         timeout_graceful_shutdown=grace,
+        **tls,  # type: ignore[arg-type]
         **server_options(get_settings().trusted_proxies),  # type: ignore[arg-type]
     )
     return 0
+
+
+def secure(host: str, port: int) -> dict[str, str]:
+    """uvicorn's https settings with this machine's certificate (``api.tls``), made if need be, and where a
+    phone reaches the page, printed with the certificate's fingerprint."""
+    from api.tls import certificate, local_names
+    from store.database import user_data_dir
+
+    names = local_names()
+    made = certificate(user_data_dir() / "tls", names)
+    addresses = (
+        [n for n in names if n[0].isdigit() and n != "127.0.0.1"] if host in ("0.0.0.0", "::") else [host]
+    )
+    for address in addresses or ["localhost"]:
+        print(
+            f"smj serve: https://{address}:{port}/ (a phone: the same Wi-Fi, then ?live=1)", file=sys.stderr
+        )
+    print(
+        f"smj serve: self-signed certificate {made.cert}; a phone asks once whether to trust it: "
+        f"its SHA-256 fingerprint is {made.fingerprint}",
+        file=sys.stderr,
+    )
+    return {"ssl_certfile": str(made.cert), "ssl_keyfile": str(made.key)}
