@@ -5,10 +5,12 @@ A frame's answer is what the page draws and says: the frame's own tiles (boxes i
 the live view), the advice for a better frame (``vision.guidance``), how long the voted reading has held,
 and, once locked, the hand (``Hand.to_json``: what ``/score`` and a table's win take) and its score. A
 locked hand stays locked until the view changes (``vision.steady``: the frame's tiles no longer match).
-The voted tiles are grouped into a hand as a photo's are; the hand is locked once it has been the same for
-``hold`` frames and is a winning hand (the far tiles the grouper leaves out may come and go meanwhile). A
-reading that does not settle says why (``why``): no hand in view, the hand still changing, or a steady hand
-that is no win (the scorer's reason).
+Each frame is read as a photo is (``vision.pipeline.recognize``: its looks, the row its hand is in); the tiles
+of its hand and melds, under the faces voted for them, are grouped again into the hand, which is locked once
+``hold`` of the last frames read it (``_settle``), its winning tile set apart and a winning hand (the far
+tiles may come and go meanwhile). A reading that does not settle says why (``why``): no hand in view, the
+hand still changing, the winning tile not set apart (which it is would be a guess), or a steady hand that is
+no win (the scorer's reason).
 
 No frame is kept: a frame is read and dropped.
 """
@@ -17,18 +19,19 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from scoring import Rules, WinContext, score
-from scoring.hand import Hand
 from vision import pipeline
 from vision.detect.sharpness import photo_sharpness
 from vision.detect.tileset import TileSet
 from vision.detections import DETECTOR_CLASSES
-from vision.grouping.result import GroupRole
+from vision.grouping.grouper import Grouping
+from vision.grouping.result import GroupRole, WarningCode
 from vision.guidance import frame_guidance
 from vision.images import Photo
 from vision.reading import Reader
@@ -37,6 +40,7 @@ from vision.steady import SteadyReading, SteadySettings, Vote
 WHY = {
     "no_hand": "no hand in view",
     "changing": "the reading is still changing: hold the phone still over the hand",
+    "win_tile_not_apart": "set the winning tile a little apart on the right of the row",
     "not_a_win": "the steady reading is not a winning hand",
 }
 
@@ -55,11 +59,15 @@ class LiveReading:
     tile_set: TileSet | None = None
     settings: SteadySettings = field(default_factory=SteadySettings)
     frames: int = 0
-    held: int = 0  # frames the hand read has stayed the same
+    held: int = 0  # of the recent frames, those that read the latest frame's hand
     locked: dict[str, Any] | None = None  # the locked hand and its score, until the view changes
     steady: SteadyReading = field(init=False)
     lock: threading.Lock = field(default_factory=threading.Lock)  # one frame read at a time
-    _hand: str | None = None  # the hand read from the last frame's vote, as JSON
+    # the hands read from the recent frames' votes (JSON; None: no hand), and whether each had its winning
+    # tile set apart: the last ``hold + hold // 2`` frames
+    _recent: deque[tuple[str | None, bool]] = field(default_factory=deque)
+    # each followed tile's faded count of frames that placed it outside and inside the hand and melds
+    _roles: dict[int, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.hold < 1:
@@ -69,19 +77,38 @@ class LiveReading:
     def frame(self, photo: Photo, detector: Reader, conf: float) -> dict[str, Any]:
         """Read one frame and follow it; the frame's answer (see the module)."""
         self.frames += 1
-        photo, found = pipeline.detect_tiles(photo, detector, conf=conf, tile_set=self.tile_set)
+        frame = pipeline.recognize(
+            photo, detector, conf=conf, rules=self.rules, context=self.context, tile_set=self.tile_set
+        )
+        photo, found = frame.photo, frame.detections
         boxes = found.boxes / photo.scale  # in the decoded pixels
         vote = self.steady.add(found, photo_sharpness(photo.pixels, boxes) if len(found) else None)
         if vote.changed or not len(vote.detections):
-            self.locked, self._hand, self.held = None, None, 0
-        read = pipeline.read_hand(vote.detections, rules=self.rules, context=self.context)
-        why = None if self.locked is not None else self._settle(vote, read.grouping.hand)
+            self.locked, self.held = None, 0
+            self._recent.clear()
+            self._roles.clear()
+        # the hand and melds: the followed tiles the recent frames' readings placed in them more often than
+        # not (each frame's reading chose the row, as a photo's does), under their voted faces
+        placed = np.asarray(
+            [
+                i
+                for group in frame.grouping.groups
+                if group.role is not GroupRole.IGNORED
+                for i in group.indices
+            ],
+            np.int64,
+        )
+        tiles = vote.detections[self._placed(vote, placed)]
+        # a voted face read below the threshold (read two ways) is offered to the search as a photo's unsure
+        # box is, not grouped as a tile
+        sure = tiles.confidences >= conf
+        voted = pipeline.read_hand(
+            tiles[sure], tiles[~sure], threshold=conf, rules=self.rules, context=self.context
+        )
+        why = None if self.locked is not None else self._settle(vote, voted.grouping)
         # the advice is for the hand's tiles where a hand is read (far tiles may be small or cut by the edge)
-        placed = [
-            i for group in read.grouping.groups if group.role is not GroupRole.IGNORED for i in group.indices
-        ]
-        if placed:
-            boxes = read.detections.boxes[np.asarray(placed)] / photo.scale
+        if len(placed):
+            boxes = boxes[placed]
         sharpness = photo_sharpness(photo.pixels, boxes) if len(boxes) else None
         guidance = frame_guidance(photo.pixels, boxes, sharpness)
         width, height = photo.original_size
@@ -106,23 +133,61 @@ class LiveReading:
             "why": why,
         }
 
-    def _settle(self, vote: Vote, hand: Hand | None) -> dict[str, str] | None:
-        """Lock the ``hand`` grouped from the voted tiles (as a photo's are, ``vision.pipeline.read_hand``)
-        when it has been the same for ``hold`` frames and is a winning hand; otherwise why it is not
-        locked."""
-        if not len(vote.detections) or hand is None:
-            self._hand, self.held = None, 0
+    def _placed(self, vote: Vote, placed: np.ndarray) -> np.ndarray:
+        """The indices of ``vote``'s tiles placed in the hand or a meld by more of the recent frames' readings
+        than not (``placed``: the frame's own tiles so placed), each frame's say fading as the faces' votes
+        do."""
+        fade = self.steady.fade
+        in_frame = np.zeros(len(vote.of_frame), bool)
+        in_frame[placed] = True
+        for key in list(self._roles):
+            self._roles[key] *= fade
+        for index, followed in enumerate(vote.of_frame):
+            if followed < 0:
+                continue
+            key = int(vote.keys[followed])
+            self._roles.setdefault(key, np.zeros(2, np.float64))[int(in_frame[index])] += 1.0
+        kept = set(int(k) for k in vote.keys)
+        for key in [k for k in self._roles if k not in kept]:
+            del self._roles[key]
+        return np.array(
+            [
+                i
+                for i, key in enumerate(vote.keys)
+                if key in self._roles and self._roles[key][1] > self._roles[key][0]
+            ],
+            np.int64,
+        )
+
+    def _settle(self, vote: Vote, grouping: Grouping) -> dict[str, str] | None:
+        """Lock the hand ``grouping`` makes of the voted tiles when ``hold`` of the last ``hold + hold // 2``
+        frames read it (a frame or two reading another hand, a row misplaced, does not start the count again)
+        with its winning tile set apart (not the grouper's guess), and it is a winning hand; otherwise why it
+        is not locked."""
+        hand = grouping.hand
+        key = None if hand is None or not len(vote.detections) else _key(hand.to_json())
+        apart = not any(w.code is WarningCode.WIN_TILE_NOT_APART for w in grouping.warnings)
+        self._recent.append((key, apart))
+        while len(self._recent) > self.hold + self.hold // 2:
+            self._recent.popleft()
+        self.held = sum(k == key for k, _ in self._recent) if key is not None else 0
+        if hand is None:
             return _why("no_hand")
-        key = json.dumps(hand.to_json(), sort_keys=True)
-        self.held = self.held + 1 if key == self._hand else 1
-        self._hand = key
         if self.held < self.hold:
             return _why("changing")
+        if sum(k == key and a for k, a in self._recent) < self.hold:
+            return _why("win_tile_not_apart")
         result = score(hand, self.context, self.rules)
         if not result.valid:
             return _why("not_a_win", result.error.message if result.error is not None else None)
         self.locked = {"hand": hand.to_json(), "score": result.to_json()}
         return None
+
+
+def _key(hand: dict[str, Any]) -> str:
+    """A hand as one string, its melds in any order the same."""
+    melds = sorted(hand["melds"], key=lambda meld: json.dumps(meld, sort_keys=True))
+    return json.dumps({**hand, "melds": melds}, sort_keys=True)
 
 
 def _why(code: str, detail: str | None = None) -> dict[str, str]:

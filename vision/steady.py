@@ -59,6 +59,7 @@ class _Tile:
     box: np.ndarray  # (4,) in the latest frame's pixels
     votes: np.ndarray  # (classes,) the faded votes for each face
     confidence: float  # the faded mean confidence of its readings
+    weight: float  # the faded sum of the weights of the frames it was seen in
     seen: int  # frames it was seen in, since it was first seen
     first: int  # the frame it was first seen in
     last: int  # the frame it was last seen in
@@ -67,13 +68,19 @@ class _Tile:
 @dataclass(frozen=True)
 class Vote:
     """The voted reading after a frame: ``detections`` (the voted tiles, in that frame's pixels, in the order
-    they were first seen), ``shares`` (each tile's share of votes for its face), ``sure`` (the tiles whose
-    share is at least the settings' ``sure``), ``matched`` (the frame's tiles matched to followed ones) and
-    ``changed`` (the frame showed another view, and what was followed was forgotten)."""
+    they were first seen, each under its likeliest face at its mean confidence over the frames it was seen
+    in), ``shares`` (that confidence against its readings' own: 1 where every frame read that face), ``sure``
+    (the tiles whose share is at least the settings' ``sure``), ``of_frame`` (for each of the frame's tiles,
+    its index in ``detections``, -1 where it is not in the voted reading: seen in too few frames), ``keys``
+    (which tile each of ``detections`` is, the same number for as long as it is followed), ``matched`` (the
+    frame's tiles matched to followed ones) and ``changed`` (the frame showed another view, and what was
+    followed was forgotten)."""
 
     detections: Detections
     shares: np.ndarray
     sure: np.ndarray
+    of_frame: np.ndarray
+    keys: np.ndarray
     matched: int
     changed: bool
 
@@ -86,6 +93,11 @@ class SteadyReading:
     _tiles: list[_Tile] = field(default_factory=list)
     _frame: int = 0
     _keys: int = 0
+
+    @property
+    def fade(self) -> float:
+        """What a vote is worth a frame later: a third after ``window`` frames."""
+        return 1.0 - 1.0 / (1.0 + self.settings.window / 2.0)
 
     def reset(self) -> None:
         """Forget every tile followed (a new view)."""
@@ -105,11 +117,13 @@ class SteadyReading:
             self.reset()
             followed, pairs = [], []
         self._tiles = followed
-        fade = 1.0 - 1.0 / (1.0 + self.settings.window / 2.0)  # a vote is a third after ``window`` frames
+        fade = self.fade
         for tile in self._tiles:
             tile.votes *= fade
+            tile.weight *= fade
         weight = UNMEASURED if sharpness is None else min(1.0, max(sharpness, 0.0) / SHARP)
         paired = dict(pairs)
+        followed_as: list[_Tile] = []
         for index in range(len(boxes)):
             votes = _votes(detections, index) * weight
             confidence = float(detections.confidences[index])
@@ -117,45 +131,52 @@ class SteadyReading:
                 tile = self._tiles[paired[index]]
                 tile.box = boxes[index].copy()
                 tile.votes += votes
+                tile.weight += weight
                 tile.confidence = fade * tile.confidence + (1 - fade) * confidence
                 tile.seen += 1
                 tile.last = self._frame
             else:
                 self._keys += 1
-                self._tiles.append(
-                    _Tile(self._keys, boxes[index].copy(), votes, confidence, 1, self._frame, self._frame)
+                tile = _Tile(
+                    self._keys, boxes[index].copy(), votes, confidence, weight, 1, self._frame, self._frame
                 )
-        return self._vote(detections.image_size, len(pairs), changed)
+                self._tiles.append(tile)
+            followed_as.append(tile)
+        return self._vote(detections.image_size, len(pairs), changed, followed_as)
 
-    def _vote(self, size: tuple[int, int], matched: int, changed: bool) -> Vote:
+    def _vote(self, size: tuple[int, int], matched: int, changed: bool, followed_as: list[_Tile]) -> Vote:
         present = [
             t for t in self._tiles if t.seen * 2 >= min(self._frame - t.first + 1, 2 * self.settings.lost)
         ]
+        where = {t.key: i for i, t in enumerate(present)}
+        of_frame = np.array([where.get(t.key, -1) for t in followed_as], np.int64)
         boxes = np.array([t.box for t in present], np.float32).reshape(-1, 4)
         faces = np.array([int(t.votes.argmax()) for t in present], np.int64)
-        totals = np.array([max(float(t.votes.sum()), 1e-9) for t in present], np.float32)
-        shares = np.array([t.votes[f] for t, f in zip(present, faces, strict=True)], np.float32) / totals
-        scale = np.array([t.confidence for t in present], np.float32)
+        # each face's mean confidence over the frames the tile was seen in (0 in a frame that read it as no
+        # face of its readings): what one frame's confidence is, and what the search weighs
+        means = np.array([t.votes / max(t.weight, 1e-9) for t in present], np.float32).reshape(
+            -1, len(DETECTOR_CLASSES)
+        )
+        rows = np.arange(len(present))
+        confidences = np.minimum(means[rows, faces], 1.0) if len(present) else np.zeros(0, np.float32)
+        scale = np.array([max(t.confidence, 1e-9) for t in present], np.float32)
+        shares = np.minimum(confidences / scale, 1.0) if len(present) else np.zeros(0, np.float32)
         # the alternatives: the likeliest other suited faces (a face-down tile or an honour is no reading of
         # a suited one), at 0 where nothing voted for them
         others = np.zeros((len(present), ALTERNATIVES), np.int64)
-        other_shares = np.zeros((len(present), ALTERNATIVES), np.float32)
-        for row, (tile, face) in enumerate(zip(present, faces, strict=True)):
-            suited = tile.votes[:SUITED].copy()
+        other_confidences = np.zeros((len(present), ALTERNATIVES), np.float32)
+        for row, face in enumerate(faces):
+            suited = means[row, :SUITED].copy()
             if face < SUITED:
                 suited[face] = -1.0
             likeliest = np.argsort(-suited, kind="stable")[:ALTERNATIVES]
             others[row] = likeliest
-            other_shares[row] = np.maximum(suited[likeliest], 0.0) / totals[row]
+            other_confidences[row] = np.clip(suited[likeliest], 0.0, 1.0)
         detections = Detections(
-            boxes,
-            faces,
-            shares * scale,
-            size,
-            alternatives=others,
-            alternative_confidences=other_shares * scale[:, None],
+            boxes, faces, confidences, size, alternatives=others, alternative_confidences=other_confidences
         )
-        return Vote(detections, shares, shares >= self.settings.sure, matched, changed)
+        keys = np.array([t.key for t in present], np.int64)
+        return Vote(detections, shares, shares >= self.settings.sure, of_frame, keys, matched, changed)
 
 
 def _votes(detections: Detections, index: int) -> np.ndarray:

@@ -1,0 +1,264 @@
+"""Live reading, measured: does a hand held in front of the camera lock right, how soon, against one frame?
+
+    python benchmarks/bench_live.py DATA [DATA ...] [--size 640x480] [--limit N] [--shaken 12] [--steady 24]
+        [--hold 5] [--single]
+    python benchmarks/bench_live.py --phones 1,2,4 [--seconds 20] [--size 640x480] DATA
+    python benchmarks/bench_live.py --memory-minutes 10 DATA
+
+DATA: scenes of winning hands (``smj dataset synth`` output). Each winning scene becomes a video
+(``datasets.camera_video``: the photo fitted to ``--size``, ``--shaken`` frames shaken and blurred, then
+``--steady`` held steady, seeded by its index), and its frames are read one after another as a phone's are
+(each a JPEG at quality 85, as the page sends them, read by ``usecases.live.LiveReading`` with the shipped
+models). For each video: whether a hand was locked, whether it is the scene's hand (melds in any order),
+and the frames from the first steady frame to the lock. Printed: the share of videos locked right, the
+wrong locks, frames and seconds from steady to locked (median, p90) and the median time a frame takes.
+``--single``: the same frames each read alone as a photo (``vision.pipeline.score_photo``): the share of
+videos with at least one frame read exactly (the best single frame) and the mean share of frames read
+exactly (a frame taken at random).
+
+``--phones``: the service started on a loopback port (as ``bench_api``), each phone a thread sending one
+video's frames in a loop, the next when the last is answered: frames a second the server answers, and
+frames dropped, for each number of phones. ``--memory-minutes``: two phones for that long, the server's
+resident memory sampled every 30 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import random
+import statistics
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+QUALITY = 85  # the page's JPEG quality for a frame
+
+
+@dataclass(frozen=True)
+class VideoResult:
+    locked: dict | None  # the hand locked, or None
+    right: bool
+    why: str | None  # why the last frame was not locked
+    frames_to_lock: int | None  # from the first steady frame
+    seconds_per_frame: float
+    single_exact: list[bool]  # each frame read alone as a photo: the hand exactly (with --single)
+
+
+def canonical(hand: dict | None) -> str | None:
+    if hand is None:
+        return None
+    return json.dumps({**hand, "melds": sorted(hand["melds"], key=json.dumps)}, sort_keys=True)
+
+
+def jpeg(frame: np.ndarray) -> bytes:
+    out = io.BytesIO()
+    Image.fromarray(frame).save(out, "JPEG", quality=QUALITY)
+    return out.getvalue()
+
+
+def video_frames(
+    folder: Path, row: dict, size: tuple[int, int], shaken: int, steady: int, seed: int
+) -> list[bytes]:
+    from datasets.camera_video import camera_frames
+
+    photo = np.asarray(Image.open(folder / row["image"]).convert("RGB"))
+    return [jpeg(f) for f in camera_frames(photo, size, shaken=shaken, steady=steady, seed=seed)]
+
+
+def read_video(
+    frames: Sequence[bytes], truth: dict, detector: object, hold: int, shaken: int, single: bool
+) -> VideoResult:
+    from scoring import CHENGDU, WinContext
+    from usecases.live import LiveReading
+    from vision.detect.detector import DEFAULT_CONF
+    from vision.pipeline import decode_photo, score_photo
+
+    reading = LiveReading(CHENGDU, WinContext(), hold)
+    locked_at = None
+    locked = None
+    why = None
+    spent = 0.0
+    for index, data in enumerate(frames):
+        start = time.perf_counter()
+        answer = reading.frame(decode_photo(data), detector, DEFAULT_CONF)  # type: ignore[arg-type]
+        spent += time.perf_counter() - start
+        if answer["locked"] and locked is None:
+            locked, locked_at = answer["hand"], index
+        why = answer["why"]["code"] if answer["why"] else None
+    exact = []
+    if single:
+        for data in frames:
+            read = score_photo(data, detector, WinContext(), CHENGDU)  # type: ignore[arg-type]
+            exact.append(read.hand is not None and canonical(read.hand.to_json()) == canonical(truth))
+    to_lock = None if locked_at is None else max(0, locked_at - shaken + 1)
+    right = canonical(locked) == canonical(truth)
+    return VideoResult(locked, right, None if locked else why, to_lock, spent / len(frames), exact)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
+
+
+def measure(args: argparse.Namespace, size: tuple[int, int]) -> int:
+    from datasets.scenes import scene_images
+    from vision.detect.detector import DEFAULT_WEIGHTS
+    from vision.factory.torch_models import reader
+
+    detector = reader(DEFAULT_WEIGHTS)
+    for folder in args.data:
+        rows = [r for r in scene_images(folder) if r.get("winning")][: args.limit or None]
+        results = []
+        for index, row in enumerate(rows):
+            frames = video_frames(folder, row, size, args.shaken, args.steady, index)
+            results.append(read_video(frames, row["hand"], detector, args.hold, args.shaken, args.single))
+            if args.verbose:
+                r = results[-1]
+                print(
+                    f"  {row['image']}: apart {row.get('win_apart')}, right {r.right}, locked {r.locked}, "
+                    f"why {r.why}, truth {row['hand']}",
+                    flush=True,
+                )
+        right = sum(r.right for r in results)
+        wrong = sum(r.locked is not None and not r.right for r in results)
+        waits = [r.frames_to_lock for r in results if r.right and r.frames_to_lock is not None]
+        per_frame = statistics.median(r.seconds_per_frame for r in results)
+        print(
+            f"{folder} at {size[0]}x{size[1]} ({len(results)} videos, {args.shaken} shaken + {args.steady} "
+            f"steady frames, hold {args.hold}): locked right {right}/{len(results)} "
+            f"({right / len(results):.3f}), "
+            f"wrong locks {wrong}, not locked {len(results) - right - wrong}; frames from steady to locked "
+            f"median {statistics.median(waits) if waits else float('nan'):.0f}, p90 "
+            f"{percentile(waits, 90) if waits else float('nan'):.0f} (x {1000 * per_frame:.0f} ms a frame: "
+            f"{(statistics.median(waits) if waits else float('nan')) * per_frame:.2f} s)",
+            flush=True,
+        )
+        apart = [r for r, row in zip(results, rows, strict=True) if row.get("win_apart")]
+        whys = Counter(r.why for r in results if r.locked is None)
+        print(
+            f"  winning tile set apart: locked right {sum(r.right for r in apart)}/{len(apart)}; "
+            "not locked, why: " + ", ".join(f"{k} {v}" for k, v in whys.most_common()),
+            flush=True,
+        )
+        if args.single:
+            best = sum(any(r.single_exact) for r in results) / len(results)
+            rand = statistics.mean(statistics.mean(r.single_exact) for r in results)
+            steady_only = statistics.mean(statistics.mean(r.single_exact[args.shaken :]) for r in results)
+            print(
+                f"  one frame alone: the best frame exact {best:.3f}; a frame at random {rand:.3f} (a steady "
+                f"frame at random {steady_only:.3f}); the locked reading {right / len(results):.3f}",
+                flush=True,
+            )
+    return 0
+
+
+def phones(args: argparse.Namespace, size: tuple[int, int]) -> int:
+    import httpx
+    from bench_api import Sampler, launch_server, rss_mb, wait_ready
+
+    from datasets.scenes import scene_images
+
+    folder = args.data[0]
+    rows = [r for r in scene_images(folder) if r.get("winning")]
+    videos = [video_frames(folder, rows[i % len(rows)], size, args.shaken, args.steady, i) for i in range(4)]
+    counts = [int(n) for n in args.phones.split(",")] if args.phones else [2]
+    seconds = args.memory_minutes * 60 if args.memory_minutes else args.seconds
+    server, base = launch_server(
+        False, {"SMJ_LIVE_PHONES": str(max(counts)), "SMJ_LIVE_FRAME_INTERVAL_S": "0"}
+    )
+    try:
+        wait_ready(base, server, 120)
+        for count in counts:
+            answered, dropped = [0] * count, [0] * count
+            stop = threading.Event()
+            samples: list[tuple[float, float]] = []
+
+            def phone(k: int, answered: list[int], dropped: list[int], stop: threading.Event) -> None:
+                with httpx.Client(base_url=base, timeout=60) as client:
+                    session = client.post("/api/v1/live", json={}).json()["session"]
+                    frames = videos[k % len(videos)]
+                    index = 0
+                    while not stop.is_set():
+                        data = frames[index % len(frames)]
+                        index += 1
+                        answer = client.post(
+                            f"/api/v1/live/{session}/frames", files={"image": ("f.jpg", data, "image/jpeg")}
+                        )
+                        if answer.status_code == 200:
+                            answered[k] += 1
+                        elif answer.status_code == 429:
+                            dropped[k] += 1
+                            time.sleep(0.05)
+                        else:
+                            raise RuntimeError(f"{answer.status_code}: {answer.text[:200]}")
+                    client.delete(f"/api/v1/live/{session}")
+
+            sampler = Sampler(server.pid, 1.0)
+            sampler.start()
+            threads = [
+                threading.Thread(target=phone, args=(k, answered, dropped, stop), daemon=True)
+                for k in range(count)
+            ]
+            start = time.perf_counter()
+            for thread in threads:
+                thread.start()
+            while time.perf_counter() - start < seconds:
+                time.sleep(min(30.0, seconds))
+                samples.append((time.perf_counter() - start, rss_mb(server.pid) or float("nan")))
+            stop.set()
+            for thread in threads:
+                thread.join(timeout=120)
+            sampler.done.set()
+            wall = time.perf_counter() - start
+            total = sum(answered)
+            print(
+                f"{count} phone(s), {wall:.0f} s: {total / wall:.1f} frames/s answered "
+                f"({total / wall / count:.1f} a phone), {sum(dropped)} dropped; server RSS "
+                + ", ".join(f"{t:.0f}s {mb:.0f} MB" for t, mb in samples)
+                + f", peak {sampler.peak:.0f} MB",
+                flush=True,
+            )
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("data", type=Path, nargs="+")
+    parser.add_argument("--size", default="640x480", help="frame size, WxH (default 640x480)")
+    parser.add_argument("--limit", type=int, default=0, help="only the first N winning scenes of each")
+    parser.add_argument("--shaken", type=int, default=12)
+    parser.add_argument("--steady", type=int, default=24)
+    parser.add_argument("--hold", type=int, default=5)
+    parser.add_argument("--single", action="store_true", help="also read every frame alone as a photo")
+    parser.add_argument("--verbose", action="store_true", help="a line for each video")
+    parser.add_argument("--phones", default="", help="e.g. 1,2,4: frames a second the server holds")
+    parser.add_argument("--seconds", type=float, default=20.0, help="each --phones run's length")
+    parser.add_argument(
+        "--memory-minutes", type=float, default=0.0, help="two phones this long, memory sampled"
+    )
+    args = parser.parse_args(argv)
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    random.seed(0)
+    if args.phones or args.memory_minutes:
+        return phones(args, (width, height))
+    return measure(args, (width, height))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
