@@ -1,7 +1,7 @@
 """Every ``curl`` line of the README and its pages (``docs/``), run as written against a served app (the
-shipped models, a fresh store): each answers 2xx, so none can rot. ``EXAMPLE_ID``, ``TABLE_ID`` and
-``TABLE_CODE`` are filled in from the answers before them, as a reader would; ``layout.jpg`` and ``hand.jpg``
-are a set's photos (``tests/set_builders.py``)."""
+shipped models, a fresh store): each answers 2xx, so none can rot. ``EXAMPLE_ID``, ``TABLE_ID``,
+``TABLE_CODE`` and ``LIVE_SESSION`` are filled in from the answers before them, as a reader would;
+``layout.jpg`` and ``hand.jpg`` are a set's photos (``tests/set_builders.py``)."""
 
 from __future__ import annotations
 
@@ -52,7 +52,8 @@ def test_every_curl_line_of_the_readme_answers(base: str, tmp_path: Path) -> Non
         for placeholder, value in filled.items():
             command = command.replace(placeholder, value)
         said = re.sub(r"\s#.*", "", command).rstrip()  # a comment may name what the answer holds
-        assert not re.search(r"\b(EXAMPLE_ID|TABLE_ID|TABLE_CODE)\b", said), f"nothing to fill in: {command}"
+        unfilled = re.search(r"\b(EXAMPLE_ID|TABLE_ID|TABLE_CODE|LIVE_SESSION)\b", said)
+        assert not unfilled, f"nothing to fill in: {command}"
         run = command.replace("http://localhost:8000", base).replace("curl ", "curl -sS --fail-with-body ")
         done = subprocess.run(["bash", "-c", run], cwd=tmp_path, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
@@ -61,4 +62,6 @@ def test_every_curl_line_of_the_readme_answers(base: str, tmp_path: Path) -> Non
         if said.endswith("/api/v1/tables"):  # the table made: its id and code
             made = json.loads(done.stdout)
             filled.update(TABLE_ID=made["id"], TABLE_CODE=made["code"])
-    assert {"EXAMPLE_ID", "TABLE_ID", "TABLE_CODE"} <= set(filled)
+        if said.endswith("/api/v1/live"):  # a live session opened: its id
+            filled["LIVE_SESSION"] = json.loads(done.stdout)["session"]
+    assert {"EXAMPLE_ID", "TABLE_ID", "TABLE_CODE", "LIVE_SESSION"} <= set(filled)
