@@ -1,0 +1,41 @@
+"""The live benchmark, through ``read_video``: a video of a winning scene held steady locks its hand, counted
+from the first steady frame; every frame read alone for the comparison."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from bench_loader import load_benchmark, write_scenes
+
+from vision.detect.detector import DEFAULT_WEIGHTS, Detector
+
+pytestmark = pytest.mark.skipif(not DEFAULT_WEIGHTS.is_file(), reason="no shipped model in models/")
+
+bench = load_benchmark("bench_live")
+
+
+def test_a_video_is_read_frame_by_frame_and_its_lock_judged_against_the_scene(tmp_path: Path) -> None:
+    scenes = write_scenes(tmp_path, 3)
+    rows = [json.loads(line) for line in (scenes / "scenes.jsonl").read_text().splitlines()]
+    row = next(r for r in rows if r["winning"])
+    frames = bench.video_frames(scenes, row, (640, 480), 2, 4, 0)
+    assert len(frames) == 6 and all(f[:2] == b"\xff\xd8" for f in frames)  # JPEGs, as the page sends
+    result = bench.read_video(frames, row["hand"], Detector(), hold=2, shaken=2, single=True)
+    assert len(result.single_exact) == 6 and result.seconds_per_frame > 0
+    assert result.right == (bench.canonical(result.locked) == bench.canonical(row["hand"]))
+    if result.locked is None:
+        assert result.why in ("no_hand", "changing", "win_tile_not_apart", "not_a_win")
+        assert result.frames_to_lock is None
+    else:
+        assert result.why is None and 0 <= result.frames_to_lock <= 4
+
+
+def test_a_hand_is_the_same_whatever_order_its_melds_are_listed_in() -> None:
+    pong, kong = {"type": "pong", "tile": "2p"}, {"type": "kong_exposed", "tile": "5s"}
+    one = {"concealed": "123m44p", "win_tile": "4p", "melds": [pong, kong]}
+    assert bench.canonical(one) == bench.canonical({**one, "melds": [kong, pong]})
+    assert (
+        bench.canonical(one) != bench.canonical({**one, "win_tile": "1m"}) and bench.canonical(None) is None
+    )
