@@ -152,14 +152,19 @@ def measure(args: argparse.Namespace, size: tuple[int, int]) -> int:
             flush=True,
         )
         if args.single:
-            best = sum(any(r.single_exact) for r in results) / len(results)
-            rand = statistics.mean(statistics.mean(r.single_exact) for r in results)
-            steady_only = statistics.mean(statistics.mean(r.single_exact[args.shaken :]) for r in results)
-            print(
-                f"  one frame alone: the best frame exact {best:.3f}; a frame at random {rand:.3f} (a steady "
-                f"frame at random {steady_only:.3f}); the locked reading {right / len(results):.3f}",
-                flush=True,
-            )
+            for name, chosen in (("every video", results), ("winning tile set apart", apart)):
+                if not chosen:
+                    continue
+                best = sum(any(r.single_exact) for r in chosen) / len(chosen)
+                rand = statistics.mean(statistics.mean(r.single_exact) for r in chosen)
+                steady_only = statistics.mean(statistics.mean(r.single_exact[args.shaken :]) for r in chosen)
+                locked = sum(r.right for r in chosen) / len(chosen)
+                print(
+                    f"  {name} ({len(chosen)}), one frame alone: the best frame exact {best:.3f}; a frame at "
+                    f"random {rand:.3f} (a steady frame at random {steady_only:.3f}); the locked reading "
+                    f"{locked:.3f}",
+                    flush=True,
+                )
     return 0
 
 
