@@ -44,9 +44,8 @@ class SteadyOut(BaseModel):
     unsure: list[str] = Field(description="the voted reading's tiles whose faces split their votes")
 
 
-class WhyOut(BaseModel):
+class WhyOut(AdviceOut):
     code: str = Field(description="no_hand, changing, win_tile_not_apart, not_a_win")
-    message: str
 
 
 class LiveFrameOut(BaseModel):

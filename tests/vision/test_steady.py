@@ -86,18 +86,17 @@ def test_a_face_read_another_way_for_long_enough_changes_the_reading():
 
 
 def test_blurred_frames_weigh_less_than_sharp_ones():
-    steady = SteadyReading()
-    for i in range(2):
-        steady.add(frame(dx=i), sharpness=0.5)
-    for i in range(3):
-        vote = steady.add(reread(frame(dx=2 + i), 0, "2m"), sharpness=0.04)
-    assert vote.detections.class_ids[0] == parse_tile("1m")
-    sharp = SteadyReading()
-    for i in range(2):
-        sharp.add(frame(dx=i), sharpness=0.5)
-    for i in range(3):
-        vote = sharp.add(reread(frame(dx=2 + i), 0, "2m"), sharpness=0.5)
-    assert vote.detections.class_ids[0] == parse_tile("2m")
+    def read_after(sharpness: float) -> int:
+        """Tile 0's voted face after 2 sharp frames of 1m, then 3 frames of 2m at ``sharpness``."""
+        steady = SteadyReading()
+        for i in range(2):
+            steady.add(frame(dx=i), sharpness=0.5)
+        for i in range(3):
+            vote = steady.add(reread(frame(dx=2 + i), 0, "2m"), sharpness=sharpness)
+        return int(vote.detections.class_ids[0])
+
+    assert read_after(0.04) == parse_tile("1m")
+    assert read_after(0.5) == parse_tile("2m")
 
 
 def test_a_tile_missed_in_a_frame_stays_in_the_reading():
