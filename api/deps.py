@@ -147,13 +147,15 @@ async def tile_set_form(
         Form(alias="set", max_length=64, description="the set on the table (POST /api/v1/sets) to read with"),
     ] = None,
 ) -> TileSet | None:
-    """The stored set named by the form field ``set``, as the detector's classifier reads it; None without
-    one. 404 ``no_such_set``; 422 when this detector reads no sets."""
-    if not name:
-        return None
+    """The stored set named by the form field ``set`` (``stored_tile_set``); None without one."""
+    return await stored_tile_set(name, settings, detector, workers) if name else None
+
+
+async def stored_tile_set(name: str, settings: Settings, detector: Reader, workers: Workers) -> TileSet:
+    """The stored set ``name`` as the detector's classifier reads it. 404 ``no_such_set``; 422 when this
+    detector reads no sets."""
     classifier = set_classifier(detector)
-    store = get_store(settings)
-    return await workers.hands(tile_set, store, name, classifier)
+    return await workers.hands(tile_set, get_store(settings), name, classifier)
 
 
 TileSetFormDep = Annotated[TileSet | None, Depends(tile_set_form)]

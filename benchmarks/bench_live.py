@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
-import random
 import statistics
 import sys
 import threading
@@ -56,9 +54,10 @@ class VideoResult:
 
 
 def canonical(hand: dict | None) -> str | None:
-    if hand is None:
-        return None
-    return json.dumps({**hand, "melds": sorted(hand["melds"], key=json.dumps)}, sort_keys=True)
+    """``usecases.live.hand_key`` (melds in any order), None for no hand."""
+    from usecases.live import hand_key
+
+    return None if hand is None else hand_key(hand)
 
 
 def jpeg(frame: np.ndarray) -> bytes:
@@ -106,12 +105,9 @@ def read_video(
     return VideoResult(locked, right, None if locked else why, to_lock, spent / len(frames), exact)
 
 
-def percentile(values: Sequence[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
-
-
 def measure(args: argparse.Namespace, size: tuple[int, int]) -> int:
+    from bench_api import percentile
+
     from datasets.scenes import scene_images
     from vision.detect.detector import DEFAULT_WEIGHTS
     from vision.factory.torch_models import reader
@@ -259,7 +255,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     width, height = (int(v) for v in args.size.lower().split("x"))
-    random.seed(0)
     if args.phones or args.memory_minutes:
         return phones(args, (width, height))
     return measure(args, (width, height))

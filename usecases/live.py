@@ -27,11 +27,11 @@ import numpy as np
 
 from scoring import Rules, WinContext, score
 from vision import pipeline
-from vision.detect.sharpness import photo_sharpness
+from vision.detect.sharpness import BLURRED, photo_sharpness
 from vision.detect.tileset import TileSet
 from vision.detections import DETECTOR_CLASSES
 from vision.grouping.grouper import Grouping
-from vision.grouping.result import GroupRole, WarningCode
+from vision.grouping.result import WarningCode
 from vision.guidance import frame_guidance
 from vision.images import Photo
 from vision.reading import Reader
@@ -82,35 +82,32 @@ class LiveReading:
         )
         photo, found = frame.photo, frame.detections
         boxes = found.boxes / photo.scale  # in the decoded pixels
-        vote = self.steady.add(found, photo_sharpness(photo.pixels, boxes) if len(found) else None)
+        sharpness = photo_sharpness(photo.pixels, boxes) if len(boxes) else None
+        vote = self.steady.add(found, sharpness)
         if vote.changed or not len(vote.detections):
             self.locked, self.held = None, 0
             self._recent.clear()
             self._roles.clear()
         # the hand and melds: the followed tiles the recent frames' readings placed in them more often than
         # not (each frame's reading chose the row, as a photo's does), under their voted faces
-        placed = np.asarray(
-            [
-                i
-                for group in frame.grouping.groups
-                if group.role is not GroupRole.IGNORED
-                for i in group.indices
-            ],
-            np.int64,
-        )
+        placed = np.asarray(frame.grouping.placed, np.int64)
         tiles = vote.detections[self._placed(vote, placed)]
-        # a voted face read below the threshold (read two ways) is offered to the search as a photo's unsure
-        # box is, not grouped as a tile
-        sure = tiles.confidences >= conf
-        voted = pipeline.read_hand(
-            tiles[sure], tiles[~sure], threshold=conf, rules=self.rules, context=self.context
-        )
-        why = None if self.locked is not None else self._settle(vote, voted.grouping)
-        # the advice is for the hand's tiles where a hand is read (far tiles may be small or cut by the edge)
+        why = None
+        if self.locked is None:
+            # a voted face read below the threshold (read two ways) is offered to the search as a photo's
+            # unsure box is, not grouped as a tile
+            sure = tiles.confidences >= conf
+            voted = pipeline.read_hand(
+                tiles[sure], tiles[~sure], threshold=conf, rules=self.rules, context=self.context
+            )
+            why = self._settle(vote, voted.grouping)
+        # the advice is for the hand's tiles where a hand is read (far tiles may be small or cut by the edge),
+        # blurred as the reading warned (``blurred_photo``); else for every tile the frame shows
         if len(placed):
-            boxes = boxes[placed]
-        sharpness = photo_sharpness(photo.pixels, boxes) if len(boxes) else None
-        guidance = frame_guidance(photo.pixels, boxes, sharpness)
+            boxes, blurred = boxes[placed], WarningCode.BLURRED_PHOTO in frame.grouping.codes
+        else:
+            blurred = sharpness is not None and sharpness < BLURRED
+        guidance = frame_guidance(photo.pixels, boxes, blurred)
         width, height = photo.original_size
         side = max(photo.pixels.shape[:2])
         unsure = vote.detections.class_ids[~vote.sure]
@@ -165,9 +162,8 @@ class LiveReading:
         with its winning tile set apart (not the grouper's guess), and it is a winning hand; otherwise why it
         is not locked."""
         hand = grouping.hand
-        key = None if hand is None or not len(vote.detections) else _key(hand.to_json())
-        apart = not any(w.code is WarningCode.WIN_TILE_NOT_APART for w in grouping.warnings)
-        self._recent.append((key, apart))
+        key = None if hand is None or not len(vote.detections) else hand_key(hand.to_json())
+        self._recent.append((key, grouping.win_apart))
         while len(self._recent) > self.hold + self.hold // 2:
             self._recent.popleft()
         self.held = sum(k == key for k, _ in self._recent) if key is not None else 0
@@ -184,8 +180,8 @@ class LiveReading:
         return None
 
 
-def _key(hand: dict[str, Any]) -> str:
-    """A hand as one string, its melds in any order the same."""
+def hand_key(hand: dict[str, Any]) -> str:
+    """A hand's JSON (``Hand.to_json``) as one string, the same whatever order its melds are listed in."""
     melds = sorted(hand["melds"], key=lambda meld: json.dumps(meld, sort_keys=True))
     return json.dumps({**hand, "melds": melds}, sort_keys=True)
 

@@ -1,5 +1,5 @@
 """What a player holding the camera should do for a better frame, from what the reader already measured of one
-frame: no tile in view, the tiles blurred for their size (``vision.detect.sharpness``), too small to read,
+frame: no tile in view, the tiles blurred for their size (the reading's ``blurred_photo``), too small to read,
 cut by the frame's edge, or the frame too dark. Each piece of advice is a code (the page words it in Chinese
 and English) and a message."""
 
@@ -10,8 +10,6 @@ from enum import StrEnum
 
 import cv2
 import numpy as np
-
-from vision.detect.sharpness import BLURRED
 
 # tiles whose short side measures less than this (frame pixels) are read with errors: the 640x480 hands
 # whose 万 numerals are lost have tiles 20-35 px across
@@ -61,9 +59,10 @@ class Guidance:
         return next((step for step in SIDES if step >= wanted * 0.98), SIDES[-1])
 
 
-def frame_guidance(pixels: np.ndarray, boxes: np.ndarray, sharpness: float | None) -> Guidance:
+def frame_guidance(pixels: np.ndarray, boxes: np.ndarray, blurred: bool) -> Guidance:
     """The advice for a frame: ``pixels`` the RGB frame, ``boxes`` the tiles that matter in its pixels (the
-    hand's where one is read), ``sharpness`` theirs (``photo_sharpness``)."""
+    hand's where one is read), ``blurred``: they are, for their size (``vision.detect.sharpness.BLURRED``;
+    the reading's ``blurred_photo`` warning)."""
     grey = cv2.cvtColor(pixels, cv2.COLOR_RGB2GRAY) if pixels.ndim == 3 else pixels
     advice: list[Advice] = []
     if float(grey.mean()) < DARK:
@@ -73,7 +72,7 @@ def frame_guidance(pixels: np.ndarray, boxes: np.ndarray, sharpness: float | Non
         advice.append(Advice.NO_HAND)
         return Guidance(tuple(advice), None)
     tile = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
-    if sharpness is not None and sharpness < BLURRED:
+    if blurred:
         advice.append(Advice.HOLD_STILL)
     if tile < SMALL_TILE:
         advice.append(Advice.COME_CLOSER)

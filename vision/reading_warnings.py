@@ -21,7 +21,7 @@ CLOSE_FACES = 0.5
 def with_sharpness(photo: Photo, detections: Detections, grouping: Grouping) -> Grouping:
     """The grouping with a ``blurred_photo`` warning when the tiles of the hand and its melds are too
     blurred for their size to trust every face (``vision.detect.sharpness``)."""
-    placed = [i for group in grouping.groups if group.role is not GroupRole.IGNORED for i in group.indices]
+    placed = grouping.placed
     if not placed:
         return grouping
     sharpness = photo_sharpness(photo.pixels, detections.boxes[np.asarray(placed)] / photo.scale)

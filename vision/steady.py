@@ -99,10 +99,6 @@ class SteadyReading:
         """What a vote is worth a frame later: a third after ``window`` frames."""
         return 1.0 - 1.0 / (1.0 + self.settings.window / 2.0)
 
-    def reset(self) -> None:
-        """Forget every tile followed (a new view)."""
-        self._tiles.clear()
-
     def add(self, detections: Detections, sharpness: float | None = None) -> Vote:
         """Follow one frame's tiles (``detections`` with the classifier's alternatives, in the frame's pixels;
         ``sharpness``: ``vision.detect.sharpness.photo_sharpness`` of its tiles); the voted reading."""
@@ -113,8 +109,7 @@ class SteadyReading:
         agree = sum(int(detections.class_ids[i]) == int(followed[j].votes.argmax()) for i, j in pairs)
         few = len(pairs) < self.settings.changed * min(len(followed), max(len(boxes), 1))
         changed = bool(followed) and len(boxes) > 0 and (few or agree < self.settings.changed * len(pairs))
-        if changed:
-            self.reset()
+        if changed:  # another view: everything followed is forgotten
             followed, pairs = [], []
         self._tiles = followed
         fade = self.fade
@@ -157,10 +152,9 @@ class SteadyReading:
         means = np.array([t.votes / max(t.weight, 1e-9) for t in present], np.float32).reshape(
             -1, len(DETECTOR_CLASSES)
         )
-        rows = np.arange(len(present))
-        confidences = np.minimum(means[rows, faces], 1.0) if len(present) else np.zeros(0, np.float32)
+        confidences = np.minimum(means[np.arange(len(present)), faces], 1.0)
         scale = np.array([max(t.confidence, 1e-9) for t in present], np.float32)
-        shares = np.minimum(confidences / scale, 1.0) if len(present) else np.zeros(0, np.float32)
+        shares = np.minimum(confidences / scale, 1.0)
         # the alternatives: the likeliest other suited faces (a face-down tile or an honour is no reading of
         # a suited one), at 0 where nothing voted for them
         others = np.zeros((len(present), ALTERNATIVES), np.int64)

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Request, Response, UploadFile
 
-from api.deps import DetectorDep, SettingsDep, WorkersDep, decode_upload, get_store, set_classifier
+from api.deps import DetectorDep, SettingsDep, WorkersDep, decode_upload, stored_tile_set
 from api.errors import ApiError
 from api.live import LiveSessions, frame_dropped
 from api.routes import API_PREFIX, error_responses
@@ -16,7 +16,6 @@ from api.schemas.live import LiveFrameOut, LiveIn, LiveOut
 from api.settings import Settings
 from scoring import get_preset
 from usecases.live import LiveReading
-from usecases.sets import tile_set
 from vision.images import Photo
 from vision.reading import Reader
 
@@ -49,9 +48,7 @@ async def open_live(
     ``set`` names the set on the table, ``hold`` the frames the reading must hold. 429 ``live_full`` when
     ``SMJ_LIVE_PHONES`` are live."""
     rules = get_preset(body.preset)
-    faces = None
-    if body.set:
-        faces = await workers.hands(tile_set, get_store(settings), body.set, set_classifier(detector))
+    faces = await stored_tile_set(body.set, settings, detector, workers) if body.set else None
     reading = LiveReading(rules, body.context.to_context(), body.hold, faces)
     key = sessions(request).open(reading)
     return {

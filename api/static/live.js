@@ -32,8 +32,6 @@
   // the camera can't be opened: the photo buttons are the way in
   function fallback(why) {
     stop();
-    $("live").hidden = true;
-    $("live-start").hidden = false;
     $("live-result").dataset.state = "fallback";
     page().setStatus(`相机打不开，请拍照 The camera can't be opened (${why}): take a photo instead.`, true);
   }
@@ -91,10 +89,9 @@
         .call(`/live/${session}`, { method: "DELETE" })
         .catch(() => null); // it ends alone when idle
     }
-    const video = $("live-video");
-    if (video) video.srcObject = null;
-    if ($("live")) $("live").hidden = true;
-    if ($("live-start")) $("live-start").hidden = false;
+    $("live-video").srcObject = null;
+    $("live").hidden = true;
+    $("live-start").hidden = false;
   }
 
   // the video's frame scaled so its long side is what the server asked for (never enlarged), as a JPEG

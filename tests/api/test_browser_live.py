@@ -13,22 +13,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from browser import mobile, running
 from PIL import Image
+from playwright.sync_api import Page, expect, sync_playwright
 
 from api.app import create_app
 from api.fakes import FakeDetector
 from api.settings import PROJECT_ROOT, Settings
 from datasets.camera_video import camera_frames, write_y4m
-
-pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e .[dev])")
-from browser import CHROMIUM, mobile, running
-from playwright.sync_api import Page, expect, sync_playwright
-
-if not Path(CHROMIUM).exists():
-    pytest.skip(
-        "Debian's chromium is not installed (apt-get install chromium, or ./setup.sh)",
-        allow_module_level=True,
-    )
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 

@@ -91,6 +91,11 @@ class Grouping:
     warnings: tuple[GroupingWarning, ...]
 
     @property
+    def placed(self) -> tuple[int, ...]:
+        """The detections in the hand and the melds (not ignored), group by group in reading order."""
+        return tuple(i for group in self.groups if group.role is not GroupRole.IGNORED for i in group.indices)
+
+    @property
     def codes(self) -> tuple[WarningCode, ...]:
         return tuple(warning.code for warning in self.warnings)
 

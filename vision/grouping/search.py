@@ -247,9 +247,7 @@ class LookSearch:
             position = {tile: at for at, tile in enumerate(active)}
             if any(edit.index not in position for edit in rereads):
                 return None  # a re-reading of an unsure tile not taken back
-            placed = {
-                i for group in base.groups if group.role is not GroupRole.IGNORED for i in group.indices
-            }
+            placed = set(base.placed)
             local = [replace(edit, index=position[edit.index]) for edit in rereads]
             if any(edit.index not in placed for edit in local):
                 return None  # a tile the grouping leaves out: its face changes nothing
@@ -377,10 +375,7 @@ def _leave_outs(
 ) -> list[Edit]:
     """The ``max_count_edits`` least sure tiles of the hand and its melds (``anywhere``: of every suited
     tile kept, those the first reading left out as strays too), as leave-outs."""
-    if anywhere:
-        held = [i for i in range(pool.kept) if pool.tiles.class_ids[i] < BACK]
-    else:
-        held = [i for group in first.groups if group.role is not GroupRole.IGNORED for i in group.indices]
+    held = [i for i in range(pool.kept) if pool.tiles.class_ids[i] < BACK] if anywhere else list(first.placed)
     held.sort(key=lambda i: (float(pool.tiles.confidences[i]), i))
     return [
         Edit(
@@ -402,7 +397,7 @@ def _reread_sets(pool: _Pool, first: Grouping, config: SearchConfig) -> list[tup
     tiles = pool.tiles
     if tiles.alternatives is None or tiles.alternative_confidences is None:
         return [(0.0, ())]
-    placed = {i for group in first.groups if group.role is not GroupRole.IGNORED for i in group.indices}
+    placed = set(first.placed)
     singles: list[Edit] = []
     for i in sorted(placed | set(range(pool.kept, len(tiles)))):
         if tiles.class_ids[i] >= len(CLASS_NAMES):
