@@ -144,7 +144,7 @@
     const result = $("live-result");
     if (answer.locked) {
       const text = JSON.stringify(answer.hand);
-      say(`锁定 Locked: ${handLine(answer.hand)}`);
+      say("锁定 Locked: the hand held still; move to another hand to read again");
       if (text !== live.locked) {
         live.locked = text;
         result.dataset.hand = text;
