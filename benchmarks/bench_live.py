@@ -1,9 +1,10 @@
 """Live reading, measured: does a hand held in front of the camera lock right, how soon, against one frame?
 
     python benchmarks/bench_live.py DATA [DATA ...] [--size 640x480] [--limit N] [--shaken 12] [--steady 24]
-        [--hold 5] [--single]
+        [--hold 5] [--single] [--photo-looks]
     python benchmarks/bench_live.py --phones 1,2,4 [--seconds 20] [--size 640x480] DATA
     python benchmarks/bench_live.py --memory-minutes 10 DATA
+    python benchmarks/bench_live.py --browser DATA [--size 640x480] [--limit N] [--steady 60]
 
 DATA: scenes of winning hands (``smj dataset synth`` output). Each winning scene becomes a video
 (``datasets.camera_video``: the photo fitted to ``--size``, ``--shaken`` frames shaken and blurred, then
@@ -11,10 +12,18 @@ DATA: scenes of winning hands (``smj dataset synth`` output). Each winning scene
 (each a JPEG at quality 85, as the page sends them, read by ``usecases.live.LiveReading`` with the shipped
 models). For each video: whether a hand was locked, whether it is the scene's hand (melds in any order),
 and the frames from the first steady frame to the lock. Printed: the share of videos locked right, the
-wrong locks, frames and seconds from steady to locked (median, p90) and the median time a frame takes.
-``--single``: the same frames each read alone as a photo (``vision.pipeline.score_photo``): the share of
-videos with at least one frame read exactly (the best single frame) and the mean share of frames read
-exactly (a frame taken at random).
+wrong locks (and of them those that lock the hand the photo shows: a concealed kong laid with its four faces
+up, as some tables lay every kong, is an exposed kong to the eye), frames and seconds from steady to
+locked (median, p90) and the median time a frame takes.
+``--photo-looks``: each frame looked at as a photo is, a close-up that reads as no win looked at again
+(``usecases.live.LIVE_SEARCH`` looks once). ``--single``: the same frames each read alone as a photo
+(``vision.pipeline.score_photo``): the share of videos with at least one frame read exactly (the best single
+frame) and the mean share of frames read exactly (a frame taken at random).
+
+``--browser``: each video written as Y4M and played by Chromium's fake camera (a phone-sized headless
+Chromium, as the tests drive it) to the page at ``/?live=1`` on the service: the hand the page locks
+(``#live-result[data-hand]``, given the steady frames' time to appear) against the scene's, and the seconds
+from the first steady frame (the page's first frame sent, plus the shaken frames' time) to the lock.
 
 ``--phones``: the service started on a loopback port (as ``bench_api``), each phone a thread sending one
 video's frames in a loop, the next when the last is answered: frames a second the server answers, and
@@ -26,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import statistics
 import sys
 import threading
@@ -34,6 +44,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -47,6 +58,7 @@ QUALITY = 85  # the page's JPEG quality for a frame
 class VideoResult:
     locked: dict | None  # the hand locked, or None
     right: bool
+    shown: bool  # the locked hand is the one the photo shows (``shown_hand``)
     why: str | None  # why the last frame was not locked
     frames_to_lock: int | None  # from the first steady frame
     seconds_per_frame: float
@@ -58,6 +70,20 @@ def canonical(hand: dict | None) -> str | None:
     from usecases.live import hand_key
 
     return None if hand is None else hand_key(hand)
+
+
+def shown_hand(row: dict) -> dict:
+    """The scene's hand as its photo shows it: a concealed kong laid with all four faces up (no back among
+    its tiles' labels, as some tables lay every kong) is an exposed kong to anyone who sees the photo."""
+    hand = row["hand"]
+    from vision.detections import BACK
+
+    backs = {b.get("group") for b in row.get("boxes") or () if b.get("role") == "meld" and b["cls"] == BACK}
+    melds = [
+        {**meld, "type": "kong_exposed"} if meld["type"] == "kong_concealed" and index not in backs else meld
+        for index, meld in enumerate(hand["melds"])
+    ]
+    return {**hand, "melds": melds}
 
 
 def jpeg(frame: np.ndarray) -> bytes:
@@ -76,14 +102,22 @@ def video_frames(
 
 
 def read_video(
-    frames: Sequence[bytes], truth: dict, detector: object, hold: int, shaken: int, single: bool
+    frames: Sequence[bytes],
+    row: dict,
+    detector: object,
+    hold: int,
+    shaken: int,
+    single: bool,
+    photo_looks: bool = False,
 ) -> VideoResult:
     from scoring import CHENGDU, WinContext
-    from usecases.live import LiveReading
+    from usecases.live import LIVE_SEARCH, LiveReading
     from vision.detect.detector import DEFAULT_CONF
+    from vision.grouping.search import SEARCH
     from vision.pipeline import decode_photo, score_photo
 
-    reading = LiveReading(CHENGDU, WinContext(), hold)
+    truth = row["hand"]
+    reading = LiveReading(CHENGDU, WinContext(), hold, reach=SEARCH if photo_looks else LIVE_SEARCH)
     locked_at = None
     locked = None
     why = None
@@ -102,7 +136,8 @@ def read_video(
             exact.append(read.hand is not None and canonical(read.hand.to_json()) == canonical(truth))
     to_lock = None if locked_at is None else max(0, locked_at - shaken + 1)
     right = canonical(locked) == canonical(truth)
-    return VideoResult(locked, right, None if locked else why, to_lock, spent / len(frames), exact)
+    shown = locked is not None and canonical(locked) == canonical(shown_hand(row))
+    return VideoResult(locked, right, shown, None if locked else why, to_lock, spent / len(frames), exact)
 
 
 def measure(args: argparse.Namespace, size: tuple[int, int]) -> int:
@@ -118,7 +153,9 @@ def measure(args: argparse.Namespace, size: tuple[int, int]) -> int:
         results = []
         for index, row in enumerate(rows):
             frames = video_frames(folder, row, size, args.shaken, args.steady, index)
-            results.append(read_video(frames, row["hand"], detector, args.hold, args.shaken, args.single))
+            results.append(
+                read_video(frames, row, detector, args.hold, args.shaken, args.single, args.photo_looks)
+            )
             if args.verbose:
                 r = results[-1]
                 print(
@@ -128,13 +165,15 @@ def measure(args: argparse.Namespace, size: tuple[int, int]) -> int:
                 )
         right = sum(r.right for r in results)
         wrong = sum(r.locked is not None and not r.right for r in results)
+        unseen = sum(r.shown and not r.right for r in results)
         waits = [r.frames_to_lock for r in results if r.right and r.frames_to_lock is not None]
         per_frame = statistics.median(r.seconds_per_frame for r in results)
         print(
             f"{folder} at {size[0]}x{size[1]} ({len(results)} videos, {args.shaken} shaken + {args.steady} "
             f"steady frames, hold {args.hold}): locked right {right}/{len(results)} "
             f"({right / len(results):.3f}), "
-            f"wrong locks {wrong}, not locked {len(results) - right - wrong}; frames from steady to locked "
+            f"wrong locks {wrong} (of them the hand the photo shows, a concealed kong face up: {unseen}), "
+            f"not locked {len(results) - right - wrong}; frames from steady to locked "
             f"median {statistics.median(waits) if waits else float('nan'):.0f}, p90 "
             f"{percentile(waits, 90) if waits else float('nan'):.0f} (x {1000 * per_frame:.0f} ms a frame: "
             f"{(statistics.median(waits) if waits else float('nan')) * per_frame:.2f} s)",
@@ -161,6 +200,96 @@ def measure(args: argparse.Namespace, size: tuple[int, int]) -> int:
                     f"{locked:.3f}",
                     flush=True,
                 )
+    return 0
+
+
+def played(
+    base: str, frames: list[np.ndarray], shaken: int, wait_s: float
+) -> tuple[dict | None, float | None]:
+    """``frames`` played by Chromium's fake camera (a phone-sized headless Chromium, as the tests drive it) to
+    the page at ``base/?live=1``: the hand it locks within ``wait_s`` (None: none), and the seconds from the
+    first steady frame (the page's first frame sent, plus the ``shaken`` frames' time) to the lock."""
+    import tempfile
+
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import sync_playwright
+
+    from datasets.camera_video import FPS, write_y4m
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "builders"))
+    from browser import mobile  # the tests' phone-sized Chromium (Debian's chromium through Playwright)
+
+    sent: list[float] = []
+
+    def frame_sent(request: Any) -> None:
+        if request.url.endswith("/frames") and not sent:
+            sent.append(time.perf_counter())
+
+    with tempfile.TemporaryDirectory() as scratch, sync_playwright() as playwright:
+        video = write_y4m(frames, Path(scratch) / "hand.y4m")
+        camera = (
+            "--use-fake-ui-for-media-stream",
+            "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-video-capture={video}",
+        )
+        context = mobile(playwright, Path(scratch) / "profile", extra_args=camera)
+        try:
+            page = context.pages[0] if context.pages else context.new_page()
+            page.on("request", frame_sent)
+            page.goto(base + "/?live=1")
+            try:
+                page.wait_for_selector("#live-result[data-hand]", state="attached", timeout=1000 * wait_s)
+            except PlaywrightTimeout:
+                return None, None
+            waited = time.perf_counter() - sent[0] - shaken / FPS if sent else None
+            return json.loads(page.get_attribute("#live-result", "data-hand") or "null"), waited
+        finally:
+            context.close()
+
+
+def browser(args: argparse.Namespace, size: tuple[int, int]) -> int:
+    """Each video played to the page by Chromium's fake camera (``played``), the service serving the page."""
+    from bench_api import launch_server, wait_ready
+
+    from datasets.camera_video import FPS, camera_frames
+    from datasets.scenes import scene_images
+
+    server, base = launch_server(False)
+    try:
+        wait_ready(base, server, 120)
+        for folder in args.data:
+            rows = [r for r in scene_images(folder) if r.get("winning")][: args.limit or None]
+            right = wrong = unseen = 0
+            waits: list[float] = []
+            for index, row in enumerate(rows):
+                photo = np.asarray(Image.open(folder / row["image"]).convert("RGB"))
+                frames = camera_frames(photo, size, shaken=args.shaken, steady=args.steady, seed=index)
+                locked, waited = played(base, frames, args.shaken, (args.shaken + args.steady) / FPS)
+                is_right = canonical(locked) == canonical(row["hand"])
+                right += is_right
+                wrong += locked is not None and not is_right
+                unseen += (
+                    locked is not None and not is_right and canonical(locked) == canonical(shown_hand(row))
+                )
+                if is_right and waited is not None:
+                    waits.append(waited)
+                if args.verbose:
+                    print(
+                        f"  {row['image']}: right {is_right}, locked {locked}, truth {row['hand']}",
+                        flush=True,
+                    )
+            print(
+                f"{folder} at {size[0]}x{size[1]} through Chromium's fake camera ({len(rows)} videos, "
+                f"{args.shaken} shaken + {args.steady} steady frames at {FPS} a second): locked right "
+                f"{right}/{len(rows)} ({right / len(rows):.3f}), wrong locks {wrong} (of them the hand the "
+                f"photo shows, a concealed kong face up: {unseen}), not locked {len(rows) - right - wrong}; "
+                f"seconds from steady to locked median "
+                f"{statistics.median(waits) if waits else float('nan'):.2f}",
+                flush=True,
+            )
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
     return 0
 
 
@@ -247,7 +376,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--steady", type=int, default=24)
     parser.add_argument("--hold", type=int, default=5)
     parser.add_argument("--single", action="store_true", help="also read every frame alone as a photo")
+    parser.add_argument(
+        "--browser", action="store_true", help="each video played to the page by Chromium's fake camera"
+    )
     parser.add_argument("--verbose", action="store_true", help="a line for each video")
+    parser.add_argument(
+        "--photo-looks",
+        action="store_true",
+        help="each frame looked at as a photo is (a close-up that reads as no win looked at again)",
+    )
     parser.add_argument("--phones", default="", help="e.g. 1,2,4: frames a second the server holds")
     parser.add_argument("--seconds", type=float, default=20.0, help="each --phones run's length")
     parser.add_argument(
@@ -257,6 +394,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     width, height = (int(v) for v in args.size.lower().split("x"))
     if args.phones or args.memory_minutes:
         return phones(args, (width, height))
+    if args.browser:
+        return browser(args, (width, height))
     return measure(args, (width, height))
 
 

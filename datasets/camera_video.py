@@ -62,7 +62,10 @@ def camera_frames(
     return frames
 
 
-def write_y4m(frames: Sequence[np.ndarray], path: Path, fps: int = 10) -> Path:
+FPS = 10  # frames a second a video is written at (Chromium's fake camera plays it at that rate)
+
+
+def write_y4m(frames: Sequence[np.ndarray], path: Path, fps: int = FPS) -> Path:
     """``frames`` (RGB, all one even size) as a YUV4MPEG2 file of 4:2:0 frames at ``fps``."""
     if not frames:
         raise ValueError("a video needs a frame")

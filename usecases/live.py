@@ -5,12 +5,12 @@ A frame's answer is what the page draws and says: the frame's own tiles (boxes i
 the live view), the advice for a better frame (``vision.guidance``), how long the voted reading has held,
 and, once locked, the hand (``Hand.to_json``: what ``/score`` and a table's win take) and its score. A
 locked hand stays locked until the view changes (``vision.steady``: the frame's tiles no longer match).
-Each frame is read as a photo is (``vision.pipeline.recognize``: its looks, the row its hand is in); the tiles
-of its hand and melds, under the faces voted for them, are grouped again into the hand, which is locked once
-``hold`` of the last frames read it (``_settle``), its winning tile set apart and a winning hand (the far
-tiles may come and go meanwhile). A reading that does not settle says why (``why``): no hand in view, the
-hand still changing, the winning tile not set apart (which it is would be a guess), or a steady hand that is
-no win (the scorer's reason).
+Each frame is read as a photo is, in one look (``vision.pipeline.recognize``: the row its hand is in); the
+tiles of its hand and melds, under the faces voted for them, are grouped again into the hand, which is locked
+once ``hold`` of the last frames read it (``_settle``), its winning tile set apart, no tile of it re-read or
+read unsure, and a winning hand (the far tiles may come and go meanwhile). A reading that does not settle says
+why (``why``): no hand in view, the hand still changing, the winning tile not set apart (which it is would be
+a guess), a tile read only unsure, or a steady hand that is no win (the scorer's reason).
 
 No frame is kept: a frame is read and dropped.
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,7 @@ from vision.detect.tileset import TileSet
 from vision.detections import DETECTOR_CLASSES
 from vision.grouping.grouper import Grouping
 from vision.grouping.result import WarningCode
+from vision.grouping.search import SEARCH, SearchConfig
 from vision.guidance import frame_guidance
 from vision.images import Photo
 from vision.reading import Reader
@@ -41,11 +42,19 @@ WHY = {
     "no_hand": "no hand in view",
     "changing": "the reading is still changing: hold the phone still over the hand",
     "win_tile_not_apart": "set the winning tile a little apart on the right of the row",
+    "unsure_tile": "a tile is read only unsure: hold the phone still, a little closer",
     "not_a_win": "the steady reading is not a winning hand",
 }
 
 
+# a hand is not locked while its reading of the voted tiles needs a tile re-read or one found below the
+# threshold taken back (what a photo's reading would warn of): the lock waits for frames that read it plainly
+# (on the rendered videos of ``benchmarks/bench_live.py`` the wrong locks were such readings)
+UNSURE = frozenset({WarningCode.REREAD_TILE, WarningCode.UNSURE_TILE})
 HOLD = 5  # frames the hand read must stay the same to be locked (about a second at 640x480 on two cores)
+# each frame is looked at once: a close-up that reads as no win is not looked at again (turned or enlarged)
+# as a photo is; the next frame is its second look
+LIVE_SEARCH = replace(SEARCH, second_looks=False)
 
 
 @dataclass
@@ -58,6 +67,7 @@ class LiveReading:
     hold: int = HOLD
     tile_set: TileSet | None = None
     settings: SteadySettings = field(default_factory=SteadySettings)
+    reach: SearchConfig = LIVE_SEARCH  # each frame's reading's search (``vision.grouping.search``)
     frames: int = 0
     held: int = 0  # of the recent frames, those that read the latest frame's hand
     locked: dict[str, Any] | None = None  # the locked hand and its score, until the view changes
@@ -78,7 +88,13 @@ class LiveReading:
         """Read one frame and follow it; the frame's answer (see the module)."""
         self.frames += 1
         frame = pipeline.recognize(
-            photo, detector, conf=conf, rules=self.rules, context=self.context, tile_set=self.tile_set
+            photo,
+            detector,
+            conf=conf,
+            rules=self.rules,
+            context=self.context,
+            tile_set=self.tile_set,
+            reach=self.reach,
         )
         photo, found = frame.photo, frame.detections
         boxes = found.boxes / photo.scale  # in the decoded pixels
@@ -173,6 +189,8 @@ class LiveReading:
             return _why("changing")
         if sum(k == key and a for k, a in self._recent) < self.hold:
             return _why("win_tile_not_apart")
+        if UNSURE & set(grouping.codes):
+            return _why("unsure_tile")
         result = score(hand, self.context, self.rules)
         if not result.valid:
             return _why("not_a_win", result.error.message if result.error is not None else None)

@@ -16,7 +16,7 @@ from vision.detect.detector import DEFAULT_CONF, Examples
 from vision.detect.tileset import ROW_SUITS, Layout, TileSet, name_layout
 from vision.detections import DETECTOR_CLASSES, Detections
 from vision.grouping.grouper import GROUPER, GrouperConfig, Grouping
-from vision.grouping.search import DISCARD_WIN, Searched, Terms, search
+from vision.grouping.search import DISCARD_WIN, SEARCH, SearchConfig, Searched, Terms, search
 from vision.images import DEFAULT_MAX_PIXELS, Photo, load_photo
 from vision.reading import Reader, SetReader, first_detections, first_view, read_photo
 
@@ -151,15 +151,16 @@ def recognize(
     context: WinContext = DISCARD_WIN,
     tile_set: TileSet | None = None,
     grouper: GrouperConfig = GROUPER,
+    reach: SearchConfig = SEARCH,
 ) -> Recognition:
     """Decode (unless given a Photo) and read the hand (``vision.reading.read_photo``: the photo's looks and
     the edits of their readings, cheapest first), so the detections returned may differ from the
     detector's: a tile re-read, an unsure tile (found below ``conf``) taken back, a tile left out. The
     reading is warned of blur and of tiles torn between two faces. ``tile_set``: the set on the table, whose
     examples name the faces (``vision.detect.tileset``); ``grouper``: the grouper's settings, handed to every
-    grouping."""
+    grouping; ``reach``: the search's (``SearchConfig``)."""
     photo = source if isinstance(source, Photo) else decode_photo(source)
-    read = read_photo(photo, detector, Terms(conf, rules, context, grouper=grouper), tile_set)
+    read = read_photo(photo, detector, Terms(conf, rules, context, reach, grouper), tile_set)
     return Recognition(photo, read.detections, read.grouping, read.groupings)
 
 

@@ -129,7 +129,7 @@ def _read_photo(
     config = terms.config
     floor = min(terms.threshold, config.unsure_conf)
     located, views = _first_view(photo, detector, conf=floor)
-    seconds = views.second
+    seconds = views.second if config.second_looks else ()
     budget = Budget(config.photo_groupings if seconds else config.max_groupings)
 
     def searched(found: Detections) -> LookSearch:

@@ -45,7 +45,7 @@ class SteadyOut(BaseModel):
 
 
 class WhyOut(AdviceOut):
-    code: str = Field(description="no_hand, changing, win_tile_not_apart, not_a_win")
+    code: str = Field(description="no_hand, changing, win_tile_not_apart, unsure_tile, not_a_win")
 
 
 class LiveFrameOut(BaseModel):

@@ -16,7 +16,13 @@
     cut_at_edge: "牌出了画面",
     too_dark: "太暗了",
   };
-  const WHY_ZH = { no_hand: "看不到手牌", changing: "还在认牌", win_tile_not_apart: "胡的牌放右边分开", not_a_win: "不是胡牌" };
+  const WHY_ZH = {
+    no_hand: "看不到手牌",
+    changing: "还在认牌",
+    win_tile_not_apart: "胡的牌放右边分开",
+    unsure_tile: "有牌没认准",
+    not_a_win: "不是胡牌",
+  };
   const QUALITY = 0.85; // JPEG quality of a frame sent
   const RETRY_MS = 150; // after a frame the server dropped
   const live = { running: false, stream: null, session: null, side: 640, maxSide: 1280, locked: "", canvas: null };

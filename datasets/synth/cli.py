@@ -73,6 +73,14 @@ def add_synth_arguments(parser: argparse.ArgumentParser) -> None:
         help="share of scenes with honour tiles (winds, dragons, flowers) labelled 'honour' (default 0.3)",
     )
     parser.add_argument(
+        "--win-apart",
+        type=_probability,
+        default=0.4,
+        metavar="P",
+        help="share of winning hands whose winning tile stands a little apart at the right of the row, as a "
+        "player sets it before a photo (default 0.4; 1 for the videos of a hand held to the camera)",
+    )
+    parser.add_argument(
         "--fill",
         type=_fill_range,
         default=(0.55, 0.98),
@@ -204,6 +212,7 @@ def run_synth(args: argparse.Namespace) -> int:
     options = SceneOptions(
         size=args.size,
         honour_p=args.honours,
+        win_apart_p=args.win_apart,
         art_p=args.art_p if sources else 0.0,
         fill=args.fill,
         exif_orientation=args.exif_orientation,

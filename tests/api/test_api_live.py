@@ -82,6 +82,15 @@ def test_a_steady_reading_that_is_no_win_says_why_and_never_locks(tmp_path):
     assert answers[-1]["why"]["code"] == "not_a_win" and "suit" in answers[-1]["why"]["message"]
 
 
+def test_a_hand_won_only_by_re_reading_a_tile_is_not_locked_and_says_a_tile_is_unsure(tmp_path):
+    reread = FakeDetector(MISREAD, alternatives={5: ("m5", 0.6)})  # its 5s read 5m, second likeliest
+    with TestClient(app_with(settings_for(tmp_path), reread)) as client:
+        session = client.post("/api/v1/live", json={"hold": 2}).json()["session"]
+        answers = [send(client, session).json() for _ in range(4)]
+    assert not any(a["locked"] for a in answers) and answers[-1]["steady"]["held"] >= 2
+    assert answers[-1]["why"]["code"] == "unsure_tile" and "closer" in answers[-1]["why"]["message"]
+
+
 def test_an_empty_view_advises_pointing_at_the_hand(tmp_path):
     with TestClient(app_with(settings_for(tmp_path), FakeDetector(()))) as client:
         session = client.post("/api/v1/live", json={}).json()["session"]

@@ -22,9 +22,12 @@ def test_a_video_is_read_frame_by_frame_and_its_lock_judged_against_the_scene(tm
     row = next(r for r in rows if r["winning"])
     frames = bench.video_frames(scenes, row, (640, 480), 2, 4, 0)
     assert len(frames) == 6 and all(f[:2] == b"\xff\xd8" for f in frames)  # JPEGs, as the page sends
-    result = bench.read_video(frames, row["hand"], Detector(), hold=2, shaken=2, single=True)
+    result = bench.read_video(frames, row, Detector(), hold=2, shaken=2, single=True)
     assert len(result.single_exact) == 6 and result.seconds_per_frame > 0
     assert result.right == (bench.canonical(result.locked) == bench.canonical(row["hand"]))
+    assert result.shown == (
+        result.locked is not None and bench.canonical(result.locked) == bench.canonical(bench.shown_hand(row))
+    )
     if result.locked is None:
         assert result.why in ("no_hand", "changing", "win_tile_not_apart", "not_a_win")
         assert result.frames_to_lock is None
@@ -39,3 +42,19 @@ def test_a_hand_is_the_same_whatever_order_its_melds_are_listed_in() -> None:
     assert (
         bench.canonical(one) != bench.canonical({**one, "win_tile": "1m"}) and bench.canonical(None) is None
     )
+
+
+def test_a_concealed_kong_laid_face_up_is_shown_as_an_exposed_one() -> None:
+    hand = {
+        "concealed": "11s",
+        "win_tile": "1s",
+        "melds": [{"type": "kong_concealed", "tile": "5p"}, {"type": "kong_concealed", "tile": "3s"}],
+    }
+    faces_up = [{"cls": 13, "role": "meld", "group": 0} for _ in range(4)]
+    backs_out = [{"cls": c, "role": "meld", "group": 1} for c in (27, 20, 20, 27)]
+    shown = bench.shown_hand({"hand": hand, "boxes": [*faces_up, *backs_out, {"cls": 27, "role": "stray"}]})
+    assert shown["melds"] == [
+        {"type": "kong_exposed", "tile": "5p"},
+        {"type": "kong_concealed", "tile": "3s"},
+    ]
+    assert shown["concealed"] == "11s" and hand["melds"][0]["type"] == "kong_concealed"  # the truth kept

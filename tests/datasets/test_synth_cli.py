@@ -199,3 +199,17 @@ def test_smj_dataset_synth_appends_with_another_seed(
     assert "would overwrite 2 earlier scenes" in capsys.readouterr().err
     assert smj.main([*common, "--seed", "2", "--append"]) == 0
     assert len((out / "scenes.jsonl").read_text().splitlines()) == 4
+
+
+def test_win_apart_sets_the_winning_tile_apart_in_every_winning_hand_or_in_none(tmp_path: Path) -> None:
+    common = ["--n", "6", "--seed", "9", "--size", "320x240", "--quiet"]
+    assert run(["--out", str(tmp_path / "all"), *common, "--win-apart", "1"]) == 0
+    assert run(["--out", str(tmp_path / "none"), *common, "--win-apart", "0"]) == 0
+    every = [json.loads(line) for line in (tmp_path / "all" / "scenes.jsonl").read_text().splitlines()]
+    never = [json.loads(line) for line in (tmp_path / "none" / "scenes.jsonl").read_text().splitlines()]
+    assert any(s["winning"] for s in every)
+    assert all(s["win_apart"] for s in every if s["winning"]) and not any(s["win_apart"] for s in never)
+    assert [s["hand"] for s in every] == [s["hand"] for s in never]  # the same hands, laid otherwise
+    with pytest.raises(SystemExit) as refused:
+        run(["--out", str(tmp_path / "bad"), *common, "--win-apart", "1.5"])
+    assert refused.value.code == 2 and not (tmp_path / "bad").exists()

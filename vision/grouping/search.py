@@ -80,6 +80,9 @@ class SearchConfig:
     # look's candidates are spent) the first look's cheap edits spend the budget and 2 of the 140 held-out
     # hands above that a second look reads are lost; at 1 none is
     look_cost: float = 1.0
+    # a close-up that reads as no win looked at again (``Views.second``); a live frame's reading is not (the
+    # next frame is its second look, ``usecases.live``)
+    second_looks: bool = True
 
 
 SEARCH = SearchConfig()
