@@ -211,22 +211,29 @@ def _nearest(a: np.ndarray, b: np.ndarray, within: float) -> list[tuple[int, int
 
 def _match(followed: list[_Tile], boxes: np.ndarray, match: float) -> list[tuple[int, int]]:
     """Pairs (frame tile, followed tile). The frame is registered to the followed tiles' places: scaled by
-    the ratio of their tiles' sizes, moved by the offset (of one frame tile onto one followed tile) that lays
-    most tiles onto followed ones, then by a similarity fitted to the pairs that gives (twice, as a turned
-    phone moves the row's ends); tiles within ``match`` tile widths of each other are then paired."""
+    the ratio of their tiles' sizes, or not at all (``_registered``: whichever pairs more tiles; the tiles'
+    median size alone varies by a tenth from one steady frame to the next, as the boxes of flat melds and far
+    tiles come and go, which over a frame's width is more than ``match``), moved by the offset (of one frame
+    tile onto one followed tile) that lays most tiles onto followed ones, then by a similarity fitted to the
+    pairs that gives (twice, as a turned phone moves the row's ends); tiles within ``match`` tile widths of
+    each other are then paired."""
     if not followed or not len(boxes):
         return []
     known = np.array([t.box for t in followed], np.float32)
     width = max(_tile_width(known), 1.0)
-    zoom = width / max(_tile_width(boxes), 1.0)
-    here, there = _centres(boxes) * zoom, _centres(known)
-    within = match * width
+    there, within = _centres(known), match * width
+    zooms = sorted({1.0, width / max(_tile_width(boxes), 1.0)})
+    return max((_registered(_centres(boxes) * zoom, there, within) for zoom in zooms), key=len)
+
+
+def _registered(here: np.ndarray, there: np.ndarray, within: float) -> list[tuple[int, int]]:
+    """Pairs of ``here`` (a frame's tile centres, scaled) and ``there`` (the followed tiles'), within
+    ``within`` once ``here`` is moved by the best offset and then by the similarity its pairs fit."""
     offsets = (there[None, :, :] - here[:, None, :]).reshape(-1, 2)
     landed = np.linalg.norm(
         here[None, :, None, :] + offsets[:, None, None, :] - there[None, None, :, :], axis=3
     )
-    best = offsets[int((landed.min(axis=2) <= within).sum(axis=1).argmax())]
-    moved = here + best
+    moved = here + offsets[int((landed.min(axis=2) <= within).sum(axis=1).argmax())]
     for _ in range(2):
         pairs = _nearest(moved, there, within)
         if len(pairs) < 3:

@@ -68,6 +68,21 @@ def test_tiles_are_followed_as_the_phone_shakes_turns_and_comes_closer():
     assert len(votes[-1].detections) == 14 and votes[-1].sure.all()
 
 
+def boxes_sized(detections: Detections, factor: float) -> Detections:
+    """The same tiles in the same places, their boxes ``factor`` as large (a localiser's boxes vary so)."""
+    centres = (detections.boxes[:, :2] + detections.boxes[:, 2:]) / 2
+    halves = (detections.boxes[:, 2:] - detections.boxes[:, :2]) / 2 * factor
+    return replace(detections, boxes=np.concatenate([centres - halves, centres + halves], axis=1))
+
+
+def test_a_steady_phone_s_tiles_stay_matched_when_their_boxes_come_out_a_tenth_larger_or_smaller():
+    steady = SteadyReading()
+    wide = frame("123m456m789m1155p 5p 111s 222s 333s 444s 555s 666s")  # a wide row: ends far apart
+    votes = [steady.add(boxes_sized(wide, factor), sharpness=0.5) for factor in (1.0, 0.88, 1.1, 0.9, 1.0)]
+    assert [v.matched for v in votes] == [0] + [len(wide)] * 4
+    assert not any(v.changed for v in votes) and len(votes[-1].detections) == len(wide)
+
+
 def test_a_face_misread_in_one_frame_is_outvoted_and_the_reading_still_holds():
     steady = SteadyReading()
     for i in range(4):
