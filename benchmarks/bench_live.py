@@ -1,7 +1,7 @@
 """Live reading, measured: does a hand held in front of the camera lock right, how soon, against one frame?
 
     python benchmarks/bench_live.py DATA [DATA ...] [--size 640x480] [--limit N] [--shaken 12] [--steady 24]
-        [--hold 5] [--single] [--photo-looks]
+        [--hold 3] [--single] [--photo-looks]
     python benchmarks/bench_live.py --phones 1,2,4 [--seconds 20] [--size 640x480] DATA
     python benchmarks/bench_live.py --memory-minutes 10 DATA
     python benchmarks/bench_live.py --browser DATA [--size 640x480] [--limit N] [--steady 60]
@@ -386,6 +386,8 @@ def phones(args: argparse.Namespace, size: tuple[int, int]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from usecases.live import HOLD
+
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -394,7 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="only the first N winning scenes of each")
     parser.add_argument("--shaken", type=int, default=12)
     parser.add_argument("--steady", type=int, default=24)
-    parser.add_argument("--hold", type=int, default=5)
+    parser.add_argument("--hold", type=int, default=HOLD, help=f"frames to lock (default {HOLD}, the page's)")
     parser.add_argument("--single", action="store_true", help="also read every frame alone as a photo")
     parser.add_argument(
         "--browser", action="store_true", help="each video played to the page by Chromium's fake camera"

@@ -7,10 +7,11 @@ and, once locked, the hand (``Hand.to_json``: what ``/score`` and a table's win 
 locked hand stays locked until the view changes (``vision.steady``: the frame's tiles no longer match).
 Each frame is read as a photo is, in one look (``vision.pipeline.recognize``: the row its hand is in); the
 tiles of its hand and melds, under the faces voted for them, are grouped again into the hand, which is locked
-once ``hold`` of the last frames read it (``_settle``), its winning tile set apart, no tile of it re-read or
-read unsure, and a winning hand (the far tiles may come and go meanwhile). A reading that does not settle says
-why (``why``): no hand in view, the hand still changing, the winning tile not set apart (which it is would be
-a guess), a tile read only unsure, or a steady hand that is no win (the scorer's reason).
+once ``hold`` of the last frames read it (``_settle``), its winning tile set apart, most of those frames not
+warned of a blurred tile or one torn between two faces, and a winning hand (the far tiles may come and go
+meanwhile). A reading that does not settle says why (``why``): no hand in view, the hand still changing, the
+winning tile not set apart (which it is would be a guess), a tile read blurred or torn between two faces, or a
+steady hand that is no win (the scorer's reason).
 
 No frame is kept: a frame is read and dropped.
 """
@@ -42,16 +43,18 @@ WHY = {
     "no_hand": "no hand in view",
     "changing": "the reading is still changing: hold the phone still over the hand",
     "win_tile_not_apart": "set the winning tile a little apart on the right of the row",
-    "unsure_tile": "a tile is read only unsure: hold the phone still, a little closer",
+    "unsure_tile": "a tile reads blurred or like another tile: hold the phone still, a little closer",
     "not_a_win": "the steady reading is not a winning hand",
 }
 
 
-# a hand is not locked while its reading of the voted tiles needs a tile re-read or one found below the
-# threshold taken back (what a photo's reading would warn of): the lock waits for frames that read it plainly
-# (on the rendered videos of ``benchmarks/bench_live.py`` the wrong locks were such readings)
-UNSURE = frozenset({WarningCode.REREAD_TILE, WarningCode.UNSURE_TILE})
-HOLD = 5  # frames the hand read must stay the same to be locked (about a second at 640x480 on two cores)
+# a hand is not locked while most of the recent frames' own readings warn that a tile of the hand is blurred
+# or torn between two faces (``blurred_photo``, ``close_faces``): every wrong lock on the rendered videos of
+# ``benchmarks/bench_live.py`` was a misread that such frames read alike (models/HISTORY.md)
+UNSURE = frozenset({WarningCode.BLURRED_PHOTO, WarningCode.CLOSE_FACES})
+# frames the hand read must stay the same to be locked, of the last ``hold + hold // 2``: 3 locks as many
+# videos right as 5, sooner (3 frames at 640x480 on two cores: about 0.6 s)
+HOLD = 3
 # each frame is looked at once: a close-up that reads as no win is not looked at again (turned or enlarged)
 # as a photo is; the next frame is its second look
 LIVE_SEARCH = replace(SEARCH, second_looks=False)
@@ -73,9 +76,9 @@ class LiveReading:
     locked: dict[str, Any] | None = None  # the locked hand and its score, until the view changes
     steady: SteadyReading = field(init=False)
     lock: threading.Lock = field(default_factory=threading.Lock)  # one frame read at a time
-    # the hands read from the recent frames' votes (JSON; None: no hand), and whether each had its winning
-    # tile set apart: the last ``hold + hold // 2`` frames
-    _recent: deque[tuple[str | None, bool]] = field(default_factory=deque)
+    # the hands read from the recent frames' votes (JSON; None: no hand), whether each had its winning tile
+    # set apart, and whether the frame's own reading was unsure (``UNSURE``): the last ``hold + hold // 2``
+    _recent: deque[tuple[str | None, bool, bool]] = field(default_factory=deque)
     # each followed tile's faded count of frames that placed it outside and inside the hand and melds
     _roles: dict[int, np.ndarray] = field(default_factory=dict)
 
@@ -116,7 +119,7 @@ class LiveReading:
             voted = pipeline.read_hand(
                 tiles[sure], tiles[~sure], threshold=conf, rules=self.rules, context=self.context
             )
-            why = self._settle(vote, voted.grouping)
+            why = self._settle(vote, voted.grouping, bool(UNSURE & set(frame.grouping.codes)))
         # the advice is for the hand's tiles where a hand is read (far tiles may be small or cut by the edge),
         # blurred as the reading warned (``blurred_photo``); else for every tile the frame shows
         if len(placed):
@@ -172,24 +175,25 @@ class LiveReading:
             np.int64,
         )
 
-    def _settle(self, vote: Vote, grouping: Grouping) -> dict[str, str] | None:
+    def _settle(self, vote: Vote, grouping: Grouping, unsure: bool) -> dict[str, str] | None:
         """Lock the hand ``grouping`` makes of the voted tiles when ``hold`` of the last ``hold + hold // 2``
         frames read it (a frame or two reading another hand, a row misplaced, does not start the count again)
-        with its winning tile set apart (not the grouper's guess), and it is a winning hand; otherwise why it
-        is not locked."""
+        with its winning tile set apart (not the grouper's guess), at most half of those frames ``unsure``
+        (their own reading warned of a blurred or torn tile), and it is a winning hand; otherwise why it is
+        not locked."""
         hand = grouping.hand
         key = None if hand is None or not len(vote.detections) else hand_key(hand.to_json())
-        self._recent.append((key, grouping.win_apart))
+        self._recent.append((key, grouping.win_apart, unsure))
         while len(self._recent) > self.hold + self.hold // 2:
             self._recent.popleft()
-        self.held = sum(k == key for k, _ in self._recent) if key is not None else 0
+        self.held = sum(k == key for k, _, _ in self._recent) if key is not None else 0
         if hand is None:
             return _why("no_hand")
         if self.held < self.hold:
             return _why("changing")
-        if sum(k == key and a for k, a in self._recent) < self.hold:
+        if sum(k == key and a for k, a, _ in self._recent) < self.hold:
             return _why("win_tile_not_apart")
-        if UNSURE & set(grouping.codes):
+        if 2 * sum(u for _, _, u in self._recent) > len(self._recent):
             return _why("unsure_tile")
         result = score(hand, self.context, self.rules)
         if not result.valid:

@@ -82,9 +82,9 @@ def test_a_steady_reading_that_is_no_win_says_why_and_never_locks(tmp_path):
     assert answers[-1]["why"]["code"] == "not_a_win" and "suit" in answers[-1]["why"]["message"]
 
 
-def test_a_hand_won_only_by_re_reading_a_tile_is_not_locked_and_says_a_tile_is_unsure(tmp_path):
-    reread = FakeDetector(MISREAD, alternatives={5: ("m5", 0.6)})  # its 5s read 5m, second likeliest
-    with TestClient(app_with(settings_for(tmp_path), reread)) as client:
+def test_a_hand_whose_frames_read_a_tile_torn_between_two_faces_is_not_locked_and_says_so(tmp_path):
+    torn = FakeDetector(alternatives={3: ("m6", 0.85)})  # its second 3m nearly as likely a 6m, every frame
+    with TestClient(app_with(settings_for(tmp_path), torn)) as client:
         session = client.post("/api/v1/live", json={"hold": 2}).json()["session"]
         answers = [send(client, session).json() for _ in range(4)]
     assert not any(a["locked"] for a in answers) and answers[-1]["steady"]["held"] >= 2
