@@ -9,7 +9,8 @@
 DATA: scenes of winning hands (``smj dataset synth`` output). Each winning scene becomes a video
 (``datasets.camera_video``: the photo fitted to ``--size``, ``--shaken`` frames shaken and blurred, then
 ``--steady`` held steady, seeded by its index), and its frames are read one after another as a phone's are
-(each a JPEG at quality 85, as the page sends them, read by ``usecases.live.LiveReading`` with the shipped
+(each as the page sends it: its long side scaled to the ``next_side`` the last answer asked for, 640 px for
+the first, never enlarged, a JPEG at quality 85; read by ``usecases.live.LiveReading`` with the shipped
 models). For each video: whether a hand was locked, whether it is the scene's hand (melds in any order),
 and the frames from the first steady frame to the lock. Printed: the share of videos locked right, the
 wrong locks (and of them those that lock the hand the photo shows: a concealed kong laid with its four faces
@@ -47,12 +48,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 QUALITY = 85  # the page's JPEG quality for a frame
+FIRST_SIDE = 640  # the long side the page sends its first frame at, then the server's ``next_side``
+MAX_SIDE = 1280  # the service's ``SMJ_LIVE_MAX_SIDE``
 
 
 @dataclass(frozen=True)
@@ -93,17 +97,35 @@ def jpeg(frame: np.ndarray) -> bytes:
     return out.getvalue()
 
 
-def video_frames(
+def video_images(
     folder: Path, row: dict, size: tuple[int, int], shaken: int, steady: int, seed: int
-) -> list[bytes]:
+) -> list[np.ndarray]:
+    """The scene's video (``datasets.camera_video``): its frames as the camera gives them, RGB."""
     from datasets.camera_video import camera_frames
 
     photo = np.asarray(Image.open(folder / row["image"]).convert("RGB"))
-    return [jpeg(f) for f in camera_frames(photo, size, shaken=shaken, steady=steady, seed=seed)]
+    return camera_frames(photo, size, shaken=shaken, steady=steady, seed=seed)
+
+
+def video_frames(
+    folder: Path, row: dict, size: tuple[int, int], shaken: int, steady: int, seed: int
+) -> list[bytes]:
+    """The scene's video as the page sends it at the camera's own size: JPEGs."""
+    return [jpeg(f) for f in video_images(folder, row, size, shaken, steady, seed)]
+
+
+def sent(frame: np.ndarray, side: int) -> bytes:
+    """A camera frame as the page sends it when the server asked for ``side``: its long side scaled to that
+    (never enlarged), a JPEG (``api/static/live.js``)."""
+    height, width = frame.shape[:2]
+    scale = min(1.0, side / max(width, height))
+    if scale < 1.0:
+        frame = cv2.resize(frame, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA)
+    return jpeg(frame)
 
 
 def read_video(
-    frames: Sequence[bytes],
+    frames: Sequence[np.ndarray],
     row: dict,
     detector: object,
     hold: int,
@@ -123,16 +145,21 @@ def read_video(
     locked = None
     why = None
     spent = 0.0
-    for index, data in enumerate(frames):
+    side = FIRST_SIDE
+    sides = []
+    for index, frame in enumerate(frames):
+        data = sent(frame, side)
+        sides.append(data)
         start = time.perf_counter()
         answer = reading.frame(decode_photo(data), detector, DEFAULT_CONF)  # type: ignore[arg-type]
         spent += time.perf_counter() - start
+        side = min(answer["next_side"], MAX_SIDE)
         if answer["locked"] and locked is None:
             locked, locked_at = answer["hand"], index
         why = answer["why"]["code"] if answer["why"] else None
     exact = []
     if single:
-        for data in frames:
+        for data in sides:
             read = score_photo(data, detector, WinContext(), CHENGDU)  # type: ignore[arg-type]
             exact.append(read.hand is not None and canonical(read.hand.to_json()) == canonical(truth))
     to_lock = None if locked_at is None else max(0, locked_at - shaken + 1)
@@ -153,7 +180,7 @@ def measure(args: argparse.Namespace, size: tuple[int, int]) -> int:
         rows = [r for r in scene_images(folder) if r.get("winning")][: args.limit or None]
         results = []
         for index, row in enumerate(rows):
-            frames = video_frames(folder, row, size, args.shaken, args.steady, index)
+            frames = video_images(folder, row, size, args.shaken, args.steady, index)
             results.append(
                 read_video(frames, row, detector, args.hold, args.shaken, args.single, args.photo_looks)
             )

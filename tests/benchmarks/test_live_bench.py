@@ -3,9 +3,11 @@ from the first steady frame; every frame read alone for the comparison."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from bench_loader import load_benchmark, write_scenes
 
@@ -20,8 +22,8 @@ def test_a_video_is_read_frame_by_frame_and_its_lock_judged_against_the_scene(tm
     scenes = write_scenes(tmp_path, 3)
     rows = [json.loads(line) for line in (scenes / "scenes.jsonl").read_text().splitlines()]
     row = next(r for r in rows if r["winning"])
-    frames = bench.video_frames(scenes, row, (640, 480), 2, 4, 0)
-    assert len(frames) == 6 and all(f[:2] == b"\xff\xd8" for f in frames)  # JPEGs, as the page sends
+    frames = bench.video_images(scenes, row, (640, 480), 2, 4, 0)
+    assert len(frames) == 6 and all(f.shape == (480, 640, 3) for f in frames)
     result = bench.read_video(frames, row, Detector(), hold=2, shaken=2, single=True)
     assert len(result.single_exact) == 6 and result.seconds_per_frame > 0
     assert result.right == (bench.canonical(result.locked) == bench.canonical(row["hand"]))
@@ -58,3 +60,12 @@ def test_a_concealed_kong_laid_face_up_is_shown_as_an_exposed_one() -> None:
         {"type": "kong_concealed", "tile": "3s"},
     ]
     assert shown["concealed"] == "11s" and hand["melds"][0]["type"] == "kong_concealed"  # the truth kept
+
+
+def test_a_frame_is_sent_as_the_page_sends_it_scaled_down_to_the_side_asked_for_never_up() -> None:
+    from PIL import Image
+
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    for side, size in ((640, (640, 360)), (1280, (1280, 720)), (1600, (1280, 720))):
+        data = bench.sent(frame, side)
+        assert data[:2] == b"\xff\xd8" and Image.open(io.BytesIO(data)).size == size
