@@ -52,8 +52,8 @@ WHY = {
 # or torn between two faces (``blurred_photo``, ``close_faces``): every wrong lock on the rendered videos of
 # ``benchmarks/bench_live.py`` was a misread that such frames read alike (models/HISTORY.md)
 UNSURE = frozenset({WarningCode.BLURRED_PHOTO, WarningCode.CLOSE_FACES})
-# frames the hand read must stay the same to be locked, of the last ``hold + hold // 2``: 3 locks as many
-# videos right as 5, sooner (3 frames at 640x480 on two cores: about 0.6 s)
+# frames the hand read must stay the same to be locked, of the last ``hold + hold // 2``: 3 locked more of the
+# rendered videos right than 4 or 5, none wrong, and sooner (3 frames at 640x480 on two cores: about 0.6 s)
 HOLD = 3
 # each frame is looked at once: a close-up that reads as no win is not looked at again (turned or enlarged)
 # as a photo is; the next frame is its second look

@@ -7,6 +7,7 @@ import io
 import json
 import math
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +26,8 @@ from vision.detect.detector import DEFAULT_WEIGHTS, Detector
 from vision.detect.looks import SecondLook
 from vision.detect.view import Located
 from vision.detections import Detections
-from vision.pipeline import decode_photo, score_photo
+from vision.grouping.search import SEARCH
+from vision.pipeline import decode_photo, recognize, score_photo
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -245,3 +247,19 @@ def test_a_large_photo_is_not_looked_at_a_second_time() -> None:
     detector = _Looks(first, first)
     score_photo(_photo(*size), detector, WinContext(), CHENGDU)  # type: ignore[arg-type]
     assert detector.taken == [None]
+
+
+def test_a_live_frame_that_reads_as_no_win_is_looked_at_once() -> None:
+    """A live frame's reading (``usecases.live``: no ``second_looks``) takes no second look: the next frame
+    is one."""
+    size = (640, 480)
+    first, turned = (_centred(_slantwise(text, 45.0, size), size) for text in (NO_WIN, HAND))
+    detector = _Looks(first, turned)
+    live = replace(SEARCH, second_looks=False)
+    read = recognize(_photo(*size), detector, reach=live)  # type: ignore[arg-type]
+    assert detector.taken == [None]
+    assert read.grouping.hand is None or sorted(read.grouping.hand.concealed) != sorted(
+        parse_tiles(HAND + "5p")
+    )
+    photo_read = recognize(_photo(*size), _Looks(first, turned))  # type: ignore[arg-type]
+    assert photo_read.grouping.hand is not None  # as a photo, the turned look reads the win
