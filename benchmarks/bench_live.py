@@ -80,15 +80,32 @@ def canonical(hand: dict | None) -> str | None:
 def shown_hand(row: dict) -> dict:
     """The scene's hand as its photo shows it: a concealed kong laid with all four faces up (no back among
     its tiles' labels, as some tables lay every kong) is an exposed kong to anyone who sees the photo."""
-    hand = row["hand"]
     from vision.detections import BACK
 
+    hand = row["hand"]
     backs = {b.get("group") for b in row.get("boxes") or () if b.get("role") == "meld" and b["cls"] == BACK}
     melds = [
         {**meld, "type": "kong_exposed"} if meld["type"] == "kong_concealed" and index not in backs else meld
         for index, meld in enumerate(hand["melds"])
     ]
     return {**hand, "melds": melds}
+
+
+def verdict(locked: dict | None, row: dict) -> tuple[bool, bool]:
+    """Whether the ``locked`` hand is the scene's, and whether it is the hand its photo shows."""
+    key = canonical(locked)
+    return key == canonical(row["hand"]), locked is not None and key == canonical(shown_hand(row))
+
+
+def tally(locks: Sequence[tuple[dict | None, bool, bool]]) -> str:
+    """The videos' locks (each: the hand locked or None, and its ``verdict``) counted in words."""
+    right = sum(r for _, r, _ in locks)
+    wrong = sum(locked is not None and not r for locked, r, _ in locks)
+    unseen = sum(shown and not r for _, r, shown in locks)
+    return (
+        f"locked right {right}/{len(locks)} ({right / len(locks):.3f}), wrong locks {wrong} (of them the "
+        f"hand the photo shows, a concealed kong face up: {unseen}), not locked {len(locks) - right - wrong}"
+    )
 
 
 def jpeg(frame: np.ndarray) -> bytes:
@@ -163,8 +180,7 @@ def read_video(
             read = score_photo(data, detector, WinContext(), CHENGDU)  # type: ignore[arg-type]
             exact.append(read.hand is not None and canonical(read.hand.to_json()) == canonical(truth))
     to_lock = None if locked_at is None else max(0, locked_at - shaken + 1)
-    right = canonical(locked) == canonical(truth)
-    shown = locked is not None and canonical(locked) == canonical(shown_hand(row))
+    right, shown = verdict(locked, row)
     return VideoResult(locked, right, shown, None if locked else why, to_lock, spent / len(frames), exact)
 
 
@@ -191,17 +207,12 @@ def measure(args: argparse.Namespace, size: tuple[int, int]) -> int:
                     f"why {r.why}, truth {row['hand']}",
                     flush=True,
                 )
-        right = sum(r.right for r in results)
-        wrong = sum(r.locked is not None and not r.right for r in results)
-        unseen = sum(r.shown and not r.right for r in results)
         waits = [r.frames_to_lock for r in results if r.right and r.frames_to_lock is not None]
         per_frame = statistics.median(r.seconds_per_frame for r in results)
         print(
             f"{folder} at {size[0]}x{size[1]} ({len(results)} videos, {args.shaken} shaken + {args.steady} "
-            f"steady frames, hold {args.hold}): locked right {right}/{len(results)} "
-            f"({right / len(results):.3f}), "
-            f"wrong locks {wrong} (of them the hand the photo shows, a concealed kong face up: {unseen}), "
-            f"not locked {len(results) - right - wrong}; frames from steady to locked "
+            f"steady frames, hold {args.hold}): {tally([(r.locked, r.right, r.shown) for r in results])}; "
+            f"frames from steady to locked "
             f"median {statistics.median(waits) if waits else float('nan'):.0f}, p90 "
             f"{percentile(waits, 90) if waits else float('nan'):.0f} (x {1000 * per_frame:.0f} ms a frame: "
             f"{(statistics.median(waits) if waits else float('nan')) * per_frame:.2f} s)",
@@ -234,18 +245,17 @@ def measure(args: argparse.Namespace, size: tuple[int, int]) -> int:
 def played(
     base: str, frames: list[np.ndarray], shaken: int, wait_s: float
 ) -> tuple[dict | None, float | None]:
-    """``frames`` played by Chromium's fake camera (a phone-sized headless Chromium, as the tests drive it) to
-    the page at ``base/?live=1``: the hand it locks within ``wait_s`` (None: none), and the seconds from the
-    first steady frame (the page's first frame sent, plus the ``shaken`` frames' time) to the lock."""
+    """``frames`` played by Chromium's fake camera (a phone-sized headless Chromium, as the tests drive it:
+    ``tests/builders/browser.py``) to the page at ``base/?live=1``: the hand it locks within ``wait_s`` (None:
+    none), and the seconds from the first steady frame (the page's first frame sent, plus the ``shaken``
+    frames' time) to the lock."""
     import tempfile
 
+    from browser import fake_camera, mobile
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     from datasets.camera_video import FPS, write_y4m
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "builders"))
-    from browser import mobile  # the tests' phone-sized Chromium (Debian's chromium through Playwright)
 
     sent: list[float] = []
 
@@ -255,12 +265,7 @@ def played(
 
     with tempfile.TemporaryDirectory() as scratch, sync_playwright() as playwright:
         video = write_y4m(frames, Path(scratch) / "hand.y4m")
-        camera = (
-            "--use-fake-ui-for-media-stream",
-            "--use-fake-device-for-media-stream",
-            f"--use-file-for-fake-video-capture={video}",
-        )
-        context = mobile(playwright, Path(scratch) / "profile", extra_args=camera)
+        context = mobile(playwright, Path(scratch) / "profile", extra_args=fake_camera(video))
         try:
             page = context.pages[0] if context.pages else context.new_page()
             page.on("request", frame_sent)
@@ -294,30 +299,26 @@ def warm_up(base: str, folder: Path, size: tuple[int, int]) -> None:
 
 def browser(args: argparse.Namespace, size: tuple[int, int]) -> int:
     """Each video played to the page by Chromium's fake camera (``played``), the service serving the page."""
-    from bench_api import launch_server, wait_ready
+    from bench_api import ROOT, launch_server, wait_ready
 
-    from datasets.camera_video import FPS, camera_frames
+    from datasets.camera_video import FPS
     from datasets.scenes import scene_images
 
+    sys.path.insert(0, str(ROOT / "tests" / "builders"))  # the tests' Chromium (``played``)
     server, base = launch_server(False)
     try:
         wait_ready(base, server, 120)
         warm_up(base, args.data[0], size)
         for folder in args.data:
             rows = [r for r in scene_images(folder) if r.get("winning")][: args.limit or None]
-            right = wrong = unseen = 0
+            locks: list[tuple[dict | None, bool, bool]] = []
             waits: list[float] = []
             for index, row in enumerate(rows):
-                photo = np.asarray(Image.open(folder / row["image"]).convert("RGB"))
-                frames = camera_frames(photo, size, shaken=args.shaken, steady=args.steady, seed=index)
+                frames = video_images(folder, row, size, args.shaken, args.steady, index)
                 wait_s = (args.shaken + args.steady) / FPS + SLACK_S
                 locked, waited = played(base, frames, args.shaken, wait_s)
-                is_right = canonical(locked) == canonical(row["hand"])
-                right += is_right
-                wrong += locked is not None and not is_right
-                unseen += (
-                    locked is not None and not is_right and canonical(locked) == canonical(shown_hand(row))
-                )
+                is_right, shown = verdict(locked, row)
+                locks.append((locked, is_right, shown))
                 if is_right and waited is not None:
                     waits.append(waited)
                 if args.verbose:
@@ -327,9 +328,7 @@ def browser(args: argparse.Namespace, size: tuple[int, int]) -> int:
                     )
             print(
                 f"{folder} at {size[0]}x{size[1]} through Chromium's fake camera ({len(rows)} videos, "
-                f"{args.shaken} shaken + {args.steady} steady frames at {FPS} a second): locked right "
-                f"{right}/{len(rows)} ({right / len(rows):.3f}), wrong locks {wrong} (of them the hand the "
-                f"photo shows, a concealed kong face up: {unseen}), not locked {len(rows) - right - wrong}; "
+                f"{args.shaken} shaken + {args.steady} steady frames at {FPS} a second): {tally(locks)}; "
                 f"seconds from steady to locked median "
                 f"{statistics.median(waits) if waits else float('nan'):.2f}",
                 flush=True,

@@ -22,7 +22,7 @@ import json
 import threading
 from collections import deque
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -60,6 +60,15 @@ HOLD = 3
 LIVE_SEARCH = replace(SEARCH, second_looks=False)
 
 
+class _Heard(NamedTuple):
+    """What one recent frame said of the hand: the hand its vote read (``hand_key``; None: no hand), whether
+    its winning tile was set apart, and whether the frame's own reading was unsure (``UNSURE``)."""
+
+    key: str | None
+    apart: bool
+    unsure: bool
+
+
 @dataclass
 class LiveReading:
     """One phone's live reading, under ``rules`` and the win's ``context`` (and the set on the table,
@@ -76,9 +85,7 @@ class LiveReading:
     locked: dict[str, Any] | None = None  # the locked hand and its score, until the view changes
     steady: SteadyReading = field(init=False)
     lock: threading.Lock = field(default_factory=threading.Lock)  # one frame read at a time
-    # the hands read from the recent frames' votes (JSON; None: no hand), whether each had its winning tile
-    # set apart, and whether the frame's own reading was unsure (``UNSURE``): the last ``hold + hold // 2``
-    _recent: deque[tuple[str | None, bool, bool]] = field(default_factory=deque)
+    _recent: deque[_Heard] = field(default_factory=deque)  # the last ``hold + hold // 2`` frames
     # each followed tile's faded count of frames that placed it outside and inside the hand and melds
     _roles: dict[int, np.ndarray] = field(default_factory=dict)
 
@@ -183,17 +190,17 @@ class LiveReading:
         not locked."""
         hand = grouping.hand
         key = None if hand is None or not len(vote.detections) else hand_key(hand.to_json())
-        self._recent.append((key, grouping.win_apart, unsure))
+        self._recent.append(_Heard(key, grouping.win_apart, unsure))
         while len(self._recent) > self.hold + self.hold // 2:
             self._recent.popleft()
-        self.held = sum(k == key for k, _, _ in self._recent) if key is not None else 0
+        self.held = sum(heard.key == key for heard in self._recent) if key is not None else 0
         if hand is None:
             return _why("no_hand")
         if self.held < self.hold:
             return _why("changing")
-        if sum(k == key and a for k, a, _ in self._recent) < self.hold:
+        if sum(heard.key == key and heard.apart for heard in self._recent) < self.hold:
             return _why("win_tile_not_apart")
-        if 2 * sum(u for _, _, u in self._recent) > len(self._recent):
+        if 2 * sum(heard.unsure for heard in self._recent) > len(self._recent):
             return _why("unsure_tile")
         result = score(hand, self.context, self.rules)
         if not result.valid:

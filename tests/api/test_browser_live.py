@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from browser import mobile, running
+from browser import fake_camera, mobile, running
 from PIL import Image
 from playwright.sync_api import Page, expect, sync_playwright
 
@@ -25,14 +25,6 @@ from datasets.camera_video import camera_frames, write_y4m
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
 EXAMPLE = PROJECT_ROOT / "examples" / "hand.jpg"
-
-
-def fake_camera(video: Path) -> tuple[str, ...]:
-    return (
-        "--use-fake-ui-for-media-stream",
-        "--use-fake-device-for-media-stream",
-        f"--use-file-for-fake-video-capture={video}",
-    )
 
 
 def hand_video(folder: Path, size: tuple[int, int] = (640, 480)) -> Path:

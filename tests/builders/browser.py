@@ -66,6 +66,16 @@ def served(folder: Path, **create: Any) -> Iterator[tuple[str, str]]:
         yield base, url
 
 
+def fake_camera(video: Path) -> tuple[str, ...]:
+    """Chromium's switches for a camera that plays ``video`` (a ``.y4m``, ``datasets.camera_video``) and is
+    granted without asking: ``mobile``'s ``extra_args``."""
+    return (
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+        f"--use-file-for-fake-video-capture={video}",
+    )
+
+
 def mobile(
     playwright: Any,
     folder: Path,
